@@ -1,0 +1,466 @@
+// Argument tags: how each argument of a hooked function is recorded, and what it changes in the
+// shim's shadow state. The hook list (hook_list.h) names one tag per argument; the tag decides
+// the slot's ArgKind for the reader, what is written before the call, and what after it.
+#pragma once
+
+#include <cstdint>
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include <cublas_api.h>
+
+#include <cublasLt.h>
+
+#include "call_context.h"
+#include "lt_descriptors.h"
+#include "runtime.h"
+#include "trace_format.h"
+
+namespace cublasspy::tags {
+
+using format::ArgKind;
+
+template <typename T>
+uint64_t bits(T v) {
+  if constexpr (std::is_pointer_v<T>) return reinterpret_cast<uint64_t>(v);
+  else if constexpr (std::is_enum_v<T>) return static_cast<uint64_t>(static_cast<int64_t>(v));
+  else if constexpr (std::is_floating_point_v<T>) { double d = v; uint64_t u; std::memcpy(&u, &d, 8); return u; }
+  else if constexpr (std::is_signed_v<T>) return static_cast<uint64_t>(static_cast<int64_t>(v));
+  else return static_cast<uint64_t>(v);
+}
+
+// The common case: the value itself, before the call; nothing after.
+// Every tag has three moments: before() writes the slot while the record is still private;
+// late() runs once the record is visible as in flight and may read the program's host memory
+// (a bad pointer then crashes with the call already named); after() sees the outcome.
+// A tag may also fill one derived slot (kDerived = 1) after the parameters: e.g. the first
+// group's m of a grouped GEMM, so the report can show it.
+void describe_derived(format::FunctionEntry& entry, const char* name, ArgKind kind);
+
+template <ArgKind K>
+struct Plain {
+  static constexpr ArgKind kind = K;
+  static constexpr int kSlots = 1;  // argument slots the parameter occupies
+  static constexpr int kDerived = 0;
+  static void describe(format::FunctionEntry&, const char*) {}
+  template <typename T> static void before(CallContext& c, int s, T v) { c.rec.args[s] = bits(v); }
+  template <typename T> static void late(CallContext&, int, T) {}
+  template <typename T> static void after(CallContext&, int, T, int) {}
+};
+using Int = Plain<ArgKind::kInt>;
+using UInt = Plain<ArgKind::kUInt>;
+using Ptr = Plain<ArgKind::kPointer>;
+using Op = Plain<ArgKind::kOperation>;
+using Algo = Plain<ArgKind::kGemmAlgo>;
+using LegacyOp = Plain<ArgKind::kLegacyChar>;
+
+// cudaDataType: remembered as C's type (the last one) for complex scalars of GemmEx.
+struct DType : Plain<ArgKind::kDataType> {
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    c.rec.args[s] = bits(v);
+    c.last_type_slot = s;
+  }
+};
+struct Compute : Plain<ArgKind::kComputeType> {
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    c.rec.args[s] = bits(v);
+    c.compute_slot = s;
+  }
+};
+
+// A cuBLAS handle: the record carries the handle's stream, pointer and math mode, and the call
+// is routed to the library that created the handle.
+struct Handle : Plain<ArgKind::kPointer> {
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    uint64_t h = bits(v);
+    c.rec.args[s] = h;
+    c.rec.handle = h;
+    if (HandleState* st = handles().find(h)) {
+      c.handle_state = st;
+      c.variant = st->variant.load(std::memory_order_relaxed);
+      c.rec.stream = st->stream.load(std::memory_order_relaxed);
+      c.rec.pointer_mode = st->pointer_mode.load(std::memory_order_relaxed);
+      c.rec.math_mode = st->math_mode.load(std::memory_order_relaxed);
+    }
+  }
+};
+
+// cublasCreate's out-parameter: registers the new handle with the library its caller uses.
+template <Library L>
+struct HandleCreatedBy : Plain<ArgKind::kStatusOut> {
+  template <typename T> static void before(CallContext& c, int s, T) {
+    c.rec.args[s] = format::kArgUnset;
+    c.variant = variant_of_caller(L, c.caller);
+  }
+  template <typename T> static void after(CallContext& c, int s, T out, int status) {
+    if (status != 0 || out == nullptr) return;
+    uint64_t h = bits(*out);
+    c.rec.args[s] = h;
+    c.rec.handle = h;
+    c.rec.pointer_mode = 0;
+    c.rec.math_mode = 0;
+    handles().add(h, c.variant);
+  }
+};
+
+using HandleCreated = HandleCreatedBy<Library::kCublas>;
+using LtHandleCreated = HandleCreatedBy<Library::kCublasLt>;
+
+struct HandleDestroyed : Handle {
+  template <typename T> static void after(CallContext&, int, T v, int status) {
+    if (status == 0) handles().remove(bits(v));
+  }
+};
+
+// A stream passed to the call itself (cuBLASLt, synchronization): the record's stream.
+struct StreamArg : Plain<ArgKind::kPointer> {
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    c.rec.args[s] = bits(v);
+    c.rec.stream = bits(v);
+  }
+};
+
+// Memory freed: cached pointer attributes (the checks) may now be stale.
+struct FreedPtr : Plain<ArgKind::kPointer> {
+  template <typename T> static void after(CallContext&, int, T, int status) {
+    if (status == 0) allocation_generation().fetch_add(1, std::memory_order_relaxed);
+  }
+};
+
+// Setters update the shadow state once the real call accepted the value.
+template <ArgKind K, auto Field>
+struct Setter : Plain<K> {
+  template <typename T> static void after(CallContext& c, int, T v, int status) {
+    if (status == 0 && c.handle_state != nullptr) (c.handle_state->*Field).store(bits(v), std::memory_order_relaxed);
+  }
+};
+using StreamSet = Setter<ArgKind::kPointer, &HandleState::stream>;
+using WorkspaceSet = Setter<ArgKind::kPointer, &HandleState::workspace>;
+using WorkspaceBytesSet = Setter<ArgKind::kUInt, &HandleState::workspace_bytes>;
+struct PModeSet : Plain<ArgKind::kPointerMode> {
+  template <typename T> static void after(CallContext& c, int, T v, int status) {
+    if (status == 0 && c.handle_state) c.handle_state->pointer_mode.store(static_cast<int32_t>(v));
+  }
+};
+struct MModeSet : Plain<ArgKind::kMathMode> {
+  template <typename T> static void after(CallContext& c, int, T v, int status) {
+    if (status == 0 && c.handle_state) c.handle_state->math_mode.store(static_cast<int32_t>(v));
+  }
+};
+
+// An out-parameter: its value after a successful call, kArgUnset when the call wrote nothing.
+template <ArgKind K>
+struct Out {
+  static constexpr ArgKind kind = K;
+  static constexpr int kSlots = 1;
+  static constexpr int kDerived = 0;
+  static void describe(format::FunctionEntry&, const char*) {}
+  template <typename T> static void late(CallContext&, int, T) {}
+  template <typename T> static void before(CallContext& c, int s, T) {
+    c.rec.args[s] = format::kArgUnset;
+  }
+  template <typename T> static void after(CallContext& c, int s, T out, int status) {
+    if (status == 0 && out != nullptr) c.rec.args[s] = bits(*out);
+  }
+};
+using OutInt = Out<ArgKind::kStatusOut>;
+using OutPtr = Out<ArgKind::kPointer>;
+using OutPMode = Out<ArgKind::kPointerMode>;
+using OutMMode = Out<ArgKind::kMathMode>;
+
+// alpha/beta pointers: the address is recorded; the value is read late, when the pointer mode
+// says host memory (call_context.cpp).
+template <ScalarType S>
+struct Alpha : Plain<ArgKind::kPointer> {
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    c.rec.args[s] = bits(v);
+    c.scalar_type = S;
+  }
+  template <typename T> static void late(CallContext& c, int, T v) {
+    read_scalar(c, v, c.rec.alpha, format::kFlagAlphaKnown);
+  }
+};
+template <ScalarType S>
+struct Beta : Plain<ArgKind::kPointer> {
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    c.rec.args[s] = bits(v);
+    c.scalar_type = S;
+  }
+  template <typename T> static void late(CallContext& c, int, T v) {
+    read_scalar(c, v, c.rec.beta, format::kFlagBetaKnown);
+  }
+};
+
+// Grouped GEMMs pass per-group host arrays: the array's address goes in the slot, and the first
+// group's value in a derived slot named without "_array" (m_array -> m), read late.
+template <typename Elem, ArgKind K>
+struct First : Plain<ArgKind::kPointer> {
+  static constexpr int kDerived = 1;
+  static void describe(format::FunctionEntry& e, const char* param) {
+    std::string name = param;
+    if (auto at = name.find("_array"); at != std::string::npos) name.erase(at);
+    else name = "first_" + name;  // group_size -> first_group_size
+    describe_derived(e, name.c_str(), K);
+  }
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    c.rec.args[s] = bits(v);
+    c.rec.args[c.derived++] = format::kArgUnset;
+  }
+  template <typename T> static void late(CallContext& c, int, T v) {
+    int d = c.derived++;
+    if (v != nullptr) c.rec.args[d] = bits(static_cast<Elem>(v[0]));
+  }
+};
+template <typename Elem>
+using FirstInt = First<Elem, ArgKind::kInt>;
+using FirstOp = First<cublasOperation_t, ArgKind::kOperation>;
+
+// cublasXt takes host scalars always and has its own handle type.
+struct XtHandle : Plain<ArgKind::kPointer> {
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    c.rec.args[s] = bits(v);
+    c.rec.pointer_mode = 0;
+  }
+};
+
+// The legacy v1 API passes alpha/beta by value.
+struct AlphaValue : Plain<ArgKind::kDouble> {
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    if constexpr (std::is_arithmetic_v<T>) c.rec.args[s] = bits(v);
+    else c.rec.args[s] = bits(static_cast<double>(v.x));  // complex: the real part
+    if constexpr (std::is_arithmetic_v<T>) c.rec.alpha[0] = v;
+    else c.rec.alpha[0] = v.x, c.rec.alpha[1] = v.y;
+    c.rec.flags |= format::kFlagAlphaKnown;
+  }
+};
+struct BetaValue : Plain<ArgKind::kDouble> {
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    if constexpr (std::is_arithmetic_v<T>) c.rec.args[s] = bits(v);
+    else c.rec.args[s] = bits(static_cast<double>(v.x));  // complex: the real part
+    if constexpr (std::is_arithmetic_v<T>) c.rec.beta[0] = v;
+    else c.rec.beta[0] = v.x, c.rec.beta[1] = v.y;
+    c.rec.flags |= format::kFlagBetaKnown;
+  }
+};
+
+// --- cuBLASLt -------------------------------------------------------------------------------
+
+// Create's out-parameter / Init_internal's descriptor: registered after success; the following
+// constructor arguments (LtInit<attribute>) then fill the shadow.
+template <LtObject O, bool kOutParam>
+struct LtCreated : Plain<kOutParam ? ArgKind::kStatusOut : ArgKind::kPointer> {
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    if constexpr (kOutParam) c.rec.args[s] = format::kArgUnset;
+    else c.rec.args[s] = bits(v);
+  }
+  template <typename T> static void after(CallContext& c, int s, T v, int status) {
+    if (status != 0) return;
+    uint64_t desc;
+    if constexpr (kOutParam) {
+      if (v == nullptr) return;
+      desc = bits(*v);
+    } else {
+      desc = bits(v);
+    }
+    c.rec.args[s] = desc;
+    c.lt_new_object = desc;
+    lt_registry().add(desc, O);
+  }
+};
+template <uint32_t Attr, ArgKind K>
+struct LtInit : Plain<K> {
+  template <typename T> static void after(CallContext& c, int, T v, int status) {
+    if (status != 0 || c.lt_new_object == 0) return;
+    uint64_t value = bits(v);
+    lt_set_attribute(c.lt_new_object, Attr, &value, sizeof value);
+  }
+};
+struct LtDestroyed : Plain<ArgKind::kPointer> {
+  template <typename T> static void after(CallContext&, int, T v, int status) {
+    if (status == 0) lt_registry().remove(bits(v));
+  }
+};
+
+// SetAttribute(desc, attr, buf, size): the three arguments update the shadow together.
+struct LtTarget : Plain<ArgKind::kPointer> {
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    c.rec.args[s] = bits(v);
+    c.lt_new_object = bits(v);
+  }
+};
+using LtAttr = Plain<ArgKind::kLtAttribute>;
+struct LtAttrBuffer : Plain<ArgKind::kPointer> {
+  // The value itself goes in a derived slot, read late (it is host memory of the program).
+  static constexpr int kDerived = 1;
+  static void describe(format::FunctionEntry& e, const char*) { describe_derived(e, "value", ArgKind::kUInt); }
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    c.rec.args[s] = bits(v);
+    c.rec.args[c.derived++] = format::kArgUnset;
+  }
+  template <typename T> static void late(CallContext& c, int s, T v) {
+    int d = c.derived++;
+    uint64_t size = c.rec.args[s + 1];
+    if (v == nullptr) return;
+    uint64_t value = 0;
+    std::memcpy(&value, v, size < sizeof value ? size : sizeof value);
+    c.rec.args[d] = value;
+  }
+};
+struct LtAttrSize : Plain<ArgKind::kUInt> {
+  template <typename T> static void after(CallContext& c, int s, T size, int status) {
+    if (status != 0) return;
+    const void* buf = reinterpret_cast<const void*>(c.rec.args[s - 1]);
+    uint32_t attr = static_cast<uint32_t>(c.rec.args[s - 2]);
+    lt_set_attribute(c.lt_new_object, attr, buf, size);
+  }
+};
+
+// The matmul descriptor of a matmul or heuristic query: its settings become derived slots.
+struct LtMatmulDescArg : Plain<ArgKind::kPointer> {
+  static constexpr int kDerived = 9;
+  static void describe(format::FunctionEntry& e, const char*) {
+    describe_derived(e, "compute_type", ArgKind::kComputeType);
+    describe_derived(e, "scale_type", ArgKind::kDataType);
+    describe_derived(e, "transa", ArgKind::kOperation);
+    describe_derived(e, "transb", ArgKind::kOperation);
+    describe_derived(e, "epilogue", ArgKind::kEpilogue);
+    describe_derived(e, "bias", ArgKind::kPointer);
+    describe_derived(e, "a_scale", ArgKind::kPointer);
+    describe_derived(e, "b_scale", ArgKind::kPointer);
+    describe_derived(e, "d_scale", ArgKind::kPointer);
+  }
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    uint64_t desc = bits(v);
+    c.rec.args[s] = desc;
+    auto get = [&](uint32_t attr) {
+      bool ok;
+      uint64_t value = lt_attribute(LtObject::kMatmulDesc, desc, attr, &ok);
+      return ok ? value : format::kArgUnset;
+    };
+    c.compute_slot = c.derived;
+    c.rec.args[c.derived++] = get(CUBLASLT_MATMUL_DESC_COMPUTE_TYPE);
+    uint64_t scale = get(CUBLASLT_MATMUL_DESC_SCALE_TYPE);
+    c.scale_type = scale == format::kArgUnset ? -1 : static_cast<int>(scale);
+    c.rec.args[c.derived++] = scale;
+    uint64_t transa = get(CUBLASLT_MATMUL_DESC_TRANSA);
+    c.lt_transa = transa == format::kArgUnset ? 0 : static_cast<int>(transa);
+    c.rec.args[c.derived++] = transa;
+    c.rec.args[c.derived++] = get(CUBLASLT_MATMUL_DESC_TRANSB);
+    c.rec.args[c.derived++] = get(CUBLASLT_MATMUL_DESC_EPILOGUE);
+    c.rec.args[c.derived++] = get(CUBLASLT_MATMUL_DESC_BIAS_POINTER);
+    c.rec.args[c.derived++] = get(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER);
+    c.rec.args[c.derived++] = get(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER);
+    c.rec.args[c.derived++] = get(CUBLASLT_MATMUL_DESC_D_SCALE_POINTER);
+    uint64_t mode = get(CUBLASLT_MATMUL_DESC_POINTER_MODE);
+    c.rec.pointer_mode = mode == format::kArgUnset ? -1 : static_cast<int32_t>(mode);
+  }
+  template <typename T> static void late(CallContext& c, int, T) { c.derived += kDerived; }
+};
+
+// A matrix layout: type, ld, order and batch stride as derived slots; the D layout also gives
+// the batch count and the GEMM's m, n, k (notes: m, k from A's rows/cols, swapped by TRANSA; n
+// from D's cols; ROW order swaps rows and cols first).
+template <char Which>
+struct LtLayoutArg : Plain<ArgKind::kPointer> {
+  static constexpr bool kIsD = Which == 'd';
+  static constexpr int kDerived = kIsD ? 8 : 4;
+  static void describe(format::FunctionEntry& e, const char*) {
+    const std::string x(1, Which);
+    describe_derived(e, (x + "_type").c_str(), ArgKind::kDataType);
+    describe_derived(e, ("ld" + x).c_str(), ArgKind::kInt);
+    describe_derived(e, (x + "_order").c_str(), ArgKind::kOrder);
+    describe_derived(e, ("stride_" + x).c_str(), ArgKind::kInt);
+    if constexpr (kIsD) {
+      describe_derived(e, "batch_count", ArgKind::kInt);
+      describe_derived(e, "m", ArgKind::kInt);
+      describe_derived(e, "n", ArgKind::kInt);
+      describe_derived(e, "k", ArgKind::kInt);
+    }
+  }
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    uint64_t layout = bits(v);
+    c.rec.args[s] = layout;
+    auto get = [&](uint32_t attr) {
+      bool ok;
+      uint64_t value = lt_attribute(LtObject::kLayout, layout, attr, &ok);
+      return ok ? value : format::kArgUnset;
+    };
+    uint64_t type = get(CUBLASLT_MATRIX_LAYOUT_TYPE);
+    c.rec.args[c.derived++] = type;
+    if (type != format::kArgUnset) c.last_type_slot = c.derived - 1;
+    c.rec.args[c.derived++] = get(CUBLASLT_MATRIX_LAYOUT_LD);
+    uint64_t order = get(CUBLASLT_MATRIX_LAYOUT_ORDER);
+    c.rec.args[c.derived++] = order;
+    c.rec.args[c.derived++] = get(CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
+    int64_t rows = static_cast<int64_t>(get(CUBLASLT_MATRIX_LAYOUT_ROWS));
+    int64_t cols = static_cast<int64_t>(get(CUBLASLT_MATRIX_LAYOUT_COLS));
+    if (order == CUBLASLT_ORDER_ROW) std::swap(rows, cols);
+    if constexpr (Which == 'a') {
+      c.lt_a_rows = rows;
+      c.lt_a_cols = cols;
+    }
+    if constexpr (kIsD) {
+      c.rec.args[c.derived++] = get(CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT);
+      bool t = c.lt_transa != CUBLAS_OP_N;
+      c.rec.args[c.derived++] = static_cast<uint64_t>(t ? c.lt_a_cols : c.lt_a_rows);  // m
+      c.rec.args[c.derived++] = static_cast<uint64_t>(cols);                           // n
+      c.rec.args[c.derived++] = static_cast<uint64_t>(t ? c.lt_a_rows : c.lt_a_cols);  // k
+    }
+  }
+  template <typename T> static void late(CallContext& c, int, T) { c.derived += kDerived; }
+};
+
+// Names for the tags above whose template arguments hold a comma (the hook list is a macro).
+using LtDescCreated = LtCreated<LtObject::kMatmulDesc, true>;
+using LtDescInitialized = LtCreated<LtObject::kMatmulDesc, false>;
+using LtLayoutCreated = LtCreated<LtObject::kLayout, true>;
+using LtLayoutInitialized = LtCreated<LtObject::kLayout, false>;
+using LtPreferenceCreated = LtCreated<LtObject::kPreference, true>;
+using LtPreferenceInitialized = LtCreated<LtObject::kPreference, false>;
+using LtInitComputeType = LtInit<CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, ArgKind::kComputeType>;
+using LtInitScaleType = LtInit<CUBLASLT_MATMUL_DESC_SCALE_TYPE, ArgKind::kDataType>;
+using LtInitType = LtInit<CUBLASLT_MATRIX_LAYOUT_TYPE, ArgKind::kDataType>;
+using LtInitRows = LtInit<CUBLASLT_MATRIX_LAYOUT_ROWS, ArgKind::kUInt>;
+using LtInitCols = LtInit<CUBLASLT_MATRIX_LAYOUT_COLS, ArgKind::kUInt>;
+using LtInitLd = LtInit<CUBLASLT_MATRIX_LAYOUT_LD, ArgKind::kInt>;
+using LtLayoutA = LtLayoutArg<'a'>;
+using LtLayoutB = LtLayoutArg<'b'>;
+using LtLayoutC = LtLayoutArg<'c'>;
+using LtLayoutD = LtLayoutArg<'d'>;
+
+// --- Library loads (dlopen_hook.cpp) -----------------------------------------------------------
+
+// The requested file name, as text over 16 slots (127 bytes); the outcome, the path loaded or
+// dlerror()'s text, in a derived text of 16 slots, written after the call.
+void describe_placeholders(format::FunctionEntry& entry, int count);
+std::string loaded_path_or_error(const char* filename, bool failed);
+
+struct LoadedFile : Plain<ArgKind::kText> {
+  static constexpr int kSlots = 16;
+  static constexpr int kDerived = 16;
+  static void describe(format::FunctionEntry& e, const char*) {
+    describe_derived(e, "result", ArgKind::kText);
+    describe_placeholders(e, kDerived - 1);
+  }
+  static void put_text(CallContext& c, int s, int slots, const char* text) {
+    char* dst = reinterpret_cast<char*>(&c.rec.args[s]);
+    size_t room = static_cast<size_t>(slots) * 8 - 1;
+    size_t n = text ? std::min(room, std::strlen(text)) : 0;
+    if (n) std::memcpy(dst, text, n);
+    std::memset(dst + n, 0, slots * 8 - n);
+  }
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    put_text(c, s, kSlots, v);
+    put_text(c, c.derived, kDerived, "");
+    c.derived += kDerived;
+  }
+  template <typename T> static void late(CallContext& c, int, T) { c.derived += kDerived; }
+  template <typename T> static void after(CallContext& c, int, T v, int status) {
+    std::string outcome = loaded_path_or_error(v, status != 0);
+    put_text(c, c.derived, kDerived, outcome.c_str());
+  }
+};
+
+}  // namespace cublasspy::tags

@@ -1,0 +1,41 @@
+// What one intercepted call knows while it runs: its record, the handle's state, the library
+// variant it routes to, and where alpha/beta live. Filled by the argument tags (arg_tags.h).
+#pragma once
+
+#include <cstdint>
+
+#include "handle_registry.h"
+#include "real_functions.h"
+#include "trace_format.h"
+
+namespace cublasspy {
+
+// The type of alpha/beta, from the function (Sgemm: float) or from its compute type (GemmEx).
+// cuBLASLt scalars have the matmul descriptor's scale type (kByScaleType).
+enum class ScalarType : uint8_t { kNone, kF32, kF64, kC32, kC64, kF16, kI32, kByCompute, kByScaleType };
+
+struct CallContext {
+  format::Record& rec;
+  format::ScanSummary* scan;  // the record's four scan summaries (A, B, C, D)
+  const void* caller;  // return address of the hook: who called it
+  int variant = kDefaultVariant;
+  HandleState* handle_state = nullptr;
+  int slot = 0;     // next argument slot
+  int derived = 0;  // next derived slot (after the parameters)
+  ScalarType scalar_type = ScalarType::kNone;
+  int compute_slot = -1;    // slot of a cublasComputeType_t argument
+  int last_type_slot = -1;  // slot of the last cudaDataType argument (C's type)
+  int scale_type = -1;      // cuBLASLt: the matmul descriptor's scale type
+  // cuBLASLt: what the layouts say, gathered to derive m, n, k on the D layout.
+  uint64_t lt_new_object = 0;  // a descriptor being created (Create/Init_internal)
+  int lt_transa = 0;
+  int64_t lt_a_rows = 0, lt_a_cols = 0;
+  int lt_a_order = 0;
+};
+
+// Reads alpha or beta from host memory into `out` when the pointer mode says it is there.
+// Called late: a bad host pointer crashes here as it would in cuBLAS, and the record, already
+// visible as in flight, names the call.
+void read_scalar(CallContext& ctx, const void* p, double out[2], uint32_t known_flag);
+
+}  // namespace cublasspy

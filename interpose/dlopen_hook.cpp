@@ -1,0 +1,212 @@
+// Records each load of a CUDA library (libcuda, libcudart, libcublas, libcublasLt,
+// libnvidia-ml, libcudnn) with the path found or dlerror()'s text: a missing driver shows up as
+// a failed load of libcuda.so.1, the first thing a post-mortem wants to know.
+//
+// glibc's dlopen searches the *calling* object's RPATH/RUNPATH and expands $ORIGIN against it,
+// so a C wrapper would make the shim the caller and change what gets loaded. The exported entry
+// point is therefore a few instructions: other names jump straight to glibc (the program stays
+// the caller); CUDA names go to a recorder that follows the caller's search order by hand.
+#include <dlfcn.h>
+#include <link.h>
+#include <elf.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "hook_expansion.h"
+#include "process_info.h"
+
+extern "C" __attribute__((visibility("hidden"), used)) int cublasspy_dlopen_wanted(const char* name);
+extern "C" __attribute__((visibility("hidden"), used)) void* cublasspy_glibc_dlopen();
+extern "C" __attribute__((visibility("hidden"), used)) void* cublasspy_dlopen_record(const char* name, int flags);
+
+#if defined(__x86_64__)
+asm(R"(
+    .text
+    .globl dlopen
+    .type dlopen, @function
+dlopen:
+    pushq %rdi
+    pushq %rsi
+    subq $8, %rsp
+    call cublasspy_dlopen_wanted
+    addq $8, %rsp
+    popq %rsi
+    popq %rdi
+    testl %eax, %eax
+    jnz cublasspy_dlopen_record   # the return address is still the program's
+    pushq %rdi
+    pushq %rsi
+    subq $8, %rsp
+    call cublasspy_glibc_dlopen
+    addq $8, %rsp
+    popq %rsi
+    popq %rdi
+    jmp *%rax
+    .size dlopen, .-dlopen
+)");
+#endif
+
+namespace cublasspy {
+namespace {
+
+using DlopenFn = void* (*)(const char*, int);
+
+DlopenFn glibc_dlopen() {
+  static std::atomic<DlopenFn> fn{nullptr};
+  DlopenFn f = fn.load(std::memory_order_acquire);
+  if (f == nullptr) {
+    f = reinterpret_cast<DlopenFn>(dlvsym(RTLD_NEXT, "dlopen", "GLIBC_2.34"));
+    if (f == nullptr) f = reinterpret_cast<DlopenFn>(dlvsym(RTLD_NEXT, "dlopen", "GLIBC_2.2.5"));
+    fn.store(f, std::memory_order_release);
+  }
+  return f;
+}
+
+// The caller's DT_RPATH / DT_RUNPATH and its directory (for $ORIGIN).
+struct SearchPaths {
+  std::vector<std::string> rpath, runpath;
+};
+
+std::vector<std::string> split_path(const char* list, const std::string& origin) {
+  std::vector<std::string> out;
+  if (list == nullptr) return out;
+  std::string all = list;
+  size_t pos = 0;
+  while (pos <= all.size()) {
+    size_t end = all.find(':', pos);
+    if (end == std::string::npos) end = all.size();
+    std::string dir = all.substr(pos, end - pos);
+    for (const char* token : {"$ORIGIN", "${ORIGIN}"}) {
+      for (size_t at; (at = dir.find(token)) != std::string::npos;) dir.replace(at, std::strlen(token), origin);
+    }
+    // $LIB and $PLATFORM need the loader's knowledge: leave such entries to glibc.
+    if (!dir.empty() && dir.find('$') == std::string::npos) out.push_back(dir);
+    pos = end + 1;
+  }
+  return out;
+}
+
+SearchPaths caller_paths(const void* caller) {
+  SearchPaths paths;
+  Dl_info info;
+  link_map* map = nullptr;
+  if (dladdr1(caller, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0 || map == nullptr) {
+    return paths;
+  }
+  std::string object = map->l_name && *map->l_name ? map->l_name : "";
+  if (object.empty()) {
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) object.assign(exe, n);
+  }
+  std::string origin = object.substr(0, object.rfind('/'));
+  const char* strtab = nullptr;
+  const ElfW(Dyn)* rpath = nullptr;
+  const ElfW(Dyn)* runpath = nullptr;
+  for (const ElfW(Dyn)* d = map->l_ld; d && d->d_tag != DT_NULL; ++d) {
+    if (d->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(d->d_un.d_ptr);
+    if (d->d_tag == DT_RPATH) rpath = d;
+    if (d->d_tag == DT_RUNPATH) runpath = d;
+  }
+  if (strtab == nullptr) return paths;
+  if (runpath) paths.runpath = split_path(strtab + runpath->d_un.d_val, origin);
+  else if (rpath) paths.rpath = split_path(strtab + rpath->d_un.d_val, origin);
+  return paths;
+}
+
+void* try_directories(const std::vector<std::string>& dirs, const char* name, int flags) {
+  for (const std::string& dir : dirs) {
+    std::string candidate = dir + "/" + name;
+    if (access(candidate.c_str(), F_OK) != 0) continue;
+    if (void* h = glibc_dlopen()(candidate.c_str(), flags)) return h;
+  }
+  return nullptr;
+}
+
+// glibc's search order for a bare name, as seen from `caller`: already loaded; the caller's
+// RPATH (when it has no RUNPATH); LD_LIBRARY_PATH; its RUNPATH; then the cache and the defaults
+// (glibc's own dlopen, which also repeats LD_LIBRARY_PATH harmlessly).
+void* load_as(const void* caller, const char* name, int flags) {
+  DlopenFn real = glibc_dlopen();
+  if (name == nullptr || std::strchr(name, '/') != nullptr) return real(name, flags);
+  if (void* h = real(name, flags | RTLD_NOLOAD)) return h;
+  SearchPaths paths = caller_paths(caller);
+  if (void* h = try_directories(paths.rpath, name, flags)) return h;
+  if (!paths.runpath.empty()) {
+    if (void* h = try_directories(split_path(getenv("LD_LIBRARY_PATH"), ""), name, flags)) return h;
+    if (void* h = try_directories(paths.runpath, name, flags)) return h;
+  }
+  return real(name, flags);
+}
+
+}  // namespace
+
+namespace tags {
+// After the load: the path that was loaded, or dlerror()'s text. Reading dlerror() clears it,
+// and the program may want it: a failed load is repeated so its error is set again.
+std::string loaded_path_or_error(const char* filename, bool failed) {
+  if (failed) {
+    const char* err = dlerror();
+    std::string text = err ? err : "dlopen failed";
+    glibc_dlopen()(filename, RTLD_LAZY | RTLD_NOLOAD);  // cheap, fails the same way...
+    glibc_dlopen()(filename, RTLD_LAZY);                // ...and this sets the same error text
+    return text;
+  }
+  std::string path;
+  if (void* h = glibc_dlopen()(filename, RTLD_LAZY | RTLD_NOLOAD)) {
+    link_map* map = nullptr;
+    if (dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name) path = map->l_name;
+    dlclose(h);
+  }
+  return path;
+}
+}  // namespace tags
+
+extern const HookInfo kLoaderHooks[] = {CUBLASSPY_LOADER_HOOKS(CBS_HOOK_INFO)};
+
+}  // namespace cublasspy
+
+extern "C" int cublasspy_dlopen_wanted(const char* name) {
+  if (name == nullptr || cublasspy::thread_state().internal) return 0;
+  const char* base = std::strrchr(name, '/');
+  base = base ? base + 1 : name;
+  for (const char* prefix : {"libcuda.so", "libcudart.so", "libcublas.so", "libcublasLt.so",
+                             "libnvidia-ml.so", "libcudnn"}) {
+    if (std::strncmp(base, prefix, std::strlen(prefix)) == 0) return 1;
+  }
+  return 0;
+}
+
+extern "C" void* cublasspy_glibc_dlopen() { return reinterpret_cast<void*>(cublasspy::glibc_dlopen()); }
+
+extern "C" void* cublasspy_dlopen_record(const char* filename, int flags) {
+  using namespace cublasspy;
+  const void* caller = __builtin_return_address(0);
+#define CBS_DLOPEN_ARGS (const char*, filename, LoadedFile), (int, flags, Int)
+  constexpr int kParams = 0 CBS_MAP_SPACE(CBS_SLOTS, CBS_DLOPEN_ARGS);
+  return intercept<FnId::kdlopen, void*>(
+      nullptr, caller,
+      [&](CallContext& ctx) {
+        ctx.slot = 0;
+        ctx.derived = kParams;
+        CBS_MAP_SEMI(CBS_BEFORE, CBS_DLOPEN_ARGS)
+      },
+      [&](CallContext& ctx) {
+        ctx.slot = 0;
+        ctx.derived = kParams;
+        CBS_MAP_SEMI(CBS_LATE, CBS_DLOPEN_ARGS)
+      },
+      [&](void*) { return load_as(caller, filename, flags); },
+      [&](CallContext& ctx, [[maybe_unused]] int status) {
+        ctx.slot = 0;
+        ctx.derived = kParams;
+        CBS_MAP_SEMI(CBS_AFTER, CBS_DLOPEN_ARGS)
+      });
+#undef CBS_DLOPEN_ARGS
+}

@@ -1,0 +1,38 @@
+// CUBLASSPY_CHECK=1 inside the shim: runs the checks of src/operand_checks.h before a GEMM and
+// writes the findings into its record. The driver answers the memory questions
+// (cuPointerGetAttributes, cuCtxGetDevice, found among the libraries the program loaded); the
+// answers are cached per thread, because the same few allocations come back call after call.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "call_context.h"
+#include "operand_checks.h"
+#include "runtime.h"
+
+namespace cublasspy {
+
+// Moves whenever memory may have changed hands: every allocation, free, host registration or
+// unregistration, VMM map or unmap the shim sees (cudaMalloc*/cudaFree*, cuMemAlloc*/cuMemFree*,
+// cudaHostRegister/Unregister, ...). Each thread drops its cached driver answers when it moves,
+// so a freed range is never judged by its old allocation. Plain data: usable before set-up.
+std::atomic<uint64_t>& allocation_generation();
+inline void note_allocation_change() { allocation_generation().fetch_add(1, std::memory_order_release); }
+
+// The driver behind PointerQuery: cuPointerGetAttributes through a per-thread cache of
+// kPointerCacheEntries ranges. The shim's own driver calls run with thread_state().internal
+// raised, so they are never recorded. Without a loaded libcuda every answer is "not known".
+inline constexpr int kPointerCacheEntries = 16;
+PointerQuery& driver_pointer_query();
+// The device of the current context (cuCtxGetDevice), -1 when there is none or no driver.
+int current_device();
+
+// Checks the call in `ctx` when it is a GEMM made by the program (nested calls, such as
+// cuBLAS's own cublasLtMatmul, are its implementation and are left alone): sets
+// rec.check_bits and rec.check_detail. Returns true when anything was flagged (warnings too;
+// check_bits_have_error() tells errors apart). Called before the real call, after the record
+// is published as in flight, and before alpha/beta are read from host memory.
+bool run_checks(Runtime& rt, CallContext& ctx);
+
+}  // namespace cublasspy

@@ -1,0 +1,127 @@
+// Programs linked with the static CUDA runtime (nvcc's default) never call an exported
+// cudaGetDeviceCount: their runtime resolves every driver function through
+// cuGetProcAddress_v2. Wrapping the resolvers lets the shim hand out its own cuInit and
+// cuDeviceGetCount (and its resolvers again, when the program asks for them), remembering the
+// real ones. Everything else, cuGetExportTable included, is passed through untouched. The
+// resolvers themselves are plumbing (hundreds of look-ups at start-up) and are not recorded.
+#define __CUDA_API_VERSION_INTERNAL  // declares both cuGetProcAddress (v1) and _v2
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <dlfcn.h>
+
+#include "hook_table.h"
+#include "real_functions.h"
+#include "runtime.h"
+
+#define CUBLASSPY_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace cublasspy {
+namespace {
+
+enum Resolver { kProcV1, kProcV2, kEntryPoint, kEntryPointByVersion, kResolverCount };
+constexpr const char* kResolverNames[kResolverCount] = {
+    "cuGetProcAddress", "cuGetProcAddress_v2", "cudaGetDriverEntryPoint",
+    "cudaGetDriverEntryPointByVersion"};
+constexpr Library kResolverLibrary[kResolverCount] = {Library::kCuda, Library::kCuda,
+                                                      Library::kCudart, Library::kCudart};
+std::atomic<void*> g_real_resolver[kResolverCount];
+
+void* real_resolver(Resolver r) {
+  void* p = g_real_resolver[r].load(std::memory_order_acquire);
+  if (p == nullptr) {
+    p = real_dlsym(RTLD_NEXT, kResolverNames[r]);
+    if (p == nullptr) p = find_loaded_symbol(kResolverLibrary[r], kResolverNames[r]);
+    g_real_resolver[r].store(p, std::memory_order_release);
+  }
+  return p;
+}
+
+}  // namespace
+
+void* own_resolver(const char* symbol, void* real);
+
+namespace {
+
+// After a successful look-up: swap in the shim's function where it has one.
+void redirect(const char* symbol, void** pfn) {
+  if (symbol == nullptr || pfn == nullptr || *pfn == nullptr) return;
+  if (thread_state().internal) return;
+  if (void* own = own_resolver(symbol, *pfn)) {
+    *pfn = own;
+    return;
+  }
+  int id = find_hook(symbol);
+  if (id < 0 || hook_library(static_cast<uint16_t>(id)) != Library::kCuda) return;
+  remember_real(Library::kCuda, static_cast<uint16_t>(id), *pfn);
+  *pfn = hook_address(static_cast<uint16_t>(id));
+}
+
+}  // namespace
+}  // namespace cublasspy
+
+using namespace cublasspy;
+
+CUBLASSPY_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion,
+                                               cuuint64_t flags,
+                                               CUdriverProcAddressQueryResult* symbolStatus) {
+  using Fn = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+  auto real = reinterpret_cast<Fn>(real_resolver(kProcV2));
+  if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
+  CUresult rc = real(symbol, pfn, cudaVersion, flags, symbolStatus);
+  if (rc == CUDA_SUCCESS) redirect(symbol, pfn);
+  return rc;
+}
+
+CUBLASSPY_EXPORT CUresult cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion,
+                                            cuuint64_t flags) {
+  using Fn = CUresult (*)(const char*, void**, int, cuuint64_t);
+  auto real = reinterpret_cast<Fn>(real_resolver(kProcV1));
+  if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
+  CUresult rc = real(symbol, pfn, cudaVersion, flags);
+  if (rc == CUDA_SUCCESS) redirect(symbol, pfn);
+  return rc;
+}
+
+CUBLASSPY_EXPORT cudaError_t cudaGetDriverEntryPoint(const char* symbol, void** funcPtr,
+                                                      unsigned long long flags,
+                                                      cudaDriverEntryPointQueryResult* driverStatus) {
+  using Fn = cudaError_t (*)(const char*, void**, unsigned long long, cudaDriverEntryPointQueryResult*);
+  auto real = reinterpret_cast<Fn>(real_resolver(kEntryPoint));
+  if (real == nullptr) return cudaErrorInsufficientDriver;
+  cudaError_t rc = real(symbol, funcPtr, flags, driverStatus);
+  if (rc == cudaSuccess) redirect(symbol, funcPtr);
+  return rc;
+}
+
+CUBLASSPY_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(
+    const char* symbol, void** funcPtr, unsigned int cudaVersion, unsigned long long flags,
+    cudaDriverEntryPointQueryResult* driverStatus) {
+  using Fn = cudaError_t (*)(const char*, void**, unsigned int, unsigned long long,
+                             cudaDriverEntryPointQueryResult*);
+  auto real = reinterpret_cast<Fn>(real_resolver(kEntryPointByVersion));
+  if (real == nullptr) return cudaErrorInsufficientDriver;
+  cudaError_t rc = real(symbol, funcPtr, cudaVersion, flags, driverStatus);
+  if (rc == cudaSuccess) redirect(symbol, funcPtr);
+  return rc;
+}
+
+namespace cublasspy {
+
+// A program asking the driver (or dlsym) for cuGetProcAddress gets the shim's, so that what it resolves
+// later is wrapped too. Which of the two the driver returned tells which signature it has.
+void* own_resolver(const char* symbol, void* real) {
+  if (std::strcmp(symbol, "cuGetProcAddress") != 0 && std::strcmp(symbol, "cuGetProcAddress_v2") != 0) {
+    return nullptr;
+  }
+  void* v1 = find_loaded_symbol(Library::kCuda, "cuGetProcAddress");
+  if (real == v1) {
+    g_real_resolver[kProcV1].store(real, std::memory_order_release);
+    return reinterpret_cast<void*>(&::cuGetProcAddress);
+  }
+  g_real_resolver[kProcV2].store(real, std::memory_order_release);
+  return reinterpret_cast<void*>(&::cuGetProcAddress_v2);
+}
+
+}  // namespace cublasspy

@@ -1,0 +1,30 @@
+// Tables expanded from the hook list: ids, names, libraries, and the trace's function table.
+#pragma once
+
+#include <cstdint>
+
+#include "hook_list.h"
+#include "real_functions.h"
+#include "trace_format.h"
+
+namespace cublasspy {
+
+// FnId::k<name>: the function's position in the hook list.
+#define CBS_ID_ENUM(lib_, ret_, fn_, fail_, family_, ...) k##fn_,
+enum class FnId : uint16_t { CUBLASSPY_ALL_HOOKS(CBS_ID_ENUM) kCount };
+#undef CBS_ID_ENUM
+
+inline constexpr uint32_t kHookCount = static_cast<uint32_t>(FnId::kCount);
+static_assert(kHookCount <= format::kMaxFunctions);
+
+const format::FunctionEntry* function_table();  // filled on first use
+uint32_t function_count();
+const char* hook_name(uint16_t id);
+Library hook_library(uint16_t id);
+
+// The id of the hook called `name`, or -1. Used by the dlsym redirect.
+int find_hook(const char* name);
+// The shim's own wrapper for hook `id`.
+void* hook_address(uint16_t id);
+
+}  // namespace cublasspy

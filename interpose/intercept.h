@@ -1,0 +1,122 @@
+// The one body every wrapper shares (apitrace's shape): claim a record, write the arguments,
+// publish it as in flight, call the real function (never under a lock), write the outcome,
+// complete the record. The wrappers in hooks.cpp differ only in the lambdas they pass.
+#pragma once
+
+#include <ctime>
+#include <string>
+#include <sys/syscall.h>
+#include <type_traits>
+#include <unistd.h>
+
+#include "call_context.h"
+#include "hook_table.h"
+#include "post_call.h"
+#include "runtime.h"
+#include "shim_log.h"
+
+namespace cublasspy {
+
+inline uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+inline uint32_t current_tid(ThreadState& ts) {
+  if (ts.tid == 0) ts.tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  return ts.tid;
+}
+
+// The status a record keeps: the returned code, or for a handle-returning call (dlopen) 1 when
+// it returned null.
+template <typename Ret>
+int status_of(Ret r) {
+  if constexpr (std::is_void_v<Ret>) return 0;
+  else if constexpr (std::is_pointer_v<Ret>) return r == nullptr ? 1 : 0;
+  else return static_cast<int>(r);
+}
+
+void warn_unresolved(uint16_t id);
+
+template <FnId kId, typename Ret, typename Fail, typename Before, typename Late, typename Invoke,
+          typename After>
+Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late, Invoke&& invoke,
+              After&& after) {
+  constexpr uint16_t id = static_cast<uint16_t>(kId);
+  ThreadState& ts = thread_state();
+  // The shim's own CUDA calls (sync, scans) pass straight through, unrecorded.
+  Runtime* rt = ts.internal ? nullptr : runtime();
+  bool recording = rt != nullptr && ensure_trace(*rt);
+  uint64_t seq = 0;
+  format::RecordSlot* slot = recording ? rt->writer.claim(&seq, &ts.scratch) : &ts.scratch;
+  format::Record& rec = slot->call;
+  uint64_t start = now_ns();
+  rec.function_id = id;
+  rec.depth = static_cast<uint16_t>(ts.depth);
+  rec.flags = ts.depth != 0 ? static_cast<uint32_t>(format::kFlagNested) : 0u;
+  rec.tid = current_tid(ts);
+  rec.status = 0;
+  rec.start_ns = start;
+  rec.duration_ns = 0;
+  rec.handle = 0;
+  rec.stream = 0;
+  rec.pointer_mode = -1;
+  rec.math_mode = -1;
+  rec.async_status = 0;
+  rec.check_bits = 0;
+  rec.alpha[0] = rec.alpha[1] = rec.beta[0] = rec.beta[1] = 0;
+  rec.check_detail[0] = rec.check_detail[1] = 0;
+  CallContext ctx{rec, slot->scan, caller};
+  before(ctx);
+  if (recording) {
+    rt->writer.count_call(id);
+    TraceWriter::publish_in_flight(slot, seq);
+  }
+  late(ctx);
+  if (recording) before_real_call(*rt, ctx);
+
+  [[maybe_unused]] std::conditional_t<std::is_void_v<Ret>, int, Ret> result{};
+  format::RecordSlot* outer = ts.current;
+  ts.current = slot;
+  void* fn = resolve_real(hook_library(id), id, hook_name(id), ctx.variant);
+  int status;
+  if constexpr (std::is_void_v<Ret>) {
+    if (fn != nullptr) {
+      ts.depth++;
+      invoke(fn);
+      ts.depth--;
+    } else {
+      rec.flags |= format::kFlagUnresolved;
+      warn_unresolved(id);
+    }
+    status = 0;
+    after(ctx, 0);
+  } else {
+    Ret ret = static_cast<Ret>(fail_value);
+    if (fn != nullptr) {
+      ts.depth++;
+      ret = invoke(fn);
+      ts.depth--;
+    } else {
+      rec.flags |= format::kFlagUnresolved;
+      warn_unresolved(id);
+    }
+    status = status_of(ret);
+    rec.status = status;
+    after(ctx, status);
+    result = ret;
+  }
+  ts.current = outer;
+  bool failed = status != 0;
+  PostCallOutcome outcome = recording ? after_real_call(*rt, ctx, failed) : PostCallOutcome{};
+  failed = failed || outcome.async_failure;
+  rec.duration_ns = now_ns() - start;
+  if (recording) {
+    rt->writer.complete(slot, seq, failed);
+    if (failed || outcome.finding) apply_error_policy(*rt);
+  }
+  if constexpr (!std::is_void_v<Ret>) return result;
+}
+
+}  // namespace cublasspy

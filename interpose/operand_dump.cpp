@@ -1,0 +1,77 @@
+#include "operand_dump.h"
+
+#include <cstdlib>
+
+#include "gemm_call.h"
+#include "gemm_dump.h"
+#include "hook_table.h"
+#include "operand_scan.h"
+#include "shim_driver.h"
+#include "shim_log.h"
+
+namespace cublasspy {
+namespace {
+
+constinit DumpBudget g_budget{kDefaultDumpMaxMb << 20};
+constinit std::atomic<bool> g_budget_read{false};
+
+// CUBLASSPY_DUMP_MAX_MB, read on the first dump (never in a constructor).
+DumpBudget& budget() {
+  if (!g_budget_read.exchange(true)) {
+    if (const char* text = getenv("CUBLASSPY_DUMP_MAX_MB")) {
+      uint64_t mb = 0;
+      if (parse_dump_max_mb(text, &mb)) {
+        g_budget.set_limit(mb << 20);
+      } else {
+        log_warning("CUBLASSPY_DUMP_MAX_MB: '" + std::string(text) +
+                    "' is not a whole number of MiB; using " + std::to_string(kDefaultDumpMaxMb));
+      }
+    }
+  }
+  return g_budget;
+}
+
+}  // namespace
+
+void dump_operands(Runtime& rt, CallContext& ctx, bool failed_or_flagged) {
+  const DumpMode mode = rt.config.dump;
+  if (mode == DumpMode::kNone || (mode == DumpMode::kFailing && !failed_or_flagged)) return;
+  format::Record& rec = ctx.rec;
+  if ((rec.flags & format::kFlagNested) != 0 || rec.function_id >= function_count()) return;
+  const format::FunctionEntry& entry = function_table()[rec.function_id];
+  if (!is_gemm_family(entry.family)) return;
+  GemmCall g = gemm_from_record(entry, rec);
+  if (!g.valid) return;
+  if (rt.trace_path.empty()) {
+    log_warning_once("dump-no-trace-file",
+                     "CUBLASSPY_DUMP: the trace is not a file, so there is nowhere to put dumps");
+    return;
+  }
+  GemmDumpRequest request;
+  request.seq = format::word_seq(rec.word);
+  request.prefix = rt.trace_path + ".call" + std::to_string(request.seq);
+  request.function = entry.name;
+  request.stream = rec.stream;
+  request.failed = failed_or_flagged;
+
+  ThreadState& ts = thread_state();
+  ts.internal++;  // the shim's own driver calls: never recorded
+  GemmDumpResult result;
+  if (const DriverApi* api = shim_driver_api()) {
+    result = dump_gemm(*api, g, request, budget());
+  }
+  ts.internal--;
+  if (result.over_budget > 0) {
+    log_warning_once("dump-budget", "CUBLASSPY_DUMP: the dump budget (CUBLASSPY_DUMP_MAX_MB) is "
+                                    "used up; further operands are not saved");
+  }
+  if (result.skipped_capture) {
+    log_warning_once("dump-capture", "CUBLASSPY_DUMP: GEMMs made while their stream is captured "
+                                     "into a CUDA graph are not dumped");
+  }
+  if (result.failed > 0) {
+    log_warning_once("dump-failed", "CUBLASSPY_DUMP: an operand could not be saved: " + result.error);
+  }
+}
+
+}  // namespace cublasspy

@@ -1,0 +1,92 @@
+#include "operand_scan.h"
+
+#include "gemm_call.h"
+#include "gemm_scan.h"
+#include "hook_list.h"
+#include "hook_table.h"
+#include "scan/scan_fatbin.h"
+#include "shim_driver.h"
+#include "shim_log.h"
+
+namespace cublasspy {
+namespace {
+
+// The kernels of every context, from the fatbin embedded at build time (none without nvcc).
+constinit KernelCache g_kernels{scan::scan_fatbin()};
+
+KernelCache* kernel_cache() { return scan::scan_fatbin() != nullptr ? &g_kernels : nullptr; }
+
+bool known_zero(const format::Record& rec, uint32_t known_flag, const double value[2]) {
+  return (rec.flags & known_flag) != 0 && value[0] == 0.0 && value[1] == 0.0;
+}
+
+void report(const DriverApi& api, const GemmScanResult& r) {
+  if (r.skipped_capture) {
+    log_warning_once("scan-capture",
+                     "CUBLASSPY_SCAN: GEMMs made while their stream is captured into a CUDA graph "
+                     "are not scanned (a scan would break the capture)");
+  }
+  if (r.host_operands > 0 && r.kernel_error != CUDA_SUCCESS && r.kernel_error != CUDA_ERROR_NOT_READY) {
+    std::string why = r.kernel_error == CUDA_ERROR_NOT_FOUND
+                          ? std::string("this build of the shim has no GPU kernel (no nvcc)")
+                          : "the driver did not accept it: " + driver_error_text(api, r.kernel_error);
+    log_warning_once("scan-host-path", "CUBLASSPY_SCAN: the GPU scan kernel cannot be used (" + why +
+                                           "); operands are copied to the host and scanned there, "
+                                           "which is slower");
+  }
+  if (r.failed_operands > 0) {
+    std::string why = r.copy_error != CUDA_SUCCESS   ? driver_error_text(api, r.copy_error)
+                      : r.kernel_error != CUDA_SUCCESS ? driver_error_text(api, r.kernel_error)
+                                                       : std::string("invalid shape");
+    log_warning_once("scan-unreadable", "CUBLASSPY_SCAN: an operand could not be read (" + why +
+                                            "); it is reported as not scanned");
+  }
+}
+
+}  // namespace
+
+bool is_gemm_family(uint16_t family) {
+  switch (static_cast<Family>(family)) {
+    case Family::kGemm: case Family::kGemmBatched: case Family::kGemmStridedBatched:
+    case Family::kGemmGrouped: case Family::kLtMatmul: case Family::kLegacyGemm:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool scan_operands(Runtime& rt, CallContext& ctx, bool before_call) {
+  format::Record& rec = ctx.rec;
+  if (rt.config.scan == ScanMode::kNone || ctx.scan == nullptr) return false;
+  if ((rec.flags & format::kFlagNested) != 0 || rec.function_id >= function_count()) return false;
+  const format::FunctionEntry& entry = function_table()[rec.function_id];
+  if (!is_gemm_family(entry.family)) return false;
+  GemmCall g = gemm_from_record(entry, rec);
+  if (!g.valid) return false;
+
+  GemmScanRequest request;
+  request.before_call = before_call;
+  request.mode = rt.config.scan;
+  request.stream = rec.stream;
+  request.alpha_zero = known_zero(rec, format::kFlagAlphaKnown, rec.alpha);
+  request.beta_zero = known_zero(rec, format::kFlagBetaKnown, rec.beta);
+  request.summaries_ready = (rec.flags & format::kFlagScanned) != 0;
+
+  ThreadState& ts = thread_state();
+  ts.internal++;  // the driver calls below are the shim's own: never recorded
+  GemmScanResult result;
+  const DriverApi* api = shim_driver_api();
+  if (api != nullptr) {
+    result = scan_gemm(*api, kernel_cache(), g, request, ctx.scan);
+    report(*api, result);
+  } else {
+    log_warning_once("scan-no-driver",
+                     "CUBLASSPY_SCAN: libcuda's copy functions were not found in the process; "
+                     "operands are not scanned");
+  }
+  ts.internal--;
+  if (result.scanned) rec.flags |= format::kFlagScanned;
+  return result.finding;
+}
+
+}  // namespace cublasspy

@@ -1,0 +1,20 @@
+// Extra work around the real call, by setting: argument checks before it (CUBLASSPY_CHECK),
+// synchronization and scans after it (CUBLASSPY_SYNC, CUBLASSPY_SCAN), and the bookkeeping the
+// report needs (driver/runtime versions, libraries loaded). Kept out of intercept.h so the
+// common path stays a couple of predictable branches.
+#pragma once
+
+#include "call_context.h"
+#include "runtime.h"
+
+namespace cublasspy {
+
+struct PostCallOutcome {
+  bool async_failure = false;  // CUBLASSPY_SYNC found an asynchronous error: the call failed
+  bool finding = false;        // a check or scan flagged the call (CUBLASSPY_ON_ERROR applies)
+};
+
+void before_real_call(Runtime& rt, CallContext& ctx);
+PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed);
+
+}  // namespace cublasspy

@@ -1,0 +1,178 @@
+#include "real_functions.h"
+
+#include <atomic>
+#include <cstring>
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+
+#include "trace_format.h"
+
+namespace cublasspy {
+namespace {
+
+constexpr const char* kSonames[static_cast<int>(Library::kCount)][kVariants] = {
+    {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11"},
+    {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11"},
+    {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"},
+    {"libcuda.so.1", nullptr, nullptr},
+    {nullptr, nullptr, nullptr},
+};
+
+// Real addresses per variant (plus the default binding), per hook id. Plain data, zero at load.
+std::atomic<void*> g_real[kVariants + 1][format::kMaxFunctions];
+
+using DlsymFn = void* (*)(void*, const char*);
+std::atomic<DlsymFn> g_dlsym{nullptr};
+
+// The variant a loaded object belongs to, from its file name (libcublas.so.12.4.5.8 -> 1).
+int variant_of_path(Library lib, const char* path) {
+  if (path == nullptr) return kDefaultVariant;
+  const char* base = std::strrchr(path, '/');
+  base = base ? base + 1 : path;
+  for (int v = 0; v < kVariants; ++v) {
+    const char* so = kSonames[static_cast<int>(lib)][v];
+    if (so && std::strncmp(base, so, std::strlen(so)) == 0) return v;
+  }
+  return kDefaultVariant;
+}
+
+// The dl_iterate_phdr fallback: an object whose file name starts like the soname, loaded
+// under another name (a versioned file name, a path).
+void* find_by_walking(Library lib, int variant, const char* name) {
+  struct Search {
+    const char* prefix;
+    const char* name;
+    void* found;
+  } s{kSonames[static_cast<int>(lib)][variant == kDefaultVariant ? 0 : variant], name, nullptr};
+  if (s.prefix == nullptr) return nullptr;
+  // libcublas.so.13 -> "libcublas.so" prefix when the default binding is wanted.
+  char prefix[64];
+  std::strncpy(prefix, s.prefix, sizeof prefix - 1);
+  prefix[sizeof prefix - 1] = '\0';
+  if (variant == kDefaultVariant) {
+    if (char* dot = std::strstr(prefix, ".so")) dot[3] = '\0';
+  }
+  s.prefix = prefix;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        auto* s = static_cast<Search*>(data);
+        const char* path = info->dlpi_name;
+        if (path == nullptr || *path == '\0') return 0;
+        const char* base = std::strrchr(path, '/');
+        base = base ? base + 1 : path;
+        if (std::strncmp(base, s->prefix, std::strlen(s->prefix)) != 0) return 0;
+        if (void* h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD)) {
+          s->found = real_dlsym(h, s->name);
+          dlclose(h);
+        }
+        return s->found != nullptr;
+      },
+      &s);
+  return s.found;
+}
+
+void* lookup(Library lib, int variant, const char* name) {
+  if (lib == Library::kSystem) return real_dlsym(RTLD_NEXT, name);
+  if (variant == kDefaultVariant) {
+    // What the dynamic linker would have bound without the shim.
+    if (void* p = real_dlsym(RTLD_NEXT, name)) {
+      Dl_info info;
+      // RTLD_NEXT can land in another preloaded library; accept it only from the CUDA library.
+      if (dladdr(p, &info) != 0 && variant_of_path(lib, info.dli_fname) != kDefaultVariant) {
+        return p;
+      }
+      if (lib == Library::kCuda) return p;
+    }
+    for (int v = 0; v < kVariants; ++v) {
+      if (void* p = lookup(lib, v, name)) return p;
+    }
+    return find_by_walking(lib, kDefaultVariant, name);
+  }
+  const char* so = kSonames[static_cast<int>(lib)][variant];
+  if (so == nullptr) return nullptr;
+  // RTLD_NOLOAD: never load a library the program did not load itself (a second copy).
+  if (void* h = dlopen(so, RTLD_LAZY | RTLD_NOLOAD)) {
+    void* p = real_dlsym(h, name);
+    dlclose(h);
+    if (p) return p;
+  }
+  return find_by_walking(lib, variant, name);
+}
+
+}  // namespace
+
+const char* soname(Library lib, int variant) {
+  if (variant < 0 || variant >= kVariants) return nullptr;
+  return kSonames[static_cast<int>(lib)][variant];
+}
+
+void* real_dlsym(void* handle, const char* name) {
+  DlsymFn fn = g_dlsym.load(std::memory_order_acquire);
+  if (fn == nullptr) {
+    fn = reinterpret_cast<DlsymFn>(dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34"));
+    if (fn == nullptr) fn = reinterpret_cast<DlsymFn>(dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5"));
+    g_dlsym.store(fn, std::memory_order_release);
+  }
+  return fn ? fn(handle, name) : nullptr;
+}
+
+void* resolve_real(Library lib, uint16_t id, const char* name, int variant) {
+  if (variant < 0 || variant > kVariants) variant = kDefaultVariant;
+  void* p = g_real[variant][id].load(std::memory_order_acquire);
+  if (p != nullptr) return p;
+  p = lookup(lib, variant, name);
+  if (p == nullptr && variant != kDefaultVariant) {
+    p = g_real[kDefaultVariant][id].load(std::memory_order_acquire);
+  }
+  if (p != nullptr) g_real[variant][id].store(p, std::memory_order_release);
+  return p;
+}
+
+void* find_loaded_symbol(Library lib, const char* name) {
+  for (int v = 0; v < kVariants; ++v) {
+    if (void* p = lookup(lib, v, name)) return p;
+  }
+  return find_by_walking(lib, kDefaultVariant, name);
+}
+
+void remember_real(Library lib, uint16_t id, void* real) {
+  Dl_info info;
+  int variant = dladdr(real, &info) != 0 ? variant_of_path(lib, info.dli_fname) : kDefaultVariant;
+  void* expected = nullptr;
+  g_real[variant][id].compare_exchange_strong(expected, real);
+  expected = nullptr;
+  g_real[kDefaultVariant][id].compare_exchange_strong(expected, real);
+}
+
+int variant_of_caller(Library lib, const void* return_address) {
+  int loaded = 0;
+  for (int v = 0; v < kVariants; ++v) {
+    const char* so = kSonames[static_cast<int>(lib)][v];
+    if (so == nullptr) continue;
+    if (void* h = dlopen(so, RTLD_LAZY | RTLD_NOLOAD)) {
+      ++loaded;
+      dlclose(h);
+    }
+  }
+  if (loaded < 2) return kDefaultVariant;
+  Dl_info info;
+  link_map* map = nullptr;
+  if (dladdr1(return_address, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0 ||
+      map == nullptr || map->l_ld == nullptr) {
+    return kDefaultVariant;
+  }
+  const char* strtab = nullptr;
+  for (const ElfW(Dyn)* d = map->l_ld; d->d_tag != DT_NULL; ++d) {
+    if (d->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(d->d_un.d_ptr);
+  }
+  if (strtab == nullptr) return kDefaultVariant;
+  for (const ElfW(Dyn)* d = map->l_ld; d->d_tag != DT_NULL; ++d) {
+    if (d->d_tag != DT_NEEDED) continue;
+    int v = variant_of_path(lib, strtab + d->d_un.d_val);
+    if (v != kDefaultVariant) return v;
+  }
+  return kDefaultVariant;
+}
+
+}  // namespace cublasspy

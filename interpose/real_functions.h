@@ -1,0 +1,40 @@
+// Finding the real CUDA functions behind the hooks: lazily, on first use, never in a
+// constructor, with the fallbacks of shared/notes/interception.md. A process may hold cuBLAS 12
+// and 13 at once; each library major is a "variant" with its own table of real functions.
+#pragma once
+
+#include <cstdint>
+
+namespace cublasspy {
+
+// kSystem: glibc (dlopen), found with RTLD_NEXT.
+enum class Library : uint8_t { kCublas, kCublasLt, kCudart, kCuda, kSystem, kCount };
+inline constexpr int kVariants = 3;           // .13, .12, .11 (libcuda has one: .1)
+inline constexpr int kDefaultVariant = kVariants;  // "whichever the dynamic linker would bind"
+
+const char* soname(Library lib, int variant);  // nullptr past the known ones
+
+// The real function `name` (hook id `id`) of `lib`; variant kDefaultVariant or 0..2.
+// Returns nullptr when no loaded library defines it.
+void* resolve_real(Library lib, uint16_t id, const char* name, int variant);
+
+// The dlsym hook saw a program look up `name` in a library handle: remember the real address,
+// filed under the variant of the library it lives in.
+void remember_real(Library lib, uint16_t id, void* real);
+
+// For handle-creating calls when several majors are loaded: the variant the calling object
+// links against (its DT_NEEDED), else kDefaultVariant.
+int variant_of_caller(Library lib, const void* return_address);
+
+// Any function of an already-loaded library (the driver's cuPointerGetAttribute, the runtime's
+// cudaStreamSynchronize) for the shim's own use; uncached, so callers keep the result.
+void* find_loaded_symbol(Library lib, const char* name);
+
+// The shim's cuGetProcAddress(_v2) when `symbol` names one of them (`real` is what the driver
+// or dlsym returned, remembered), else nullptr. driver_entry_points.cpp.
+void* own_resolver(const char* symbol, void* real);
+
+// glibc's own dlsym, found through dlvsym so the shim's exported dlsym is not itself found.
+void* real_dlsym(void* handle, const char* name);
+
+}  // namespace cublasspy

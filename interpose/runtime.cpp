@@ -1,0 +1,158 @@
+#include "runtime.h"
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fatal_signals.h"
+#include "hook_table.h"
+#include "path_template.h"
+#include "process_info.h"
+#include "shim_log.h"
+
+namespace cublasspy {
+namespace {
+
+const char* read_env(const char* name) { return getenv(name); }
+
+__attribute__((tls_model("initial-exec"))) thread_local ThreadState t_state;
+
+enum InitState : int { kUninitialized = 0, kInitializing = 1, kReady = 2, kDisabled = 3 };
+std::atomic<int> g_init{kUninitialized};
+Runtime* g_runtime = nullptr;  // allocated once, never freed: hooks may run during exit
+
+// Trace opening is rare (once per process and forked child) and never holds the lock across a
+// real CUDA call.
+std::mutex g_open_mutex;
+// 1 once this process (or forked child) has tried to open its trace; the fork handler resets it,
+// so the call path needs no getpid() system call to notice a fork.
+std::atomic<int> g_trace_attempted{0};
+std::atomic<long> g_trace_pid{0};
+std::atomic<uint64_t> g_parent_seq{0};
+std::atomic<long> g_parent_pid{0};
+std::atomic<bool> g_parent_cuda_ready{false};
+
+void write_stderr(const std::string& line) {
+  std::string text = line + "\n";
+  ssize_t ignored = ::write(STDERR_FILENO, text.data(), text.size());
+  (void)ignored;
+}
+
+// In a forked child: the parent's mapping is shared memory; writing it would corrupt the
+// parent's record. Forget it; the child's first call opens the child's own trace.
+void on_fork_child() {
+  t_state.tid = 0;
+  t_state.depth = 0;
+  t_state.current = nullptr;
+  Runtime* rt = g_runtime;
+  if (rt == nullptr) return;
+  if (format::FileHeader* h = rt->writer.header()) {
+    g_parent_seq.store(std::atomic_ref<uint64_t>(h->next_seq).load());
+    g_parent_pid.store(g_trace_pid.load());
+    g_parent_cuda_ready.store(rt->cuda_ready.load());
+  }
+  rt->writer.abandon_after_fork();
+  g_trace_pid.store(0);
+  g_trace_attempted.store(0);
+}
+
+void on_exit_mark() {
+  Runtime* rt = g_runtime;
+  if (rt != nullptr) rt->writer.mark_exited();
+}
+
+void initialize() {
+  std::vector<std::string> errors;
+  Config config = parse_config(&read_env, errors);
+  for (const std::string& e : errors) write_stderr(e);
+  if (config.disabled) {
+    g_init.store(kDisabled, std::memory_order_release);
+    return;
+  }
+  auto* rt = new Runtime;
+  rt->config = std::move(config);
+  log_configure(rt->config.log);
+  pthread_atfork(nullptr, nullptr, on_fork_child);
+  atexit(on_exit_mark);
+  g_runtime = rt;
+  g_init.store(kReady, std::memory_order_release);
+}
+
+}  // namespace
+
+ThreadState& thread_state() { return t_state; }
+
+std::atomic<uint64_t>& allocation_generation() {
+  static constinit std::atomic<uint64_t> generation{0};
+  return generation;
+}
+
+Runtime* runtime() {
+  int state = g_init.load(std::memory_order_acquire);
+  if (state == kReady) return g_runtime;
+  if (state == kDisabled) return nullptr;
+  int expected = kUninitialized;
+  if (g_init.compare_exchange_strong(expected, kInitializing, std::memory_order_acq_rel)) {
+    t_state.internal++;
+    initialize();
+    t_state.internal--;
+  } else {
+    while (g_init.load(std::memory_order_acquire) == kInitializing) sched_yield();
+  }
+  return g_init.load(std::memory_order_acquire) == kReady ? g_runtime : nullptr;
+}
+
+bool ensure_trace(Runtime& rt) {
+  if (g_trace_attempted.load(std::memory_order_acquire)) return rt.writer.is_open();
+  std::lock_guard<std::mutex> lock(g_open_mutex);
+  if (g_trace_attempted.load(std::memory_order_acquire)) return rt.writer.is_open();
+  long pid = getpid();
+  t_state.internal++;
+  TemplateValues values;
+  values.pid = pid;
+  values.host = host_name();
+  values.rank = rank_from_environment(&read_env);
+  values.start_time = start_time_text();
+  std::string template_error;
+  std::string path = expand_path_template(rt.config.trace_template, values, &template_error);
+  if (!template_error.empty()) log_warning("CUBLASSPY_TRACE: " + template_error);
+  rt.libraries_recorded = loaded_cuda_libraries();
+  KeyValueBlob info = collect_process_info(values.rank, values.start_time);
+  OpenResult opened =
+      rt.writer.open(path, rt.config.ring, function_table(), function_count(), info.bytes());
+  if (!opened.warning.empty()) log_warning(opened.warning);
+  bool ok = opened.ok;
+  if (ok) {
+    format::FileHeader* h = rt.writer.header();
+    if (g_parent_pid.load() != 0) {
+      h->forked_child = 1;
+      h->parent_pid_at_fork = static_cast<uint64_t>(g_parent_pid.load());
+      h->parent_seq_at_fork = g_parent_seq.load();
+      h->parent_cuda_ready = g_parent_cuda_ready.load() ? 1 : 0;
+    }
+    install_fatal_signal_handlers(&rt.writer);
+    g_trace_pid.store(pid);
+  }
+  g_trace_attempted.store(1, std::memory_order_release);
+  t_state.internal--;
+  return ok;
+}
+
+void apply_error_policy(const Runtime& rt) {
+  switch (rt.config.on_error) {
+    case OnError::kContinue: return;
+    case OnError::kAbort:
+      log_warning("CUBLASSPY_ON_ERROR=abort: aborting after a failing call (the trace is complete)");
+      abort();
+    case OnError::kTrap:
+      raise(SIGTRAP);
+      return;
+  }
+}
+
+}  // namespace cublasspy

@@ -1,0 +1,50 @@
+// The shim's process-wide state: settings, the trace, and the per-thread bookkeeping. Set up on
+// the first intercepted CUDA call (never in a constructor), reset in a forked child.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "trace_format.h"
+#include "trace_writer.h"
+
+namespace cublasspy {
+
+struct ThreadState {
+  uint32_t tid;          // cached gettid(); 0 until first use, reset in a forked child
+  uint32_t depth;        // intercepted calls on this thread's stack (nesting)
+  uint32_t internal;     // >0 while the shim itself calls CUDA: such calls pass straight through
+  format::RecordSlot* current;  // the innermost call in flight on this thread
+  format::RecordSlot scratch;   // where a call is written when the ring is full of calls in flight
+};
+
+// initial-exec TLS: no allocation and no lock on first access, safe in signal handlers.
+ThreadState& thread_state();
+
+class Runtime {
+ public:
+  Config config;
+  TraceWriter writer;
+  // True once the process has made a successful CUDA/cuBLAS initialization (for fork reports).
+  std::atomic<bool> cuda_ready{false};
+  // Libraries named in the trace so far (process section "library" entries).
+  std::vector<std::string> libraries_recorded;
+};
+
+// Bumped whenever device memory is freed: caches of pointer attributes compare it.
+std::atomic<uint64_t>& allocation_generation();
+
+// The runtime, set up on first use; nullptr when the shim is disabled (CUBLASSPY_DISABLE=1) or
+// could not set up. Safe from any thread; a thread arriving during set-up waits for it.
+Runtime* runtime();
+
+// Opens the trace if this process (or this forked child) has none yet. Cold path.
+bool ensure_trace(Runtime& rt);
+
+// Called after CUBLASSPY_ON_ERROR applies: abort or trap once the record is complete.
+void apply_error_policy(const Runtime& rt);
+
+}  // namespace cublasspy

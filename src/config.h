@@ -1,0 +1,49 @@
+// The shim's settings, read once from the environment (see CONTRACT.md, "Configuring the shim").
+// Parsing is separate from reading so the tools and the tests share it; a bad value yields a
+// message naming the variable and the accepted values, and the default is kept.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cublasspy {
+
+enum class ScanMode : uint8_t { kNone, kInputs, kOutputs, kAll };
+enum class OnError : uint8_t { kContinue, kAbort, kTrap };
+enum class DumpMode : uint8_t { kNone, kFailing, kAll };
+
+inline constexpr uint64_t kDefaultRing = 8192;   // records; 8 MiB of trace at 1 KiB a record
+inline constexpr uint64_t kMinRing = 16;
+inline constexpr uint64_t kMaxRing = 1u << 22;  // 4 GiB of trace: beyond that, a mistake
+
+struct Config {
+  bool disabled = false;
+  bool check = false;
+  bool sync = false;
+  ScanMode scan = ScanMode::kNone;
+  OnError on_error = OnError::kContinue;
+  DumpMode dump = DumpMode::kNone;
+  uint64_t ring = kDefaultRing;
+  std::string trace_template = "cublasspy-%p.cbt";
+  std::string log = "stderr";  // "stderr", "off", or a file path
+};
+
+// Reads a variable through `getenv_fn` (so tests can feed their own) and appends one message per
+// bad value to `errors`.
+using GetEnv = const char* (*)(const char*);
+Config parse_config(GetEnv getenv_fn, std::vector<std::string>& errors);
+
+// The individual parsers, exposed for the tools (`run` maps its options to the same names).
+bool parse_bool(std::string_view text, bool& out);
+bool parse_scan_mode(std::string_view text, ScanMode& out);
+bool parse_on_error(std::string_view text, OnError& out);
+bool parse_dump_mode(std::string_view text, DumpMode& out);
+bool parse_ring(std::string_view text, uint64_t& out);
+
+const char* to_string(ScanMode m);
+const char* to_string(OnError m);
+const char* to_string(DumpMode m);
+
+}  // namespace cublasspy

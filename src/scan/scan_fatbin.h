@@ -1,0 +1,22 @@
+// The scan kernel's fatbin, embedded in the shim at build time (scan.cmake). Present only when
+// the build found nvcc: CUBLASSPY_SCAN_KERNEL is then defined to 1, otherwise the shim scans on
+// the host alone.
+#pragma once
+
+namespace cublasspy::scan {
+
+#if CUBLASSPY_SCAN_KERNEL
+extern const unsigned char kScanFatbin[];
+extern const unsigned long kScanFatbinBytes;
+#endif
+
+// The embedded image, or nullptr when the build had no nvcc.
+constexpr const void* scan_fatbin() {
+#if CUBLASSPY_SCAN_KERNEL
+  return kScanFatbin;
+#else
+  return nullptr;
+#endif
+}
+
+}  // namespace cublasspy::scan

@@ -1,0 +1,203 @@
+// The on-disk layout of a cublasspy trace (.cbt). docs/FORMAT.md is the prose version of this
+// file; every struct here is pinned with static_asserts so the two cannot drift apart.
+//
+// A trace is one memory-mapped file, written in place while the process runs. Nothing is ever
+// "flushed": a process killed with SIGKILL leaves a file the reader can open, because every
+// byte the shim wrote is already in the page cache. The file is:
+//
+//   [FileHeader 4 KiB][ProcessSection][FunctionTable][Counters][first-failure Record][ring]
+//
+// Offsets live in the header so a reader never assumes them. Integers are little-endian
+// (the header's endian mark says so), all fields are naturally aligned.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cublasspy::format {
+
+inline constexpr char kMagic[8] = {'C', 'B', 'L', 'S', 'P', 'Y', 'T', 'R'};
+inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the wrong endian
+// Version table (also in docs/FORMAT.md):
+//   1  first format: header, process section, function table, counters, first failure, ring.
+inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kOldestReadableVersion = 1;
+
+inline constexpr uint32_t kHeaderBytes = 4096;
+inline constexpr uint32_t kRecordBytes = 1024;
+inline constexpr uint32_t kMaxFunctions = 512;   // function ids are < this
+inline constexpr uint32_t kMaxArgs = 48;         // argument slots in one record
+inline constexpr uint32_t kArgNameBytes = 24;
+inline constexpr uint32_t kFunctionNameBytes = 48;
+inline constexpr uint32_t kProcessSectionBytes = 64 * 1024;
+
+// How the process ended, written once by the exit or fatal-signal path.
+enum class EndState : uint32_t { kRunning = 0, kExited = 1, kSignaled = 2 };
+
+// Record state, kept in the low 2 bits of Record::word with the call's sequence number above.
+enum class RecordState : uint32_t { kEmpty = 0, kWriting = 1, kInFlight = 2, kCompleted = 3 };
+
+inline constexpr uint64_t pack_word(uint64_t seq, RecordState s) {
+  return (seq << 2) | static_cast<uint64_t>(s);
+}
+inline constexpr uint64_t word_seq(uint64_t w) { return w >> 2; }
+inline constexpr RecordState word_state(uint64_t w) { return static_cast<RecordState>(w & 3u); }
+
+// Record::flags bits.
+enum RecordFlags : uint32_t {
+  kFlagNested = 1u << 0,        // made from inside another intercepted call (cuBLAS -> cuBLASLt)
+  kFlagAlphaKnown = 1u << 1,    // alpha[] holds the value read from host memory
+  kFlagBetaKnown = 1u << 2,
+  kFlagCrashed = 1u << 3,       // a fatal signal arrived while this call was in flight
+  kFlagSynced = 1u << 4,        // CUBLASSPY_SYNC: the stream was synchronized after the call
+  kFlagScanned = 1u << 5,       // scan[] is filled
+  kFlagAsyncPinned = 1u << 6,   // async_status was found by synchronizing after this call
+  kFlagUnresolved = 1u << 7,    // the real function could not be found; status is the stand-in
+};
+
+// How a reader interprets an argument slot. Values are stable: append only.
+enum class ArgKind : uint8_t {
+  kNone = 0,
+  kInt = 1,            // signed integer (int, int64_t, long long)
+  kPointer = 2,        // an address, printed in hex
+  kOperation = 3,      // cublasOperation_t: N, T, C
+  kDataType = 4,       // cudaDataType
+  kComputeType = 5,    // cublasComputeType_t
+  kGemmAlgo = 6,       // cublasGemmAlgo_t
+  kPointerMode = 7,    // cublasPointerMode_t
+  kMathMode = 8,       // cublasMath_t
+  kStatusOut = 9,      // a value the call wrote back (e.g. device count); kArgUnset if not written
+  kText = 10,          // bytes of text starting at this slot, up to the end of args[]
+  kCudaError = 11,     // cudaError_t / CUresult
+  kLtAttribute = 12,   // a cuBLASLt attribute id (interpreted with the function)
+  kUInt = 13,          // unsigned integer
+  kLegacyChar = 14,    // 'N'/'T'/'C' character of the v1 API
+  kDouble = 15,        // a double stored bit for bit
+  kOrder = 16,         // cublasLtOrder_t
+  kEpilogue = 17,      // cublasLtEpilogue_t
+};
+
+// A slot the call was supposed to write but did not (e.g. cudaGetDeviceCount's count on error).
+inline constexpr uint64_t kArgUnset = 0x8000000000000000ull;
+
+// Per-operand NaN/Inf scan summary (CUBLASSPY_SCAN). Operand order: A, B, C (input C), D (output).
+struct ScanSummary {
+  uint64_t nan_count;
+  uint64_t pos_inf_count;
+  uint64_t neg_inf_count;
+  uint32_t first_row, first_col, first_batch;  // first non-finite element, valid if any count
+  uint32_t overflow;                           // 1: fp16/bf16 result beyond the type's range
+  double max_abs_finite;
+};
+static_assert(sizeof(ScanSummary) == 48);
+
+// One intercepted call. Written twice: before the real call (state kInFlight, every argument)
+// and after it (status, duration, state kCompleted). The reader trusts a record only if
+// `word` reads the same before and after it copies the body (a seqlock), so a record being
+// rewritten at the moment of a crash is recognized, not misread.
+struct Record {
+  uint64_t word;           // pack_word(seq, state); seq is 1-based and unique in the process
+  uint16_t function_id;    // index into the FunctionTable
+  uint16_t depth;          // nesting depth (0 = called by the program)
+  uint32_t flags;          // RecordFlags
+  uint32_t tid;
+  int32_t status;          // the value the call returned (cublasStatus_t, cudaError_t, ...)
+  uint64_t start_ns;       // CLOCK_MONOTONIC at entry
+  uint64_t duration_ns;
+  uint64_t handle;         // cublasHandle_t / cublasLtHandle_t, 0 if none
+  uint64_t stream;         // the handle's stream at the time of the call
+  int32_t pointer_mode;    // the handle's pointer mode, -1 if unknown
+  int32_t math_mode;       // the handle's math mode, -1 if unknown
+  int32_t async_status;    // CUBLASSPY_SYNC: cudaError_t read after the call; 0 if none
+  uint32_t check_bits;     // CUBLASSPY_CHECK findings, one bit per CheckId
+  double alpha[2];         // real, imaginary (kFlagAlphaKnown)
+  double beta[2];
+  uint64_t check_detail[2];  // the numbers behind the first finding (e.g. allocation size)
+  uint64_t args[kMaxArgs];   // slots described by the function's FunctionEntry
+};
+static_assert(offsetof(Record, function_id) == 8);
+static_assert(offsetof(Record, status) == 20);
+static_assert(offsetof(Record, start_ns) == 24);
+static_assert(offsetof(Record, handle) == 40);
+static_assert(offsetof(Record, pointer_mode) == 56);
+static_assert(offsetof(Record, alpha) == 72);
+static_assert(offsetof(Record, check_detail) == 104);
+static_assert(offsetof(Record, args) == 120);
+static_assert(sizeof(Record) == 120 + 8 * kMaxArgs);
+
+// The record as stored: the call plus its scan summaries, padded to kRecordBytes.
+struct RecordSlot {
+  Record call;
+  ScanSummary scan[4];
+  uint8_t pad[kRecordBytes - sizeof(Record) - 4 * sizeof(ScanSummary)];
+};
+static_assert(sizeof(RecordSlot) == kRecordBytes);
+
+// Describes one hooked function so a reader needs no compiled-in list: the trace is
+// self-describing, and new hooks need no reader change.
+struct ArgDescriptor {
+  char name[kArgNameBytes];  // "transa", "m", "lda", ...
+  uint8_t kind;              // ArgKind
+  uint8_t pad[7];
+};
+static_assert(sizeof(ArgDescriptor) == 32);
+
+struct FunctionEntry {
+  char name[kFunctionNameBytes];  // exported symbol name, "" for unused ids
+  uint16_t arg_count;
+  uint16_t family;                // FunctionFamily in hook_families.h (gemm, lt_matmul, ...)
+  uint32_t pad;
+  ArgDescriptor args[kMaxArgs];
+};
+static_assert(sizeof(FunctionEntry) == 56 + 32 * kMaxArgs);
+
+// Per-function totals, kept apart from the ring so they survive wrap-around.
+struct FunctionCounters {
+  uint64_t calls;
+  uint64_t failed;
+};
+
+struct FileHeader {
+  char magic[8];
+  uint32_t endian_mark;
+  uint32_t format_version;
+  uint32_t header_bytes;
+  uint32_t record_bytes;
+  uint32_t word_bytes;          // sizeof(void*) of the traced process
+  uint32_t function_count;      // entries in the function table
+  uint64_t process_offset;      // ProcessSection: "key\0value\0" pairs, ending with "\0\0"
+  uint64_t process_bytes;
+  uint64_t functions_offset;    // FunctionEntry[function_count]
+  uint64_t counters_offset;     // FunctionCounters[function_count]
+  uint64_t first_failure_offset;  // one RecordSlot, valid when first_failure_seq != 0
+  uint64_t ring_offset;         // RecordSlot[ring_capacity]
+  uint64_t ring_capacity;
+  uint64_t file_bytes;
+  // Written while the process runs (atomically):
+  uint64_t next_seq;            // last sequence number handed out (== calls made)
+  uint64_t next_ticket;         // ring tickets handed out
+  uint64_t first_failure_seq;   // 0: no failing call yet
+  uint32_t end_state;           // EndState
+  int32_t end_signal;           // signal number when kSignaled
+  int32_t exit_status;          // when kExited and known, else -1
+  uint32_t header_complete;     // 1 once the process section and tables are written
+  uint64_t dropped_records;     // records that could not be placed (ring full of calls in flight)
+  uint64_t first_async_seq;     // first call after which an asynchronous error was seen
+  int32_t first_async_error;
+  int32_t driver_version;       // cuDriverGetVersion, -1 until read (read without side effects)
+  int32_t runtime_version;      // cudaRuntimeGetVersion, -1 until read
+  uint32_t forked_child;        // 1: this process is a fork of a traced process
+  uint64_t parent_seq_at_fork;  // calls the parent had made when it forked (0: none)
+  uint64_t process_used;        // bytes of the process section in use (it grows: libraries)
+  uint64_t parent_pid_at_fork;  // the traced parent, when forked_child
+  uint32_t parent_cuda_ready;   // 1: the parent had initialized CUDA/cuBLAS before the fork
+  uint32_t pad0;
+};
+static_assert(offsetof(FileHeader, format_version) == 12);
+static_assert(offsetof(FileHeader, process_offset) == 32);
+static_assert(offsetof(FileHeader, next_seq) == 96);
+static_assert(offsetof(FileHeader, end_state) == 120);
+static_assert(sizeof(FileHeader) == 200);
+static_assert(sizeof(FileHeader) <= kHeaderBytes);
+
+}  // namespace cublasspy::format

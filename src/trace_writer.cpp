@@ -1,0 +1,248 @@
+#include "trace_writer.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace cublasspy {
+namespace {
+
+using namespace format;
+
+template <typename T>
+std::atomic_ref<T> atom(T& v) { return std::atomic_ref<T>(v); }
+
+uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+struct Layout {
+  uint64_t process_offset, functions_offset, counters_offset, first_failure_offset, ring_offset,
+      file_bytes;
+};
+
+Layout layout_for(uint32_t function_count, uint64_t capacity) {
+  Layout l{};
+  l.process_offset = kHeaderBytes;
+  l.functions_offset = l.process_offset + kProcessSectionBytes;
+  l.counters_offset = round_up(l.functions_offset + sizeof(FunctionEntry) * function_count, 64);
+  l.first_failure_offset =
+      round_up(l.counters_offset + sizeof(FunctionCounters) * function_count, kRecordBytes);
+  l.ring_offset = l.first_failure_offset + kRecordBytes;
+  l.file_bytes = round_up(l.ring_offset + capacity * kRecordBytes, 4096);
+  return l;
+}
+
+// Creates `path` exclusively without following links; if it exists, tries path.1, path.2, ...
+int create_exclusive(std::string& path, int& err) {
+  std::string base = path;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string candidate = attempt == 0 ? base : base + "." + std::to_string(attempt);
+    int fd = ::open(candidate.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      path = candidate;
+      return fd;
+    }
+    err = errno;
+    if (err != EEXIST) return -1;
+  }
+  return -1;
+}
+
+std::string dir_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+}
+std::string base_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Maps a file of `bytes` at `path`, reserving its blocks. Returns nullptr and sets `why`.
+void* map_file(std::string& path, uint64_t bytes, std::string& why) {
+  int err = 0;
+  int fd = create_exclusive(path, err);
+  if (fd < 0) {
+    why = "cannot create " + path + ": " + std::strerror(err);
+    return nullptr;
+  }
+  // posix_fallocate makes a full disk fail now, with a message, instead of a SIGBUS in the
+  // middle of the host's computation when a page is first touched.
+  int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes));
+  if (rc != 0) {
+    why = "cannot reserve " + std::to_string(bytes) + " bytes for " + path + ": " + std::strerror(rc);
+    ::close(fd);
+    ::unlink(path.c_str());
+    return nullptr;
+  }
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  int map_err = errno;
+  ::close(fd);
+  if (p == MAP_FAILED) {
+    why = "cannot map " + path + ": " + std::strerror(map_err);
+    ::unlink(path.c_str());
+    return nullptr;
+  }
+  return p;
+}
+
+}  // namespace
+
+OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
+                             const FunctionEntry* functions, uint32_t function_count,
+                             const std::string& process_section) {
+  OpenResult result;
+  Layout l = layout_for(function_count, capacity);
+  std::string path = requested;
+  std::string why;
+  void* base = map_file(path, l.file_bytes, why);
+  if (base == nullptr) {
+    // The user asked for a place we cannot write: keep the record elsewhere rather than lose it.
+    const char* tmp = getenv("TMPDIR");
+    std::string fallback = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + base_of(requested);
+    if (dir_of(requested) != dir_of(fallback)) {
+      path = fallback;
+      std::string why2;
+      base = map_file(path, l.file_bytes, why2);
+      if (base != nullptr) {
+        result.warning = why + "; writing the trace to " + path + " instead";
+      } else {
+        why += "; " + why2;
+      }
+    }
+  }
+  if (base == nullptr) {
+    base = ::mmap(nullptr, l.file_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) {
+      result.warning = why + "; no memory for an in-memory record either: not recording";
+      return result;
+    }
+    result.warning = why + "; recording in memory only (no trace file)";
+    path.clear();
+  } else {
+    result.file_backed = true;
+  }
+
+  auto* bytes = static_cast<char*>(base);
+  header_ = reinterpret_cast<FileHeader*>(bytes);
+  process_ = bytes + l.process_offset;
+  counters_ = reinterpret_cast<FunctionCounters*>(bytes + l.counters_offset);
+  first_failure_ = reinterpret_cast<RecordSlot*>(bytes + l.first_failure_offset);
+  ring_ = reinterpret_cast<RecordSlot*>(bytes + l.ring_offset);
+  capacity_ = capacity;
+  mapped_bytes_ = l.file_bytes;
+
+  // The file is fresh (zeroed); fill the parts a reader needs before the header says complete.
+  size_t process_bytes = std::min<size_t>(process_section.size(), kProcessSectionBytes - 2);
+  std::memcpy(process_, process_section.data(), process_bytes);
+  std::memcpy(bytes + l.functions_offset, functions, sizeof(FunctionEntry) * function_count);
+
+  FileHeader& h = *header_;
+  std::memcpy(h.magic, kMagic, sizeof kMagic);
+  h.endian_mark = kEndianMark;
+  h.format_version = kFormatVersion;
+  h.header_bytes = kHeaderBytes;
+  h.record_bytes = kRecordBytes;
+  h.word_bytes = sizeof(void*);
+  h.function_count = function_count;
+  h.process_offset = l.process_offset;
+  h.process_bytes = kProcessSectionBytes;
+  h.process_used = process_bytes;
+  h.functions_offset = l.functions_offset;
+  h.counters_offset = l.counters_offset;
+  h.first_failure_offset = l.first_failure_offset;
+  h.ring_offset = l.ring_offset;
+  h.ring_capacity = capacity;
+  h.file_bytes = l.file_bytes;
+  h.exit_status = -1;
+  h.driver_version = -1;
+  h.runtime_version = -1;
+  atom(h.header_complete).store(1, std::memory_order_release);
+
+  result.ok = true;
+  result.path = path;
+  return result;
+}
+
+RecordSlot* TraceWriter::claim(uint64_t* seq_out, RecordSlot* scratch) {
+  FileHeader& h = *header_;
+  uint64_t seq = atom(h.next_seq).fetch_add(1, std::memory_order_relaxed) + 1;
+  *seq_out = seq;
+  // A slot whose call is still in flight is skipped, never overwritten: the call a process was
+  // stuck in when it died must survive however many calls other threads made meanwhile.
+  for (uint64_t attempt = 0; attempt < capacity_; ++attempt) {
+    uint64_t ticket = atom(h.next_ticket).fetch_add(1, std::memory_order_relaxed);
+    RecordSlot* slot = &ring_[ticket % capacity_];
+    uint64_t word = atom(slot->call.word).load(std::memory_order_relaxed);
+    RecordState state = word_state(word);
+    if (state == RecordState::kInFlight || state == RecordState::kWriting) continue;
+    if (atom(slot->call.word).compare_exchange_strong(word, pack_word(seq, RecordState::kWriting),
+                                                      std::memory_order_acquire)) {
+      std::atomic_thread_fence(std::memory_order_release);
+      return slot;
+    }
+  }
+  atom(h.dropped_records).fetch_add(1, std::memory_order_relaxed);
+  return scratch;
+}
+
+void TraceWriter::publish_in_flight(RecordSlot* slot, uint64_t seq) {
+  atom(slot->call.word).store(pack_word(seq, RecordState::kInFlight), std::memory_order_release);
+}
+
+void TraceWriter::count_call(uint16_t function_id) {
+  atom(counters_[function_id].calls).fetch_add(1, std::memory_order_relaxed);
+}
+
+void TraceWriter::complete(RecordSlot* slot, uint64_t seq, bool failed) {
+  atom(slot->call.word).store(pack_word(seq, RecordState::kCompleted), std::memory_order_release);
+  if (!failed) return;
+  atom(counters_[slot->call.function_id].failed).fetch_add(1, std::memory_order_relaxed);
+  // The first failure is copied aside so that wrap-around cannot take it.
+  uint64_t none = 0;
+  if (atom(header_->first_failure_seq).load(std::memory_order_relaxed) == 0 &&
+      atom(header_->first_failure_seq).compare_exchange_strong(none, seq)) {
+    std::memcpy(first_failure_, slot, sizeof(RecordSlot));
+    atom(first_failure_->call.word).store(pack_word(seq, RecordState::kCompleted),
+                                          std::memory_order_release);
+  }
+}
+
+void TraceWriter::append_process_entry(const std::string& key, const std::string& value) {
+  // Only the thread holding the shim's (cold-path) registry lock calls this.
+  uint64_t used = header_->process_used;
+  uint64_t need = key.size() + value.size() + 2;
+  if (used + need + 2 > kProcessSectionBytes) return;
+  std::memcpy(process_ + used, key.c_str(), key.size() + 1);
+  std::memcpy(process_ + used + key.size() + 1, value.c_str(), value.size() + 1);
+  atom(header_->process_used).store(used + need, std::memory_order_release);
+}
+
+void TraceWriter::mark_signaled(int sig) {
+  if (header_ == nullptr) return;
+  header_->end_signal = sig;
+  atom(header_->end_state).store(static_cast<uint32_t>(EndState::kSignaled));
+}
+
+void TraceWriter::unmark_signaled() {
+  if (header_ == nullptr) return;
+  atom(header_->end_state).store(static_cast<uint32_t>(EndState::kRunning));
+  header_->end_signal = 0;
+}
+
+void TraceWriter::mark_exited() {
+  if (header_ == nullptr) return;
+  uint32_t running = static_cast<uint32_t>(EndState::kRunning);
+  atom(header_->end_state).compare_exchange_strong(running, static_cast<uint32_t>(EndState::kExited));
+}
+
+void TraceWriter::abandon_after_fork() {
+  if (header_ != nullptr) ::munmap(header_, mapped_bytes_);
+  header_ = nullptr;
+  ring_ = first_failure_ = nullptr;
+  counters_ = nullptr;
+  process_ = nullptr;
+}
+
+}  // namespace cublasspy

@@ -1,0 +1,64 @@
+// TraceWriter: the flight recorder's writing side. One memory-mapped file per process; records
+// are claimed from a ring without a lock, written in place, and readable after any death.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "trace_format.h"
+
+namespace cublasspy {
+
+// What opening produced: the file, a fallback file, or memory only (no file could be written).
+struct OpenResult {
+  bool ok = false;          // records can be written (to a file or to memory)
+  bool file_backed = false;
+  std::string path;         // the file actually written
+  std::string warning;      // set when something had to give (fallback location, memory only)
+};
+
+class TraceWriter {
+ public:
+  // Creates the trace: never follows a symlink, never clobbers an existing file (adds a suffix),
+  // reserves the blocks up front (a full disk fails here, not later with SIGBUS), and falls back
+  // to $TMPDIR, then to anonymous memory. `functions` has function_count entries.
+  OpenResult open(const std::string& path, uint64_t ring_capacity,
+                  const format::FunctionEntry* functions, uint32_t function_count,
+                  const std::string& process_section);
+
+  bool is_open() const { return header_ != nullptr; }
+  format::FileHeader* header() { return header_; }
+
+  // Claims a ring slot for a new call and marks it kWriting. Never blocks; returns a
+  // thread-private scratch slot when the ring is full of calls in flight (counted as dropped).
+  format::RecordSlot* claim(uint64_t* seq_out, format::RecordSlot* scratch);
+  // Makes a claimed record visible as in flight (all arguments written).
+  static void publish_in_flight(format::RecordSlot* slot, uint64_t seq);
+  // Makes the record visible as completed and updates the totals and the first failure.
+  void complete(format::RecordSlot* slot, uint64_t seq, bool failed);
+  void count_call(uint16_t function_id);
+
+  // Appends "key\0value\0" to the process section if it fits (libraries found later).
+  void append_process_entry(const std::string& key, const std::string& value);
+
+  // Async-signal-safe: record how the process ended.
+  void mark_signaled(int sig);
+  void unmark_signaled();
+  void mark_exited();
+
+  // The child of a fork must not write its parent's file: forget the mapping (no unmap of
+  // shared state is needed beyond the child's own view).
+  void abandon_after_fork();
+
+ private:
+  format::FileHeader* header_ = nullptr;
+  format::RecordSlot* ring_ = nullptr;
+  format::RecordSlot* first_failure_ = nullptr;
+  format::FunctionCounters* counters_ = nullptr;
+  char* process_ = nullptr;
+  uint64_t capacity_ = 0;
+  uint64_t mapped_bytes_ = 0;
+};
+
+}  // namespace cublasspy

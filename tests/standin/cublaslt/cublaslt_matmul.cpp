@@ -1,0 +1,382 @@
+// cublasLtMatmul and the heuristic in front of it. Both first turn the descriptors into a
+// checked plan (shape from the layouts, types, epilogue), so an unsupported problem is refused
+// the same way by cublasLtMatmulAlgoGetHeuristic (no algorithm) and by cublasLtMatmul.
+#include <cublasLt.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+#include "blas_handles.h"
+#include "gemm_core.h"
+#include "lt_descriptors.h"
+#include "standin_private.h"
+
+using namespace standin;
+
+namespace {
+
+constexpr int kIllegalAddress = 700;
+
+struct Plan {
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  MatrixView a, b, c, d;  // data pointers filled per call
+  int64_t a_stride = 0, b_stride = 0, c_stride = 0, d_stride = 0;
+  int64_t a_rows = 0, a_cols = 0, b_rows = 0, b_cols = 0;  // as stored
+  Op op_a = Op::N, op_b = Op::N;
+  cudaDataType scale_type = CUDA_R_32F;
+  cudaDataType bias_type = CUDA_R_32F;
+  Activation activation = Activation::None;
+  bool bias = false;
+  InputRounding rounding = InputRounding::None;
+};
+
+bool is_fp8(cudaDataType t) { return t == CUDA_R_8F_E4M3 || t == CUDA_R_8F_E5M2; }
+
+// The type combinations of the cublasLtMatmul documentation that the stand-in computes.
+bool types_supported(int32_t compute, cudaDataType scale, cudaDataType a, cudaDataType b, cudaDataType c,
+                     cudaDataType d) {
+  switch (compute) {
+    case CUBLAS_COMPUTE_16F:
+    case CUBLAS_COMPUTE_16F_PEDANTIC:
+      return scale == CUDA_R_16F && a == CUDA_R_16F && b == CUDA_R_16F && c == CUDA_R_16F && d == CUDA_R_16F;
+    case CUBLAS_COMPUTE_32F:
+    case CUBLAS_COMPUTE_32F_PEDANTIC:
+    case CUBLAS_COMPUTE_32F_FAST_16F:
+    case CUBLAS_COMPUTE_32F_FAST_16BF:
+    case CUBLAS_COMPUTE_32F_FAST_TF32:
+    case CUBLAS_COMPUTE_32F_EMULATED_16BFX9:
+      if (scale == CUDA_C_32F) return a == b && (a == CUDA_C_32F || a == CUDA_C_8I) && c == CUDA_C_32F && d == CUDA_C_32F;
+      if (scale != CUDA_R_32F) return false;
+      if (is_fp8(a) && is_fp8(b)) {  // FP8: any pair but E5M2 x E5M2, wider C, D possibly fp8
+        return !(a == CUDA_R_8F_E5M2 && b == CUDA_R_8F_E5M2) &&
+               (c == CUDA_R_16F || c == CUDA_R_16BF || c == CUDA_R_32F) &&
+               (d == c || is_fp8(d));
+      }
+      if (a != b || c != d) return false;
+      if (a == CUDA_R_32F) return c == CUDA_R_32F;
+      if (a == CUDA_R_16F || a == CUDA_R_16BF) return c == a || c == CUDA_R_32F;
+      if (a == CUDA_R_8I) return c == CUDA_R_32F;
+      return false;
+    case CUBLAS_COMPUTE_64F:
+    case CUBLAS_COMPUTE_64F_PEDANTIC:
+    case CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT:
+      return (scale == CUDA_R_64F && a == CUDA_R_64F && b == a && c == a && d == a) ||
+             (scale == CUDA_C_64F && a == CUDA_C_64F && b == a && c == a && d == a);
+    case CUBLAS_COMPUTE_32I:
+    case CUBLAS_COMPUTE_32I_PEDANTIC:
+      return a == CUDA_R_8I && b == CUDA_R_8I && c == d &&
+             ((scale == CUDA_R_32I && c == CUDA_R_32I) || (scale == CUDA_R_32F && (c == CUDA_R_8I || c == CUDA_R_32I)));
+  }
+  return false;
+}
+
+bool valid_op(int32_t op) { return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C; }
+
+Op to_op(int32_t op) { return op == CUBLAS_OP_N ? Op::N : (op == CUBLAS_OP_T ? Op::T : Op::C); }
+
+// Element (r, c) of a layout: column order r + c * ld, row order r * ld + c.
+MatrixView view_of(const LtLayout& l) {
+  MatrixView v;
+  v.type = static_cast<cudaDataType>(l.type);
+  v.row_stride = l.order == CUBLASLT_ORDER_ROW ? l.ld : 1;
+  v.col_stride = l.order == CUBLASLT_ORDER_ROW ? 1 : l.ld;
+  return v;
+}
+
+cublasStatus_t check_layout(const LtLayout& l) {
+  if (l.order != CUBLASLT_ORDER_COL && l.order != CUBLASLT_ORDER_ROW) return CUBLAS_STATUS_NOT_SUPPORTED;
+  if (l.rows > static_cast<uint64_t>(INT64_MAX) || l.cols > static_cast<uint64_t>(INT64_MAX)) return CUBLAS_STATUS_INVALID_VALUE;
+  const int64_t needed = std::max<int64_t>(1, static_cast<int64_t>(l.order == CUBLASLT_ORDER_ROW ? l.cols : l.rows));
+  if (l.ld < needed || l.batch_count < 1) return CUBLAS_STATUS_INVALID_VALUE;
+  if (!is_supported_type(static_cast<cudaDataType>(l.type))) return CUBLAS_STATUS_NOT_SUPPORTED;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t make_plan(const LtMatmulDesc& desc, const LtLayout& la, const LtLayout& lb, const LtLayout& lc,
+                         const LtLayout& ld, Plan* p) {
+  if (desc.magic != kLtMatmulDescMagic || la.magic != kLtLayoutMagic || lb.magic != kLtLayoutMagic ||
+      lc.magic != kLtLayoutMagic || ld.magic != kLtLayoutMagic) {
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  if (!valid_op(desc.transa) || !valid_op(desc.transb)) return CUBLAS_STATUS_INVALID_VALUE;
+  if (desc.transc != CUBLAS_OP_N) return CUBLAS_STATUS_NOT_SUPPORTED;
+  if (desc.pointer_mode < CUBLASLT_POINTER_MODE_HOST || desc.pointer_mode > CUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_HOST) {
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  for (const LtLayout* l : {&la, &lb, &lc, &ld})
+    if (cublasStatus_t s = check_layout(*l); s != CUBLAS_STATUS_SUCCESS) return s;
+
+  // The shape: op(A) is m x k, op(B) is k x n, C and D are m x n.
+  p->a_rows = static_cast<int64_t>(la.rows);
+  p->a_cols = static_cast<int64_t>(la.cols);
+  p->b_rows = static_cast<int64_t>(lb.rows);
+  p->b_cols = static_cast<int64_t>(lb.cols);
+  p->op_a = to_op(desc.transa);
+  p->op_b = to_op(desc.transb);
+  p->m = p->op_a == Op::N ? p->a_rows : p->a_cols;
+  p->k = p->op_a == Op::N ? p->a_cols : p->a_rows;
+  const int64_t kb = p->op_b == Op::N ? p->b_rows : p->b_cols;
+  p->n = p->op_b == Op::N ? p->b_cols : p->b_rows;
+  if (kb != p->k) return CUBLAS_STATUS_INVALID_VALUE;
+  for (const LtLayout* l : {&lc, &ld})
+    if (static_cast<int64_t>(l->rows) != p->m || static_cast<int64_t>(l->cols) != p->n) return CUBLAS_STATUS_INVALID_VALUE;
+  p->batch = ld.batch_count;
+  if (la.batch_count != p->batch || lb.batch_count != p->batch || lc.batch_count != p->batch) {
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+
+  p->scale_type = static_cast<cudaDataType>(desc.scale_type);
+  if (!types_supported(desc.compute_type, p->scale_type, static_cast<cudaDataType>(la.type),
+                       static_cast<cudaDataType>(lb.type), static_cast<cudaDataType>(lc.type),
+                       static_cast<cudaDataType>(ld.type))) {
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+
+  switch (desc.epilogue) {
+    case CUBLASLT_EPILOGUE_DEFAULT: break;
+    case CUBLASLT_EPILOGUE_RELU: p->activation = Activation::Relu; break;
+    case CUBLASLT_EPILOGUE_GELU: p->activation = Activation::Gelu; break;
+    case CUBLASLT_EPILOGUE_BIAS: p->bias = true; break;
+    case CUBLASLT_EPILOGUE_RELU_BIAS: p->bias = true; p->activation = Activation::Relu; break;
+    case CUBLASLT_EPILOGUE_GELU_BIAS: p->bias = true; p->activation = Activation::Gelu; break;
+    default: return CUBLAS_STATUS_NOT_SUPPORTED;  // aux outputs and gradients are not modelled
+  }
+  const cudaDataType d_type = static_cast<cudaDataType>(ld.type);
+  p->bias_type = desc.bias_data_type >= 0 ? static_cast<cudaDataType>(desc.bias_data_type)
+                                          : (is_fp8(d_type) ? static_cast<cudaDataType>(lc.type) : d_type);
+  if (p->bias && !is_supported_type(p->bias_type)) return CUBLAS_STATUS_NOT_SUPPORTED;
+
+  switch (desc.compute_type) {
+    case CUBLAS_COMPUTE_32F_FAST_TF32: p->rounding = InputRounding::TF32; break;
+    case CUBLAS_COMPUTE_32F_FAST_16F: p->rounding = InputRounding::Half; break;
+    case CUBLAS_COMPUTE_32F_FAST_16BF: p->rounding = InputRounding::BF16; break;
+    default: break;
+  }
+  p->a = view_of(la);
+  p->b = view_of(lb);
+  p->c = view_of(lc);
+  p->d = view_of(ld);
+  p->a_stride = la.batch_stride;
+  p->b_stride = lb.batch_stride;
+  p->c_stride = lc.batch_stride;
+  p->d_stride = ld.batch_stride;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+// The handle check shared by every call that takes one: null is NOT_INITIALIZED, anything
+// that is neither a cuBLASLt nor a cuBLAS handle (PyTorch passes the latter) crashes.
+bool handle_ok(cublasLtHandle_t h) {
+  if (h == nullptr) return false;
+  checked_lt_handle_device(h);
+  return true;
+}
+
+void fill_result(cublasLtMatmulHeuristicResult_t* r) {
+  std::memset(r, 0, sizeof *r);
+  r->algo.data[0] = kLtAlgoMagic;
+  r->workspaceSize = 0;
+  r->state = CUBLAS_STATUS_SUCCESS;
+  r->wavesCount = 1.0f;
+}
+
+const void* at(const void* base, int64_t index, cudaDataType type) {
+  return static_cast<const char*>(base) + index * static_cast<int64_t>(element_size(type));
+}
+
+bool reachable(const void* p, size_t bytes) { return bytes == 0 || standin_device_accessible(p, bytes); }
+
+cublasStatus_t device_fault() {
+  standin_set_sticky_error(kIllegalAddress);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+double load_scale(const void* p) {
+  float f = 1.0f;
+  if (p) std::memcpy(&f, p, sizeof f);
+  return f;
+}
+
+// Validated, non-empty problem: read the scalars, check every operand is device memory, compute.
+cublasStatus_t execute(const LtMatmulDesc& desc, const Plan& plan, const void* alpha, const void* beta, const void* A,
+                       const void* B, const void* C, void* D) {
+  const size_t scalar = element_size(plan.scale_type);
+  const size_t vector = scalar * static_cast<size_t>(plan.m);
+  const int32_t mode = desc.pointer_mode;
+  const bool alpha_vector = mode >= CUBLASLT_POINTER_MODE_DEVICE_VECTOR;
+  const bool beta_vector = mode == CUBLASLT_POINTER_MODE_DEVICE_VECTOR;
+  const bool beta_zero = mode == CUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_ZERO;
+  const bool beta_on_device = mode == CUBLASLT_POINTER_MODE_DEVICE || beta_vector;
+  const bool alpha_on_device = mode != CUBLASLT_POINTER_MODE_HOST;
+  if ((alpha_on_device && !reachable(alpha, alpha_vector ? vector : scalar)) ||
+      (beta_on_device && !reachable(beta, beta_vector ? vector : scalar))) {
+    return device_fault();
+  }
+
+  GemmProblem p;
+  p.op_a = plan.op_a;
+  p.op_b = plan.op_b;
+  p.m = plan.m;
+  p.n = plan.n;
+  p.k = plan.k;
+  p.scale_type = plan.scale_type;
+  p.rounding = plan.rounding;
+  p.alpha = alpha_vector ? 1.0 : load_scalar(alpha, plan.scale_type);
+  p.beta = beta_zero ? 0.0 : (beta_vector ? 1.0 : load_scalar(beta, plan.scale_type));
+  p.activation = plan.activation;
+  p.bias_type = plan.bias_type;
+  p.a = plan.a;
+  p.b = plan.b;
+  p.c = plan.c;
+  p.d = plan.d;
+  for (const void* s : {desc.a_scale_pointer, desc.b_scale_pointer, desc.c_scale_pointer, desc.d_scale_pointer})
+    if (s != nullptr && !reachable(s, sizeof(float))) return device_fault();
+  if (desc.amax_d_pointer != nullptr && !reachable(desc.amax_d_pointer, sizeof(float))) return device_fault();
+  p.scale_a = load_scale(desc.a_scale_pointer);
+  p.scale_b = load_scale(desc.b_scale_pointer);
+  p.scale_c = load_scale(desc.c_scale_pointer);
+  p.scale_d = load_scale(desc.d_scale_pointer);
+
+  const bool reads_ab = plan.k > 0 && (alpha_vector || p.alpha != 0.0);
+  const bool reads_c = beta_vector || p.beta != 0.0;
+  const size_t a_bytes = reads_ab ? matrix_extent_bytes(plan.a_rows, plan.a_cols, plan.a) : 0;
+  const size_t b_bytes = reads_ab ? matrix_extent_bytes(plan.b_rows, plan.b_cols, plan.b) : 0;
+  const size_t c_bytes = reads_c ? matrix_extent_bytes(plan.m, plan.n, plan.c) : 0;
+  const size_t d_bytes = matrix_extent_bytes(plan.m, plan.n, plan.d);
+  const size_t bias_bytes = plan.bias ? element_size(plan.bias_type) * static_cast<size_t>(plan.m) : 0;
+  if (plan.bias && desc.bias_pointer == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  for (int64_t i = 0; i < plan.batch; ++i) {
+    if (!reachable(at(A, i * plan.a_stride, plan.a.type), a_bytes) ||
+        !reachable(at(B, i * plan.b_stride, plan.b.type), b_bytes) ||
+        !reachable(at(C, i * plan.c_stride, plan.c.type), c_bytes) ||
+        !reachable(at(D, i * plan.d_stride, plan.d.type), d_bytes) ||
+        (plan.bias && !reachable(at(desc.bias_pointer, i * desc.bias_batch_stride, plan.bias_type), bias_bytes))) {
+      return device_fault();
+    }
+  }
+
+  for (int64_t i = 0; i < plan.batch; ++i) {
+    p.a.data = at(A, i * plan.a_stride, plan.a.type);
+    p.b.data = at(B, i * plan.b_stride, plan.b.type);
+    p.c.data = at(C, i * plan.c_stride, plan.c.type);
+    p.d.data = at(D, i * plan.d_stride, plan.d.type);
+    p.bias = plan.bias ? at(desc.bias_pointer, i * desc.bias_batch_stride, plan.bias_type) : nullptr;
+    if (alpha_vector) p.alpha_vector = at(alpha, i * desc.alpha_vector_batch_stride, plan.scale_type);
+    if (beta_vector) p.beta_vector = at(beta, i * desc.alpha_vector_batch_stride, plan.scale_type);
+    p.amax_d = (i == 0) ? static_cast<float*>(desc.amax_d_pointer) : nullptr;
+    run_gemm(p);
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+// One algorithm for every supported problem, needing no workspace.
+STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle,
+                                                             cublasLtMatmulDesc_t operationDesc,
+                                                             cublasLtMatrixLayout_t Adesc,
+                                                             cublasLtMatrixLayout_t Bdesc,
+                                                             cublasLtMatrixLayout_t Cdesc,
+                                                             cublasLtMatrixLayout_t Ddesc,
+                                                             cublasLtMatmulPreference_t preference,
+                                                             int requestedAlgoCount,
+                                                             cublasLtMatmulHeuristicResult_t heuristicResultsArray[],
+                                                             int* returnAlgoCount) {
+  const standin_fault_action fault = standin_enter("cublasLtMatmulAlgoGetHeuristic");
+  if (fault.fail) return static_cast<cublasStatus_t>(fault.status);
+  if (!handle_ok(lightHandle)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (operationDesc == nullptr || Adesc == nullptr || Bdesc == nullptr || Cdesc == nullptr || Ddesc == nullptr ||
+      preference == nullptr || requestedAlgoCount < 1 || heuristicResultsArray == nullptr || returnAlgoCount == nullptr) {
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  *returnAlgoCount = 0;
+  Plan plan;
+  if (cublasStatus_t s = make_plan(*as_desc(operationDesc), *as_layout(Adesc), *as_layout(Bdesc), *as_layout(Cdesc),
+                                   *as_layout(Ddesc), &plan);
+      s != CUBLAS_STATUS_SUCCESS) {
+    return s;
+  }
+  fill_result(&heuristicResultsArray[0]);
+  *returnAlgoCount = 1;
+  if (fault.async_error) standin_set_sticky_error(fault.async_error);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType,
+                                                     cudaDataType_t scaleType, cudaDataType_t Atype,
+                                                     cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype,
+                                                     int algoId, cublasLtMatmulAlgo_t* algo) {
+  const standin_fault_action fault = standin_enter("cublasLtMatmulAlgoInit");
+  if (fault.fail) return static_cast<cublasStatus_t>(fault.status);
+  if (!handle_ok(lightHandle)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (algo == nullptr || algoId != 0) return CUBLAS_STATUS_INVALID_VALUE;
+  if (!types_supported(computeType, scaleType, Atype, Btype, Ctype, Dtype)) return CUBLAS_STATUS_NOT_SUPPORTED;
+  std::memset(algo, 0, sizeof *algo);
+  algo->data[0] = kLtAlgoMagic;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc,
+                                                      cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc,
+                                                      cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc,
+                                                      const cublasLtMatmulAlgo_t* algo,
+                                                      cublasLtMatmulHeuristicResult_t* result) {
+  const standin_fault_action fault = standin_enter("cublasLtMatmulAlgoCheck");
+  if (fault.fail) return static_cast<cublasStatus_t>(fault.status);
+  if (!handle_ok(lightHandle)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (operationDesc == nullptr || Adesc == nullptr || Bdesc == nullptr || Cdesc == nullptr || Ddesc == nullptr ||
+      algo == nullptr || result == nullptr) {
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  if (algo->data[0] != kLtAlgoMagic) return CUBLAS_STATUS_INVALID_VALUE;
+  Plan plan;
+  if (cublasStatus_t s = make_plan(*as_desc(operationDesc), *as_layout(Adesc), *as_layout(Bdesc), *as_layout(Cdesc),
+                                   *as_layout(Ddesc), &plan);
+      s != CUBLAS_STATUS_SUCCESS) {
+    return s;
+  }
+  fill_result(result);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+// D = epilogue(alpha * op(A) op(B) + beta * C), with the layouts' batches and the descriptor's
+// scale pointers. `algo` may be null (the library then picks one); it is otherwise not
+// inspected, since the stand-in has a single algorithm.
+STANDIN_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
+                                             const void* alpha, const void* A, cublasLtMatrixLayout_t Adesc,
+                                             const void* B, cublasLtMatrixLayout_t Bdesc, const void* beta,
+                                             const void* C, cublasLtMatrixLayout_t Cdesc, void* D,
+                                             cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t* /*algo*/,
+                                             void* /*workspace*/, size_t /*workspaceSizeInBytes*/,
+                                             cudaStream_t /*stream*/) {
+  const standin_fault_action fault = standin_enter("cublasLtMatmul");
+  if (fault.fail) return static_cast<cublasStatus_t>(fault.status);
+  if (!handle_ok(lightHandle)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (computeDesc == nullptr || Adesc == nullptr || Bdesc == nullptr || Cdesc == nullptr || Ddesc == nullptr ||
+      alpha == nullptr || beta == nullptr) {
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  const LtMatmulDesc& desc = *as_desc(computeDesc);
+  Plan plan;
+  if (cublasStatus_t s = make_plan(desc, *as_layout(Adesc), *as_layout(Bdesc), *as_layout(Cdesc), *as_layout(Ddesc), &plan);
+      s != CUBLAS_STATUS_SUCCESS) {
+    return s;
+  }
+  if (standin_sticky_error() != 0) return CUBLAS_STATUS_EXECUTION_FAILED;
+  if (int s = standin_shape_fault(plan.m, plan.n, plan.k); s != 0) return static_cast<cublasStatus_t>(s);
+  if (plan.m == 0 || plan.n == 0) return CUBLAS_STATUS_SUCCESS;
+  if (fault.async_error) {
+    standin_set_sticky_error(fault.async_error);
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  const int sticky_before = standin_sticky_error();
+  const cublasStatus_t s = execute(desc, plan, alpha, beta, A, B, C, D);
+  if (s == CUBLAS_STATUS_SUCCESS && fault.corrupt && standin_sticky_error() == sticky_before) {
+    corrupt_first_element(D, plan.d.type);
+  }
+  return s;
+}
+
+}  // extern "C"

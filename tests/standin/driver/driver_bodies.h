@@ -1,0 +1,22 @@
+// Driver entry points reachable under more than one exported name: the current symbol
+// (cuMemcpyHtoD_v2), its per-thread-default-stream alias (cuMemcpyHtoD_v2_ptds) or a legacy
+// symbol with the same signature (cuStreamDestroy). Each exported name is a one-line wrapper
+// that passes its own name, so STANDIN_FAIL and friends count exactly the symbol that was called.
+#pragma once
+
+#include <cuda.h>
+
+namespace standin::driver {
+
+CUresult device_get_uuid(const char* name, CUuuid* uuid, CUdevice dev);
+CUresult primary_ctx_release(const char* name, CUdevice dev);
+CUresult stream_destroy(const char* name, CUstream stream);
+CUresult stream_synchronize(const char* name, CUstream stream);
+CUresult mem_copy(const char* name, CUdeviceptr dst, CUdeviceptr src, size_t bytes);
+CUresult mem_copy_checked(const char* name, void* dst, bool dst_device, const void* src, bool src_device,
+                          size_t bytes);
+CUresult mem_set_d8(const char* name, CUdeviceptr dst, unsigned char value, size_t count);
+CUresult get_proc_address(const char* name, const char* symbol, void** pfn, int cuda_version,
+                          cuuint64_t flags, CUdriverProcAddressQueryResult* status, bool legacy);
+
+}  // namespace standin::driver

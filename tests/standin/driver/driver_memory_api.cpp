@@ -1,0 +1,255 @@
+// Driver API, part 2: memory and pointer queries, over the allocation table.
+#include <cstring>
+
+#include "driver_bodies.h"
+#include "driver_entry.h"
+
+using namespace standin::driver;
+
+namespace {
+
+constexpr unsigned kDeviceKinds = (1u << STANDIN_MEMORY_DEVICE) | (1u << STANDIN_MEMORY_MANAGED);
+constexpr unsigned kHostKinds = 1u << STANDIN_MEMORY_HOST;
+
+void* as_ptr(CUdeviceptr p) { return reinterpret_cast<void*>(static_cast<uintptr_t>(p)); }
+
+// A pointer the copy engine may read or write `bytes` at: memory in the table must hold the whole
+// range; other (pageable host) memory is allowed only where `host_ok`.
+bool copy_range_ok(const void* p, size_t bytes, bool host_ok) {
+  standin_allocation a{};
+  if (!find(p, &a)) return host_ok;
+  const size_t offset = static_cast<size_t>(static_cast<const char*>(p) - static_cast<const char*>(a.base));
+  return bytes <= a.size - offset;
+}
+
+CUresult allocate_into(void** out, size_t bytes, int kind) {
+  void* p = allocate(bytes, kind, current_context()->device);
+  if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  *out = p;
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+STANDIN_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
+  STANDIN_DRIVER_ENTRY("cuMemAlloc_v2");
+  STANDIN_REQUIRE_CONTEXT();
+  if (dptr == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (sticky() != CUDA_SUCCESS) return sticky();
+  void* p = nullptr;
+  CUresult r = allocate_into(&p, bytesize, STANDIN_MEMORY_DEVICE);
+  if (r == CUDA_SUCCESS) *dptr = reinterpret_cast<CUdeviceptr>(p);
+  return finish(r, fault);
+}
+
+STANDIN_EXPORT CUresult cuMemAllocManaged(CUdeviceptr* dptr, size_t bytesize, unsigned int flags) {
+  STANDIN_DRIVER_ENTRY("cuMemAllocManaged");
+  STANDIN_REQUIRE_CONTEXT();
+  if (dptr == nullptr || bytesize == 0 || (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (sticky() != CUDA_SUCCESS) return sticky();
+  void* p = nullptr;
+  CUresult r = allocate_into(&p, bytesize, STANDIN_MEMORY_MANAGED);
+  if (r == CUDA_SUCCESS) *dptr = reinterpret_cast<CUdeviceptr>(p);
+  return finish(r, fault);
+}
+
+STANDIN_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr) {
+  STANDIN_DRIVER_ENTRY("cuMemFree_v2");
+  STANDIN_REQUIRE_CONTEXT();
+  if (sticky() != CUDA_SUCCESS) return sticky();
+  if (dptr == 0) return finish(CUDA_SUCCESS, fault);
+  if (!release(as_ptr(dptr), kDeviceKinds)) return CUDA_ERROR_INVALID_VALUE;
+  return finish(CUDA_SUCCESS, fault);
+}
+
+STANDIN_EXPORT CUresult cuMemAllocHost_v2(void** pp, size_t bytesize) {
+  STANDIN_DRIVER_ENTRY("cuMemAllocHost_v2");
+  STANDIN_REQUIRE_CONTEXT();
+  if (pp == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (sticky() != CUDA_SUCCESS) return sticky();
+  return finish(allocate_into(pp, bytesize, STANDIN_MEMORY_HOST), fault);
+}
+
+STANDIN_EXPORT CUresult cuMemHostAlloc(void** pp, size_t bytesize, unsigned int Flags) {
+  STANDIN_DRIVER_ENTRY("cuMemHostAlloc");
+  STANDIN_REQUIRE_CONTEXT();
+  constexpr unsigned kKnown = CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED;
+  if (pp == nullptr || (Flags & ~kKnown) != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (sticky() != CUDA_SUCCESS) return sticky();
+  return finish(allocate_into(pp, bytesize, STANDIN_MEMORY_HOST), fault);
+}
+
+STANDIN_EXPORT CUresult cuMemFreeHost(void* p) {
+  STANDIN_DRIVER_ENTRY("cuMemFreeHost");
+  STANDIN_REQUIRE_CONTEXT();
+  if (sticky() != CUDA_SUCCESS) return sticky();
+  if (p == nullptr) return finish(CUDA_SUCCESS, fault);
+  if (!release(p, kHostKinds)) return CUDA_ERROR_INVALID_VALUE;
+  return finish(CUDA_SUCCESS, fault);
+}
+
+STANDIN_EXPORT CUresult cuMemGetInfo_v2(size_t* free, size_t* total) {
+  STANDIN_DRIVER_ENTRY("cuMemGetInfo_v2");
+  STANDIN_REQUIRE_CONTEXT();
+  if (free == nullptr || total == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *total = config().memory_per_device;
+  *free = *total - bytes_in_use(current_context()->device);
+  return finish(CUDA_SUCCESS, fault);
+}
+
+STANDIN_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr* pbase, size_t* psize, CUdeviceptr dptr) {
+  STANDIN_DRIVER_ENTRY("cuMemGetAddressRange_v2");
+  STANDIN_REQUIRE_CONTEXT();
+  standin_allocation a{};
+  if (!find(as_ptr(dptr), &a) || a.kind == STANDIN_MEMORY_HOST) return CUDA_ERROR_NOT_FOUND;
+  if (pbase) *pbase = reinterpret_cast<CUdeviceptr>(a.base);
+  if (psize) *psize = a.size;
+  return finish(CUDA_SUCCESS, fault);
+}
+
+}  // extern "C"
+
+// ---- copies and memset: everything is synchronous ------------------------------------------
+// Bodies shared with the per-thread-default-stream aliases (driver_legacy_names.cpp), each
+// counted under the name it was called by.
+
+CUresult standin::driver::mem_copy(const char* name, CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  STANDIN_DRIVER_ENTRY(name);
+  STANDIN_REQUIRE_CONTEXT();
+  if (sticky() != CUDA_SUCCESS) return sticky();
+  if (bytes == 0) return finish(CUDA_SUCCESS, fault);
+  if (!copy_range_ok(as_ptr(dst), bytes, true) || !copy_range_ok(as_ptr(src), bytes, true)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  std::memmove(as_ptr(dst), as_ptr(src), bytes);
+  return finish(CUDA_SUCCESS, fault);
+}
+
+CUresult standin::driver::mem_copy_checked(const char* name, void* dst, bool dst_device, const void* src,
+                                           bool src_device, size_t bytes) {
+  STANDIN_DRIVER_ENTRY(name);
+  STANDIN_REQUIRE_CONTEXT();
+  if (sticky() != CUDA_SUCCESS) return sticky();
+  if (bytes == 0) return finish(CUDA_SUCCESS, fault);
+  if (!copy_range_ok(dst, bytes, !dst_device) || !copy_range_ok(src, bytes, !src_device)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  std::memmove(dst, src, bytes);
+  return finish(CUDA_SUCCESS, fault);
+}
+
+CUresult standin::driver::mem_set_d8(const char* name, CUdeviceptr dst, unsigned char value, size_t count) {
+  STANDIN_DRIVER_ENTRY(name);
+  STANDIN_REQUIRE_CONTEXT();
+  if (sticky() != CUDA_SUCCESS) return sticky();
+  if (count == 0) return finish(CUDA_SUCCESS, fault);
+  if (!copy_range_ok(as_ptr(dst), count, false)) return CUDA_ERROR_INVALID_VALUE;
+  std::memset(as_ptr(dst), value, count);
+  return finish(CUDA_SUCCESS, fault);
+}
+
+extern "C" {
+
+STANDIN_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
+  return mem_copy("cuMemcpy", dst, src, ByteCount);
+}
+
+STANDIN_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount) {
+  return mem_copy_checked("cuMemcpyHtoD_v2", as_ptr(dstDevice), true, srcHost, false, ByteCount);
+}
+
+STANDIN_EXPORT CUresult cuMemcpyDtoH_v2(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
+  return mem_copy_checked("cuMemcpyDtoH_v2", dstHost, false, as_ptr(srcDevice), true, ByteCount);
+}
+
+STANDIN_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
+  return mem_copy_checked("cuMemcpyDtoD_v2", as_ptr(dstDevice), true, as_ptr(srcDevice), true, ByteCount);
+}
+
+STANDIN_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
+  return mem_set_d8("cuMemsetD8_v2", dstDevice, uc, N);
+}
+
+}  // extern "C"
+
+// ---- pointer attributes ------------------------------------------------------------------------
+
+namespace {
+
+template <class T>
+void put(void* data, T value) {
+  std::memcpy(data, &value, sizeof value);
+}
+
+// Writes one attribute of `ptr` (found in the table as `a`, or not: `known` false) into data.
+// Returns false for an attribute that is invalid for this pointer.
+bool write_attribute(CUpointer_attribute attribute, const void* ptr, bool known, const standin_allocation& a,
+                     void* data) {
+  const bool on_device = known && a.kind != STANDIN_MEMORY_HOST;
+  switch (attribute) {
+    case CU_POINTER_ATTRIBUTE_CONTEXT: put<CUcontext>(data, known ? primary_context(a.device) : nullptr); return true;
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+      put<unsigned int>(data, !known ? 0u
+                                    : (a.kind == STANDIN_MEMORY_HOST ? unsigned{CU_MEMORYTYPE_HOST}
+                                                                     : unsigned{CU_MEMORYTYPE_DEVICE}));
+      return true;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: put<CUdeviceptr>(data, known ? reinterpret_cast<CUdeviceptr>(ptr) : 0); return true;
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+      put<void*>(data, known && a.kind != STANDIN_MEMORY_DEVICE ? const_cast<void*>(ptr) : nullptr);
+      return true;
+    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: put<bool>(data, false); return true;
+    case CU_POINTER_ATTRIBUTE_BUFFER_ID: put<unsigned long long>(data, known ? a.id : 0); return true;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED: put<bool>(data, known && a.kind == STANDIN_MEMORY_MANAGED); return true;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: put<int>(data, known ? a.device : -2); return true;
+    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE: put<bool>(data, on_device); return true;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: put<CUdeviceptr>(data, known ? reinterpret_cast<CUdeviceptr>(a.base) : 0); return true;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE: put<size_t>(data, known ? a.size : 0); return true;
+    case CU_POINTER_ATTRIBUTE_MAPPED: put<bool>(data, known); return true;
+    case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES: put<unsigned long long>(data, 0); return true;
+    case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: put<bool>(data, false); return true;
+    case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+      put<unsigned int>(data, known ? CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE : CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE);
+      return true;
+    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: put<void*>(data, nullptr); return true;
+    case CU_POINTER_ATTRIBUTE_MAPPING_SIZE: put<size_t>(data, known ? a.size : 0); return true;
+    case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR: put<void*>(data, known ? a.base : nullptr); return true;
+    case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID: put<unsigned long long>(data, known ? a.id : 0); return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+STANDIN_EXPORT CUresult cuPointerGetAttribute(void* data, CUpointer_attribute attribute, CUdeviceptr ptr) {
+  STANDIN_DRIVER_ENTRY("cuPointerGetAttribute");
+  STANDIN_REQUIRE_INIT();
+  if (data == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  standin_allocation a{};
+  // Unlike cuPointerGetAttributes, the single query fails for memory the driver does not know.
+  if (!find(as_ptr(ptr), &a)) return CUDA_ERROR_INVALID_VALUE;
+  if (attribute == CU_POINTER_ATTRIBUTE_HOST_POINTER && a.kind == STANDIN_MEMORY_DEVICE) return CUDA_ERROR_INVALID_VALUE;
+  if (!write_attribute(attribute, as_ptr(ptr), true, a, data)) return CUDA_ERROR_INVALID_VALUE;
+  return finish(CUDA_SUCCESS, fault);
+}
+
+STANDIN_EXPORT CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute* attributes,
+                                               void** data, CUdeviceptr ptr) {
+  STANDIN_DRIVER_ENTRY("cuPointerGetAttributes");
+  STANDIN_REQUIRE_INIT();
+  if (numAttributes == 0 || attributes == nullptr || data == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  standin_allocation a{};
+  const bool known = find(as_ptr(ptr), &a);
+  for (unsigned int i = 0; i < numAttributes; ++i) {
+    if (data[i] == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    if (!write_attribute(attributes[i], as_ptr(ptr), known, a, data[i])) return CUDA_ERROR_INVALID_VALUE;
+  }
+  return finish(CUDA_SUCCESS, fault);
+}
+
+}  // extern "C"

@@ -1,0 +1,125 @@
+// cuGetProcAddress: the door through which NVIDIA's runtime and libraries reach the driver.
+// Names are asked for without version suffixes ("cuMemAlloc") together with the CUDA version
+// the caller was built for; the driver answers with the newest ABI-compatible symbol
+// (cuMemAlloc_v2 from 3.2 on). The stand-in answers with its own functions, and reports names
+// it does not implement as not found, never as a crash.
+#include <cstring>
+
+#include "driver_bodies.h"
+#include "driver_entry.h"
+
+using namespace standin::driver;
+
+// The per-thread-default-stream aliases and legacy names are defined in driver_legacy_names.cpp,
+// which sees cuda.h in its internal mode; here they are declared by hand to take their addresses.
+extern "C" {
+CUresult cuMemcpy_ptds(CUdeviceptr, CUdeviceptr, size_t);
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr, const void*, size_t);
+CUresult cuMemcpyDtoH_v2_ptds(void*, CUdeviceptr, size_t);
+CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr, CUdeviceptr, size_t);
+CUresult cuMemsetD8_v2_ptds(CUdeviceptr, unsigned char, size_t);
+CUresult cuStreamSynchronize_ptsz(CUstream);
+// Public cuda.h #defines these names to their successors; the asm labels name the real symbols.
+CUresult standin_legacy_cuGetProcAddress(const char*, void**, int, cuuint64_t) __asm__("cuGetProcAddress");
+CUresult standin_legacy_cuStreamDestroy(CUstream) __asm__("cuStreamDestroy");
+CUresult standin_legacy_cuDevicePrimaryCtxRelease(CUdevice) __asm__("cuDevicePrimaryCtxRelease");
+CUresult standin_legacy_cuDeviceGetUuid(CUuuid*, CUdevice) __asm__("cuDeviceGetUuid");
+}
+
+namespace {
+
+struct Entry {
+  const char* name;  // as requested: no version suffix
+  int version;       // CUDA version that introduced this ABI
+  void* fn;
+  void* per_thread;  // the _ptds/_ptsz flavour, when the API has one
+};
+
+template <class F>
+void* addr(F* f) {
+  return reinterpret_cast<void*>(f);
+}
+
+const Entry kEntries[] = {
+    {"cuInit", 2000, addr(&cuInit), nullptr},
+    {"cuDriverGetVersion", 2020, addr(&cuDriverGetVersion), nullptr},
+    {"cuDeviceGet", 2000, addr(&cuDeviceGet), nullptr},
+    {"cuDeviceGetCount", 2000, addr(&cuDeviceGetCount), nullptr},
+    {"cuDeviceGetName", 2000, addr(&cuDeviceGetName), nullptr},
+    {"cuDeviceGetAttribute", 2000, addr(&cuDeviceGetAttribute), nullptr},
+    {"cuDeviceTotalMem", 3020, addr(&cuDeviceTotalMem_v2), nullptr},
+    {"cuDeviceGetUuid", 9020, addr(&standin_legacy_cuDeviceGetUuid), nullptr},
+    {"cuDeviceGetUuid", 11040, addr(&cuDeviceGetUuid_v2), nullptr},
+    {"cuDevicePrimaryCtxRetain", 7000, addr(&cuDevicePrimaryCtxRetain), nullptr},
+    {"cuDevicePrimaryCtxRelease", 7000, addr(&standin_legacy_cuDevicePrimaryCtxRelease), nullptr},
+    {"cuDevicePrimaryCtxRelease", 11000, addr(&cuDevicePrimaryCtxRelease_v2), nullptr},
+    {"cuCtxGetCurrent", 4000, addr(&cuCtxGetCurrent), nullptr},
+    {"cuCtxSetCurrent", 4000, addr(&cuCtxSetCurrent), nullptr},
+    {"cuCtxGetDevice", 2000, addr(&cuCtxGetDevice), nullptr},
+    {"cuCtxGetDevice", 13000, addr(&cuCtxGetDevice_v2), nullptr},
+    {"cuCtxSynchronize", 2000, addr(&cuCtxSynchronize), nullptr},
+    {"cuCtxSynchronize", 13000, addr(&cuCtxSynchronize_v2), nullptr},
+    {"cuStreamCreate", 2000, addr(&cuStreamCreate), nullptr},
+    {"cuStreamDestroy", 2000, addr(&standin_legacy_cuStreamDestroy), nullptr},
+    {"cuStreamDestroy", 4000, addr(&cuStreamDestroy_v2), nullptr},
+    {"cuStreamSynchronize", 2000, addr(&cuStreamSynchronize), addr(&cuStreamSynchronize_ptsz)},
+    {"cuMemAlloc", 3020, addr(&cuMemAlloc_v2), nullptr},
+    {"cuMemAllocManaged", 6000, addr(&cuMemAllocManaged), nullptr},
+    {"cuMemFree", 3020, addr(&cuMemFree_v2), nullptr},
+    {"cuMemAllocHost", 3020, addr(&cuMemAllocHost_v2), nullptr},
+    {"cuMemHostAlloc", 2020, addr(&cuMemHostAlloc), nullptr},
+    {"cuMemFreeHost", 2000, addr(&cuMemFreeHost), nullptr},
+    {"cuMemGetInfo", 3020, addr(&cuMemGetInfo_v2), nullptr},
+    {"cuMemGetAddressRange", 3020, addr(&cuMemGetAddressRange_v2), nullptr},
+    {"cuMemcpy", 4000, addr(&cuMemcpy), addr(&cuMemcpy_ptds)},
+    {"cuMemcpyHtoD", 3020, addr(&cuMemcpyHtoD_v2), addr(&cuMemcpyHtoD_v2_ptds)},
+    {"cuMemcpyDtoH", 3020, addr(&cuMemcpyDtoH_v2), addr(&cuMemcpyDtoH_v2_ptds)},
+    {"cuMemcpyDtoD", 3020, addr(&cuMemcpyDtoD_v2), addr(&cuMemcpyDtoD_v2_ptds)},
+    {"cuMemsetD8", 3020, addr(&cuMemsetD8_v2), addr(&cuMemsetD8_v2_ptds)},
+    {"cuPointerGetAttribute", 4000, addr(&cuPointerGetAttribute), nullptr},
+    {"cuPointerGetAttributes", 7000, addr(&cuPointerGetAttributes), nullptr},
+    {"cuGetErrorName", 6000, addr(&cuGetErrorName), nullptr},
+    {"cuGetErrorString", 6000, addr(&cuGetErrorString), nullptr},
+    {"cuModuleLoadData", 2000, addr(&cuModuleLoadData), nullptr},
+    {"cuModuleLoadDataEx", 2010, addr(&cuModuleLoadDataEx), nullptr},
+    {"cuGetExportTable", 3000, addr(&cuGetExportTable), nullptr},
+    {"cuGetProcAddress", 11030, addr(&standin_legacy_cuGetProcAddress), nullptr},
+    {"cuGetProcAddress", 12000, addr(&cuGetProcAddress_v2), nullptr},
+};
+
+}  // namespace
+
+CUresult standin::driver::get_proc_address(const char* name, const char* symbol, void** pfn, int cuda_version,
+                                           cuuint64_t flags, CUdriverProcAddressQueryResult* status, bool legacy) {
+  STANDIN_DRIVER_ENTRY(name);
+  if (symbol == nullptr || pfn == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (flags & ~static_cast<cuuint64_t>(CU_GET_PROC_ADDRESS_LEGACY_STREAM | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  // "If the specified CUDA version is greater than the driver version, the API will return
+  // CUDA_ERROR_INVALID_VALUE."
+  if (cuda_version > config().driver_version) return CUDA_ERROR_INVALID_VALUE;
+  *pfn = nullptr;
+  const Entry* best = nullptr;
+  bool name_known = false;
+  for (const Entry& e : kEntries) {
+    if (std::strcmp(e.name, symbol) != 0) continue;
+    name_known = true;
+    if (e.version <= cuda_version && (best == nullptr || e.version > best->version)) best = &e;
+  }
+  if (best == nullptr) {
+    if (status) *status = name_known ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    // The 11.x entry point reported a miss as an error; cuGetProcAddress_v2 reports it in
+    // symbolStatus and succeeds with a null pointer.
+    return legacy ? CUDA_ERROR_NOT_FOUND : finish(CUDA_SUCCESS, fault);
+  }
+  const bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
+  *pfn = (per_thread && best->per_thread) ? best->per_thread : best->fn;
+  if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+  return finish(CUDA_SUCCESS, fault);
+}
+
+extern "C" STANDIN_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion,
+                                                      cuuint64_t flags, CUdriverProcAddressQueryResult* symbolStatus) {
+  return get_proc_address("cuGetProcAddress_v2", symbol, pfn, cudaVersion, flags, symbolStatus, false);
+}

@@ -1,0 +1,67 @@
+// The stand-in's cuBLAS and cuBLASLt handles, shared by both libraries because cuBLASLt must
+// accept a cuBLAS handle cast to cublasLtHandle_t (PyTorch does exactly that).
+//
+// A handle is a pointer to one of these structs, tagged by a magic word in its first 8 bytes.
+// Validation mirrors real cuBLAS: a null handle is CUBLAS_STATUS_NOT_INITIALIZED; any other
+// pointer is dereferenced without a guard, so a garbage handle crashes with SIGSEGV as it does
+// on a GPU machine. A readable pointer whose magic is wrong (a destroyed handle, a pointer to
+// something else) also ends in SIGSEGV, deliberately, since real cuBLAS would follow the garbage
+// it reads there.
+#pragma once
+
+#include <cublas_api.h>
+#include <cublasLt.h>
+
+#include <csignal>
+#include <cstdint>
+
+namespace standin {
+
+constexpr uint64_t kCublasMagic = 0x53414c4255436e53ull;    // "SnCUBLAS"
+constexpr uint64_t kCublasLtMagic = 0x744c53414c42436eull;  // "nCBLASLt"
+constexpr uint64_t kDeadMagic = 0xdeaddeaddeaddeadull;      // written by Destroy
+
+struct CublasHandle {
+  uint64_t magic = kCublasMagic;
+  int device = 0;
+  cudaStream_t stream = nullptr;
+  cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
+  cublasMath_t math_mode = CUBLAS_DEFAULT_MATH;
+  cublasAtomicsMode_t atomics_mode = CUBLAS_ATOMICS_NOT_ALLOWED;
+  void* workspace = nullptr;
+  size_t workspace_size = 0;
+};
+
+struct CublasLtHandle {
+  uint64_t magic = kCublasLtMagic;
+  int device = 0;
+};
+
+// Dereferences an address that is never mapped: a real SIGSEGV, with a real faulting address,
+// as a crash inside cuBLAS would produce. The volatile keeps the compiler from reasoning about it.
+[[noreturn]] inline void segfault_now() {
+  static volatile uintptr_t bad_address = 0x10;
+  *reinterpret_cast<volatile int*>(bad_address) = 0;
+  std::raise(SIGSEGV);  // not reached unless page 0 is mapped
+  __builtin_trap();
+}
+
+// Reads the magic word through the raw pointer (a garbage pointer faults right here).
+inline uint64_t read_magic(const void* handle) {
+  return *static_cast<const volatile uint64_t*>(handle);
+}
+
+inline CublasHandle* checked_cublas_handle(cublasHandle_t h) {
+  if (read_magic(h) != kCublasMagic) segfault_now();
+  return reinterpret_cast<CublasHandle*>(h);
+}
+
+// For cuBLASLt: either kind of handle; returns the device it belongs to.
+inline int checked_lt_handle_device(cublasLtHandle_t h) {
+  const uint64_t magic = read_magic(h);
+  if (magic == kCublasLtMagic) return reinterpret_cast<CublasLtHandle*>(h)->device;
+  if (magic == kCublasMagic) return reinterpret_cast<CublasHandle*>(h)->device;
+  segfault_now();
+}
+
+}  // namespace standin

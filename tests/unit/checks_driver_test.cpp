@@ -1,0 +1,273 @@
+// The shim's side of CUBLASSPY_CHECK=1 (interpose/driver_checks.cpp) against a fake driver:
+// how cuPointerGetAttributes answers are read, cached per thread and dropped when the
+// allocation generation moves, that the shim's own driver calls are marked internal, and that
+// run_checks() writes its findings into the record. The few shim functions it needs
+// (thread_state, find_loaded_symbol, the function table) are stubbed here.
+#include <gtest/gtest.h>
+
+#include <cuda.h>
+
+#include <cstring>
+#include <map>
+
+#include "check_ids.h"
+#include "hook_list.h"
+#include "hook_table.h"
+#include "driver_checks.h"
+#include "real_functions.h"
+#include "runtime.h"
+
+namespace {
+
+struct FakeAlloc {
+  uint64_t size;
+  unsigned int memory_type;  // CUmemorytype
+  bool managed;
+  int device;
+};
+std::map<uint64_t, FakeAlloc> g_allocs;
+int g_pointer_calls = 0;
+uint32_t g_internal_seen = 0;  // thread_state().internal during the last driver call
+CUresult g_pointer_result = CUDA_SUCCESS;
+int g_device = 0;
+CUresult g_device_result = CUDA_SUCCESS;
+int g_attribute_calls = 0;
+
+CUresult fake_pointer_get_attributes(unsigned int n, CUpointer_attribute* attributes, void** data, CUdeviceptr ptr) {
+  ++g_pointer_calls;
+  g_internal_seen = cublasspy::thread_state().internal;
+  if (g_pointer_result != CUDA_SUCCESS) return g_pointer_result;
+  const FakeAlloc* found = nullptr;
+  uint64_t base = 0;
+  auto it = g_allocs.upper_bound(ptr);
+  if (it != g_allocs.begin()) {
+    --it;
+    if (ptr - it->first < it->second.size) found = &it->second, base = it->first;
+  }
+  // Unknown pointers: every attribute gets its "NULL" value, and CUDA_SUCCESS.
+  for (unsigned int i = 0; i < n; ++i) {
+    switch (attributes[i]) {
+      case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *static_cast<unsigned int*>(data[i]) = found ? found->memory_type : 0; break;
+      case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *static_cast<int*>(data[i]) = found ? found->device : -2; break;
+      case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *static_cast<CUdeviceptr*>(data[i]) = base; break;
+      case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *static_cast<size_t*>(data[i]) = found ? found->size : 0; break;
+      case CU_POINTER_ATTRIBUTE_IS_MANAGED: *static_cast<bool*>(data[i]) = found && found->managed; break;
+      default: return CUDA_ERROR_INVALID_VALUE;
+    }
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult fake_ctx_get_device(CUdevice* device) {
+  g_internal_seen = cublasspy::thread_state().internal;
+  if (g_device_result != CUDA_SUCCESS) return g_device_result;
+  *device = g_device;
+  return CUDA_SUCCESS;
+}
+
+CUresult fake_device_get_attribute(int* value, CUdevice_attribute attribute, CUdevice device) {
+  ++g_attribute_calls;
+  if (attribute != CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS) return CUDA_ERROR_INVALID_VALUE;
+  *value = device == 5 ? 1 : 0;  // device 5 is an HMM system
+  return CUDA_SUCCESS;
+}
+
+cublasspy::format::FunctionEntry g_table[2];
+
+}  // namespace
+
+// The shim functions interpose/driver_checks.cpp relies on.
+namespace cublasspy {
+ThreadState& thread_state() {
+  static thread_local ThreadState state{};
+  return state;
+}
+void* find_loaded_symbol(Library lib, const char* name) {
+  if (lib != Library::kCuda) return nullptr;
+  if (std::strcmp(name, "cuPointerGetAttributes") == 0) return reinterpret_cast<void*>(&fake_pointer_get_attributes);
+  if (std::strcmp(name, "cuCtxGetDevice") == 0) return reinterpret_cast<void*>(&fake_ctx_get_device);
+  if (std::strcmp(name, "cuDeviceGetAttribute") == 0) return reinterpret_cast<void*>(&fake_device_get_attribute);
+  return nullptr;
+}
+const format::FunctionEntry* function_table() { return g_table; }
+uint32_t function_count() { return 2; }
+}  // namespace cublasspy
+
+namespace cublasspy {
+namespace {
+
+constexpr uint64_t kDev = 0x7f0000000000, kPinned = 0x200000000, kManaged = 0x300000000;
+
+class DriverQuery : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    g_allocs.clear();
+    g_allocs[kDev] = {1 << 20, CU_MEMORYTYPE_DEVICE, false, 1};
+    g_allocs[kPinned] = {4096, CU_MEMORYTYPE_HOST, false, 0};
+    g_allocs[kManaged] = {4096, CU_MEMORYTYPE_DEVICE, true, 0};
+    g_pointer_result = CUDA_SUCCESS;
+    g_device_result = CUDA_SUCCESS;
+    g_device = 0;
+    note_allocation_change();  // each test starts with an empty cache
+    g_pointer_calls = 0;
+  }
+  PointerQuery& q = driver_pointer_query();
+};
+
+TEST_F(DriverQuery, ReadsTheKindDeviceAndRange) {
+  PointerInfo dev = q.query(kDev + 100);
+  EXPECT_TRUE(dev.known);
+  EXPECT_EQ(dev.kind, MemoryKind::kDevice);
+  EXPECT_EQ(dev.device, 1);
+  EXPECT_EQ(dev.base, kDev);
+  EXPECT_EQ(dev.size, 1u << 20);
+  EXPECT_EQ(q.query(kPinned).kind, MemoryKind::kHost);
+  EXPECT_EQ(q.query(kManaged).kind, MemoryKind::kManaged);
+  PointerInfo stack = q.query(0x7ffc00001000);
+  EXPECT_TRUE(stack.known);
+  EXPECT_EQ(stack.kind, MemoryKind::kUnknown);
+  EXPECT_EQ(stack.size, 0u);
+}
+
+TEST_F(DriverQuery, OwnDriverCallsAreMarkedInternal) {
+  g_internal_seen = 0;
+  q.query(kDev);
+  EXPECT_GT(g_internal_seen, 0u);
+  EXPECT_EQ(thread_state().internal, 0u);
+  g_internal_seen = 0;
+  EXPECT_EQ(current_device(), 0);
+  EXPECT_GT(g_internal_seen, 0u);
+  EXPECT_EQ(thread_state().internal, 0u);
+}
+
+TEST_F(DriverQuery, AnAllocationIsAskedOnce) {
+  q.query(kDev);
+  q.query(kDev + 4096);
+  q.query(kDev + (1 << 20) - 1);
+  EXPECT_EQ(g_pointer_calls, 1);
+  q.query(kDev + (1 << 20));  // one past the end: another question
+  EXPECT_EQ(g_pointer_calls, 2);
+}
+
+TEST_F(DriverQuery, AFreeDropsTheCache) {
+  EXPECT_EQ(q.query(kDev).kind, MemoryKind::kDevice);
+  g_allocs.erase(kDev);  // cudaFree, seen by the shim's hook
+  note_allocation_change();
+  EXPECT_EQ(q.query(kDev).kind, MemoryKind::kUnknown);
+  EXPECT_EQ(g_pointer_calls, 2);
+}
+
+TEST_F(DriverQuery, UnknownAddressesAreCachedExactly) {
+  q.query(0x7ffc00001000);
+  q.query(0x7ffc00001000);
+  EXPECT_EQ(g_pointer_calls, 1);
+  q.query(0x7ffc00001008);  // beta next to alpha: its own question
+  EXPECT_EQ(g_pointer_calls, 2);
+}
+
+TEST_F(DriverQuery, AFailingDriverIsNotCached) {
+  g_pointer_result = CUDA_ERROR_NOT_INITIALIZED;
+  EXPECT_FALSE(q.query(kDev).known);
+  EXPECT_FALSE(q.query(kDev).known);
+  EXPECT_EQ(g_pointer_calls, 2);
+  g_pointer_result = CUDA_SUCCESS;
+  EXPECT_TRUE(q.query(kDev).known);
+}
+
+TEST_F(DriverQuery, ManyRangesStayCorrectAsEntriesAreReplaced) {
+  for (uint64_t i = 0; i < 2 * kPointerCacheEntries; ++i) g_allocs[0x100000000 + i * 0x10000] = {4096, CU_MEMORYTYPE_DEVICE, false, 0};
+  for (uint64_t i = 0; i < 2 * kPointerCacheEntries; ++i) {
+    PointerInfo info = q.query(0x100000000 + i * 0x10000 + 8);
+    EXPECT_EQ(info.base, 0x100000000 + i * 0x10000);
+  }
+  EXPECT_EQ(g_pointer_calls, 2 * kPointerCacheEntries);
+  q.query(0x100000000 + (2 * kPointerCacheEntries - 1) * 0x10000);  // recent: still cached
+  EXPECT_EQ(g_pointer_calls, 2 * kPointerCacheEntries);
+  q.query(0x100000000);  // long replaced
+  EXPECT_EQ(g_pointer_calls, 2 * kPointerCacheEntries + 1);
+}
+
+TEST_F(DriverQuery, PageableAccessIsADevicePropertyAskedOnce) {
+  int before = g_attribute_calls;
+  EXPECT_TRUE(q.pageable_memory_access(5));
+  EXPECT_TRUE(q.pageable_memory_access(5));
+  EXPECT_FALSE(q.pageable_memory_access(0));
+  EXPECT_EQ(g_attribute_calls, before + 2);
+  EXPECT_FALSE(q.pageable_memory_access(-1));
+}
+
+TEST_F(DriverQuery, CurrentDevice) {
+  g_device = 3;
+  EXPECT_EQ(current_device(), 3);
+  g_device_result = CUDA_ERROR_INVALID_CONTEXT;  // no context on this thread
+  EXPECT_EQ(current_device(), -1);
+}
+
+// ---- run_checks ---------------------------------------------------------------------------
+
+void describe(format::FunctionEntry& e, const char* name, format::ArgKind kind) {
+  format::ArgDescriptor& d = e.args[e.arg_count++];
+  std::strncpy(d.name, name, sizeof d.name - 1);
+  d.kind = static_cast<uint8_t>(kind);
+}
+
+class RunChecks : public DriverQuery {
+ protected:
+  void SetUp() override {
+    DriverQuery::SetUp();
+    g_table[0] = {};
+    std::strcpy(g_table[0].name, "cublasSgemm_v2");
+    g_table[0].family = static_cast<uint16_t>(Family::kGemm);
+    using K = format::ArgKind;
+    const std::pair<const char*, K> args[] = {
+        {"handle", K::kPointer}, {"transa", K::kOperation}, {"transb", K::kOperation}, {"m", K::kInt},
+        {"n", K::kInt}, {"k", K::kInt}, {"alpha", K::kPointer}, {"a", K::kPointer}, {"lda", K::kInt},
+        {"b", K::kPointer}, {"ldb", K::kInt}, {"beta", K::kPointer}, {"c", K::kPointer}, {"ldc", K::kInt}};
+    for (auto& [name, kind] : args) describe(g_table[0], name, kind);
+    g_table[1] = {};
+    std::strcpy(g_table[1].name, "cublasSetStream_v2");
+    g_table[1].family = static_cast<uint16_t>(Family::kHandle);
+    rec = {};
+    rec.function_id = 0;
+    rec.pointer_mode = 0;
+    uint64_t values[] = {0x1234, 0, 0, 4, 4, 4, 0x7ffc00001000, kDev, 4, kDev + 4096, 4, 0x7ffc00001008, kDev + 8192, 4};
+    std::memcpy(rec.args, values, sizeof values);
+  }
+  Runtime rt;
+  format::Record rec{};
+  CallContext ctx{rec, nullptr, nullptr};
+};
+
+TEST_F(RunChecks, ValidCallLeavesTheRecordClean) {
+  g_device = 1;  // the buffers' device
+  EXPECT_FALSE(run_checks(rt, ctx));
+  EXPECT_EQ(rec.check_bits, 0u);
+  EXPECT_EQ(rec.check_detail[0], 0u);
+}
+
+TEST_F(RunChecks, FindingsGoIntoTheRecord) {
+  g_device = 0;  // the buffers live on device 1
+  rec.args[8] = 3;  // lda below m
+  EXPECT_TRUE(run_checks(rt, ctx));
+  EXPECT_EQ(rec.check_bits, check_bit(CheckId::kInvalidLeadingDimension) | check_bit(CheckId::kDeviceMismatch));
+  CheckDetail d = unpack_check_detail(rec.check_detail);
+  ASSERT_TRUE(d.present);
+  EXPECT_EQ(d.id, CheckId::kInvalidLeadingDimension);
+  GemmCall call = gemm_from_record(g_table[0], rec);
+  EXPECT_EQ(check_message(CheckId::kDeviceMismatch, call, rec),
+            "an operand is memory of another device than the one the call runs on");
+}
+
+TEST_F(RunChecks, NestedAndNonGemmCallsAreLeftAlone) {
+  rec.args[8] = 3;
+  rec.depth = 1;  // cuBLAS's own call into cuBLASLt
+  EXPECT_FALSE(run_checks(rt, ctx));
+  EXPECT_EQ(rec.check_bits, 0u);
+  rec.depth = 0;
+  rec.function_id = 1;
+  EXPECT_FALSE(run_checks(rt, ctx));
+  EXPECT_EQ(rec.check_bits, 0u);
+}
+
+}  // namespace
+}  // namespace cublasspy

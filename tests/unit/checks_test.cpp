@@ -1,0 +1,621 @@
+// The argument checks of CUBLASSPY_CHECK=1 (src/operand_checks.h, src/check_ids.h): each check
+// flags a bad call, leaves a set of valid calls alone, and its message carries the numbers.
+// Calls are built as the shim builds them: a record and its function entry through
+// gemm_from_record, so the tests also hold the checks to the record's argument names.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "check_ids.h"
+#include "gemm_call.h"
+#include "operand_checks.h"
+
+namespace cublasspy {
+namespace {
+
+using format::ArgKind;
+
+// FunctionEntry::family values (interpose/hook_list.h's Family).
+constexpr uint16_t kFamilyGemm = 3, kFamilyBatched = 4, kFamilyStrided = 5, kFamilyLt = 7;
+constexpr int kR32F = 0, kR64F = 1, kR16F = 2, kC64F = 5, kR8F_E4M3 = 28;
+
+// A record and its function entry, filled argument by argument like the shim's tags do.
+struct CallBuilder {
+  format::FunctionEntry entry{};
+  format::Record rec{};
+
+  CallBuilder(const char* function, uint16_t family) {
+    std::strncpy(entry.name, function, sizeof entry.name - 1);
+    entry.family = family;
+    rec.pointer_mode = 0;
+  }
+  CallBuilder& arg(const char* name, ArgKind kind, uint64_t value) {
+    format::ArgDescriptor& d = entry.args[entry.arg_count];
+    std::strncpy(d.name, name, sizeof d.name - 1);
+    d.kind = static_cast<uint8_t>(kind);
+    rec.args[entry.arg_count++] = value;
+    return *this;
+  }
+  CallBuilder& num(const char* name, int64_t v) { return arg(name, ArgKind::kInt, static_cast<uint64_t>(v)); }
+  CallBuilder& ptr(const char* name, uint64_t v) { return arg(name, ArgKind::kPointer, v); }
+  CallBuilder& op(const char* name, int v) { return arg(name, ArgKind::kOperation, static_cast<uint64_t>(v)); }
+  CallBuilder& type(const char* name, int v) { return arg(name, ArgKind::kDataType, static_cast<uint64_t>(v)); }
+  GemmCall call() const { return gemm_from_record(entry, rec); }
+};
+
+constexpr uint64_t kAlpha = 0x7ffc00001000, kBeta = 0x7ffc00001008;
+
+// cublasSgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
+CallBuilder sgemm(int ta, int tb, int64_t m, int64_t n, int64_t k, uint64_t a, int64_t lda, uint64_t b,
+                  int64_t ldb, uint64_t c, int64_t ldc) {
+  CallBuilder cb("cublasSgemm_v2", kFamilyGemm);
+  cb.ptr("handle", 0x1234).op("transa", ta).op("transb", tb).num("m", m).num("n", n).num("k", k);
+  cb.ptr("alpha", kAlpha).ptr("a", a).num("lda", lda).ptr("b", b).num("ldb", ldb);
+  cb.ptr("beta", kBeta).ptr("c", c).num("ldc", ldc);
+  return cb;
+}
+
+// cublasGemmEx with one data type for A, B and C.
+CallBuilder gemm_ex(int type, int ta, int tb, int64_t m, int64_t n, int64_t k, uint64_t a, int64_t lda,
+                    uint64_t b, int64_t ldb, uint64_t c, int64_t ldc) {
+  CallBuilder cb("cublasGemmEx", kFamilyGemm);
+  cb.ptr("handle", 0x1234).op("transa", ta).op("transb", tb).num("m", m).num("n", n).num("k", k);
+  cb.ptr("alpha", kAlpha).ptr("a", a).type("a_type", type).num("lda", lda);
+  cb.ptr("b", b).type("b_type", type).num("ldb", ldb).ptr("beta", kBeta);
+  cb.ptr("c", c).type("c_type", type).num("ldc", ldc).arg("compute_type", ArgKind::kComputeType, 68);
+  return cb;
+}
+
+// cublasSgemmStridedBatched: strides in elements, then batch_count.
+CallBuilder strided(int64_t m, int64_t n, int64_t k, uint64_t a, int64_t lda, int64_t sa, uint64_t b,
+                    int64_t ldb, int64_t sb, uint64_t c, int64_t ldc, int64_t sc, int64_t batch) {
+  CallBuilder cb("cublasSgemmStridedBatched", kFamilyStrided);
+  cb.ptr("handle", 0x1234).op("transa", 0).op("transb", 0).num("m", m).num("n", n).num("k", k);
+  cb.ptr("alpha", kAlpha).ptr("a", a).num("lda", lda).num("stride_a", sa);
+  cb.ptr("b", b).num("ldb", ldb).num("stride_b", sb).ptr("beta", kBeta);
+  cb.ptr("c", c).num("ldc", ldc).num("stride_c", sc).num("batch_count", batch);
+  return cb;
+}
+
+// cublasSgemmBatched: arrays of pointers.
+CallBuilder batched(int64_t m, int64_t n, int64_t k, uint64_t a, uint64_t b, uint64_t c, int64_t batch) {
+  CallBuilder cb("cublasSgemmBatched", kFamilyBatched);
+  cb.ptr("handle", 0x1234).op("transa", 0).op("transb", 0).num("m", m).num("n", n).num("k", k);
+  cb.ptr("alpha", kAlpha).ptr("a", a).num("lda", m).ptr("b", b).num("ldb", k);
+  cb.ptr("beta", kBeta).ptr("c", c).num("ldc", m).num("batch_count", batch);
+  return cb;
+}
+
+// cublasLtMatmul as the normalized view sees it: a separate D with its own ld.
+CallBuilder lt(int64_t m, int64_t n, int64_t k, uint64_t a, int64_t lda, uint64_t b, int64_t ldb, uint64_t c,
+               int64_t ldc, uint64_t d, int64_t ldd) {
+  CallBuilder cb("cublasLtMatmul", kFamilyLt);
+  cb.ptr("handle", 0x1234).op("transa", 0).op("transb", 0).num("m", m).num("n", n).num("k", k);
+  cb.ptr("alpha", kAlpha).ptr("a", a).type("a_type", kR16F).num("lda", lda);
+  cb.ptr("b", b).type("b_type", kR16F).num("ldb", ldb).ptr("beta", kBeta);
+  cb.ptr("c", c).type("c_type", kR16F).num("ldc", ldc);
+  cb.ptr("d", d).type("d_type", kR16F).num("ldd", ldd);
+  return cb;
+}
+
+// Three separate device buffers, 1 MiB apart.
+constexpr uint64_t kA = 0x7f0000000000, kB = 0x7f0000100000, kC = 0x7f0000200000, kD = 0x7f0000300000;
+
+// The driver as a table of allocations. Anything else is "not known to the driver".
+class FakeQuery final : public PointerQuery {
+ public:
+  struct Alloc {
+    uint64_t size;
+    MemoryKind kind;
+    int device;
+  };
+  std::map<uint64_t, Alloc> allocs;
+  bool failing = false;  // the driver answers nothing (no context, not initialized)
+  bool pageable = false;
+  int queries = 0;
+
+  FakeQuery& add(uint64_t base, uint64_t size, MemoryKind kind = MemoryKind::kDevice, int device = 0) {
+    allocs[base] = {size, kind, device};
+    return *this;
+  }
+  // The usual world: A, B, C, D are 1 MiB device allocations on device 0, alpha/beta are on
+  // the host stack (unknown to the driver).
+  static FakeQuery standard() {
+    FakeQuery q;
+    q.add(kA, 1 << 20).add(kB, 1 << 20).add(kC, 1 << 20).add(kD, 1 << 20);
+    return q;
+  }
+  PointerInfo query(uint64_t address) override {
+    ++queries;
+    PointerInfo info;
+    if (failing) return info;
+    info.known = true;
+    auto it = allocs.upper_bound(address);
+    if (it == allocs.begin()) return info;
+    --it;
+    if (address - it->first >= it->second.size) return info;
+    info.kind = it->second.kind;
+    info.device = it->second.device;
+    info.base = it->first;
+    info.size = it->second.size;
+    return info;
+  }
+  bool pageable_memory_access(int) override { return pageable; }
+};
+
+uint32_t run(const CallBuilder& cb, FakeQuery q = FakeQuery::standard(), int device = 0) {
+  return check_gemm(cb.call(), cb.rec.pointer_mode, device, q).bits;
+}
+
+// Runs all checks, stores the findings in the record as the shim does, renders one message.
+std::string message_of(CallBuilder cb, CheckId id, FakeQuery q = FakeQuery::standard(), int device = 0) {
+  CheckFindings f = check_gemm(cb.call(), cb.rec.pointer_mode, device, q);
+  EXPECT_TRUE(f.bits & check_bit(id)) << "expected " << check_id_name(id) << " to be flagged";
+  cb.rec.check_bits = f.bits;
+  cb.rec.check_detail[0] = f.detail[0];
+  cb.rec.check_detail[1] = f.detail[1];
+  return check_message(id, cb.call(), cb.rec);
+}
+
+constexpr uint32_t kLd = check_bit(CheckId::kInvalidLeadingDimension);
+constexpr uint32_t kStride = check_bit(CheckId::kInvalidStride);
+constexpr uint32_t kAlias = check_bit(CheckId::kOutputAliasesInput);
+constexpr uint32_t kMode = check_bit(CheckId::kPointerModeMismatch);
+constexpr uint32_t kHost = check_bit(CheckId::kHostPointerOperand);
+constexpr uint32_t kBounds = check_bit(CheckId::kOperandOutOfBounds);
+constexpr uint32_t kDevice = check_bit(CheckId::kDeviceMismatch);
+constexpr uint32_t kAlign = check_bit(CheckId::kMisalignedOperand);
+
+// ---- ids ----------------------------------------------------------------------------------
+
+TEST(CheckIds, NamesAreTheContractIdsAtStableBits) {
+  const char* expected[] = {"invalid-leading-dimension", "invalid-stride", "output-aliases-input",
+                            "pointer-mode-mismatch", "host-pointer-operand", "operand-out-of-bounds",
+                            "device-mismatch", "misaligned-operand"};
+  for (int i = 0; i < kCheckCount; ++i) {
+    EXPECT_STREQ(check_id_name(static_cast<CheckId>(i)), expected[i]);
+  }
+  EXPECT_EQ(check_id_name(static_cast<CheckId>(kCheckCount)), nullptr);
+  EXPECT_EQ(check_bit(CheckId::kDeviceMismatch), 1u << 6);
+}
+
+TEST(CheckIds, OnlyMisalignmentIsAWarning) {
+  for (int i = 0; i < kCheckCount; ++i) {
+    auto id = static_cast<CheckId>(i);
+    EXPECT_STREQ(check_severity(id), id == CheckId::kMisalignedOperand ? "warning" : "error");
+  }
+  EXPECT_FALSE(check_bits_have_error(kAlign));
+  EXPECT_TRUE(check_bits_have_error(kAlign | kBounds));
+}
+
+TEST(CheckIds, DetailRoundTrips) {
+  CheckDetail d;
+  d.present = true;
+  d.id = CheckId::kOperandOutOfBounds;
+  d.operand = CheckOperand::kD;
+  d.pointer_array = true;
+  d.value_a = 80ull << 30;  // an 80 GiB allocation
+  d.value_b = 0x7f1234567000;
+  uint64_t packed[2];
+  pack_check_detail(d, packed);
+  CheckDetail back = unpack_check_detail(packed);
+  EXPECT_TRUE(back.present);
+  EXPECT_EQ(back.id, d.id);
+  EXPECT_EQ(back.operand, d.operand);
+  EXPECT_TRUE(back.pointer_array);
+  EXPECT_EQ(back.value_a, d.value_a);
+  EXPECT_EQ(back.value_b, d.value_b);
+  uint64_t zero[2] = {0, 0};
+  EXPECT_FALSE(unpack_check_detail(zero).present);  // a record without findings
+}
+
+// ---- invalid-leading-dimension ------------------------------------------------------------
+
+TEST(LeadingDimension, LdaBelowRowsOfANotTransposed) {
+  auto cb = sgemm(0, 0, 4, 4, 4, kA, 3, kB, 4, kC, 4);
+  EXPECT_EQ(run(cb), kLd);
+  EXPECT_EQ(message_of(cb, CheckId::kInvalidLeadingDimension), "lda=3 is below the 4 rows A spans (transa=N, m=4)");
+}
+
+TEST(LeadingDimension, TransposedAIsStoredKByM) {
+  // transa=T: A is stored k x m, so lda must cover k (6), not m.
+  auto bad = sgemm(1, 0, 4, 4, 6, kA, 5, kB, 6, kC, 4);
+  EXPECT_EQ(run(bad), kLd);
+  EXPECT_EQ(message_of(bad, CheckId::kInvalidLeadingDimension), "lda=5 is below the 6 rows A spans (transa=T, k=6)");
+  EXPECT_EQ(run(sgemm(1, 0, 8, 4, 4, kA, 4, kB, 4, kC, 8)), 0u);  // lda=4 >= k even though m=8
+  EXPECT_EQ(run(sgemm(2, 0, 8, 4, 4, kA, 4, kB, 4, kC, 8)), 0u);  // C (conjugate) like T
+}
+
+TEST(LeadingDimension, LdbFollowsTransb) {
+  EXPECT_EQ(run(sgemm(0, 0, 4, 5, 6, kA, 4, kB, 5, kC, 4)), kLd);  // N: ldb >= k=6
+  EXPECT_EQ(run(sgemm(0, 1, 4, 5, 6, kA, 4, kB, 4, kC, 4)), kLd);  // T: ldb >= n=5
+  EXPECT_EQ(run(sgemm(0, 1, 4, 5, 6, kA, 4, kB, 5, kC, 4)), 0u);
+  auto bad = sgemm(0, 1, 4, 5, 6, kA, 4, kB, 4, kC, 4);
+  EXPECT_EQ(message_of(bad, CheckId::kInvalidLeadingDimension), "ldb=4 is below the 5 rows B spans (transb=T, n=5)");
+}
+
+TEST(LeadingDimension, LdcBelowM) {
+  auto bad = sgemm(0, 0, 7, 2, 2, kA, 7, kB, 2, kC, 6);
+  EXPECT_EQ(run(bad), kLd);
+  EXPECT_EQ(message_of(bad, CheckId::kInvalidLeadingDimension), "ldc=6 is below the 7 rows C spans (m=7)");
+}
+
+TEST(LeadingDimension, LargerLdIsValid) {
+  // Sub-matrices of bigger ones: ld above the rows is the normal case.
+  EXPECT_EQ(run(sgemm(0, 0, 4, 4, 4, kA, 1024, kB, 4096, kC, 64)), 0u);
+}
+
+TEST(LeadingDimension, EmptyMatricesStillNeedLdOfAtLeastOne) {
+  // cuBLAS: lda >= max(1, m), even when m is 0.
+  auto zero_ld = sgemm(0, 0, 0, 4, 4, kA, 0, kB, 4, kC, 1);
+  EXPECT_EQ(run(zero_ld), kLd);
+  EXPECT_EQ(message_of(zero_ld, CheckId::kInvalidLeadingDimension),
+            "lda=0 is below 1: cuBLAS requires lda >= max(1, rows) even when A has no rows (transa=N, m=0)");
+  EXPECT_EQ(run(sgemm(0, 0, 0, 4, 4, kA, 1, kB, 4, kC, 1)), 0u);
+  // k = 0: C = beta*C, A and B unused (even null), lds still valid.
+  EXPECT_EQ(run(sgemm(0, 0, 4, 4, 0, 0, 4, 0, 1, kC, 4)), 0u);
+}
+
+TEST(LeadingDimension, SeparateDOfCublasLt) {
+  auto bad = lt(8, 8, 8, kA, 8, kB, 8, kC, 8, kD, 4);
+  EXPECT_EQ(run(bad), kLd);
+  EXPECT_EQ(message_of(bad, CheckId::kInvalidLeadingDimension), "ldd=4 is below the 8 rows D spans (m=8)");
+}
+
+// ---- invalid-stride -----------------------------------------------------------------------
+
+TEST(BatchStride, OutputMembersOverlap) {
+  // One C spans (4-1)*4 + 4 = 16 floats; stride_c=12 lets member 1 start inside member 0.
+  auto bad = strided(4, 4, 4, kA, 4, 16, kB, 4, 16, kC, 4, 12, 3);
+  EXPECT_EQ(run(bad), kStride);
+  std::string msg = message_of(bad, CheckId::kInvalidStride);
+  EXPECT_NE(msg.find("stride_c=12 is smaller than one C"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("members 0 and 1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("16 elements"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("ldc*n = 16"), std::string::npos) << msg;
+}
+
+TEST(BatchStride, OutputStrideZeroWritesOneMatrix) {
+  auto bad = strided(4, 4, 4, kA, 4, 16, kB, 4, 16, kC, 4, 0, 8);
+  EXPECT_EQ(run(bad), kStride);
+  EXPECT_EQ(message_of(bad, CheckId::kInvalidStride),
+            "stride_c=0 with batch_count=8: all 8 outputs C are written to the same memory");
+  EXPECT_EQ(run(strided(4, 4, 4, kA, 4, 16, kB, 4, 16, kC, 4, 0, 1)), 0u);  // one member: no batch
+}
+
+TEST(BatchStride, BroadcastInputIsValid) {
+  // stride 0 on A: the same weights for every member (PyTorch's expand()).
+  EXPECT_EQ(run(strided(4, 4, 4, kA, 4, 0, kB, 4, 16, kC, 4, 16, 8)), 0u);
+}
+
+TEST(BatchStride, InputMembersOverlap) {
+  // A padded to lda=8 but stride computed as m*k=16: members 0 and 1 share elements.
+  auto bad = strided(4, 4, 4, kA, 8, 16, kB, 4, 16, kC, 4, 16, 2);
+  EXPECT_EQ(run(bad), kStride);
+  std::string msg = message_of(bad, CheckId::kInvalidStride);
+  EXPECT_NE(msg.find("stride_a=16"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("lda*k = 32"), std::string::npos) << msg;
+  EXPECT_EQ(run(strided(4, 4, 4, kA, 8, 32, kB, 4, 16, kC, 4, 16, 2)), 0u);
+}
+
+TEST(BatchStride, InterleavedMembersThatShareNoElementAreValid) {
+  // Two 4x4 outputs stacked in one 8-row matrix: ldc=8, member 1 starts 4 rows down.
+  EXPECT_EQ(run(strided(4, 4, 4, kA, 4, 16, kB, 4, 16, kC, 8, 4, 2)), 0u);
+  // Three would make member 2 start inside member 0's next column.
+  EXPECT_EQ(run(strided(4, 4, 4, kA, 4, 16, kB, 4, 16, kC, 8, 4, 3)), kStride);
+}
+
+TEST(BatchStride, NegativeStrideWithinBoundsIsValid) {
+  FakeQuery q = FakeQuery::standard();
+  // Members walk down from C's address; C's allocation starts 64 floats below it.
+  q.allocs.erase(kC);
+  q.add(kC - 256, 1 << 20);
+  EXPECT_EQ(run(strided(4, 4, 4, kA, 4, 16, kB, 4, 16, kC, 4, -16, 4), q), 0u);
+}
+
+// ---- output-aliases-input -----------------------------------------------------------------
+
+TEST(OutputAliasing, CIsA) {
+  auto bad = sgemm(0, 0, 4, 4, 4, kA, 4, kB, 4, kA, 4);
+  EXPECT_EQ(run(bad), kAlias);
+  std::string msg = message_of(bad, CheckId::kOutputAliasesInput);
+  EXPECT_NE(msg.find("output C shares elements with input A"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("0x7f0000000000..0x7f0000000040"), std::string::npos) << msg;  // 16 floats
+}
+
+TEST(OutputAliasing, CPartlyOverlapsB) {
+  EXPECT_EQ(run(sgemm(0, 0, 4, 4, 4, kA, 4, kB, 4, kB + 60, 4)), kAlias);  // last float of B
+  EXPECT_EQ(run(sgemm(0, 0, 4, 4, 4, kA, 4, kB, 4, kB + 64, 4)), 0u);      // right after B
+}
+
+TEST(OutputAliasing, DisjointBlocksOfOneMatrixAreValid) {
+  // X is 8 x 8 (ld 8). A = rows 0..3, C = rows 4..7: the byte ranges interleave, no element is
+  // shared.
+  EXPECT_EQ(run(sgemm(0, 0, 4, 8, 8, kA, 8, kB, 8, kA + 16, 8)), 0u);
+  // A = columns 0..3, C = columns 4..7.
+  EXPECT_EQ(run(sgemm(0, 0, 8, 4, 4, kA, 8, kB, 4, kA + 4 * 8 * 4, 8)), 0u);
+  // C = rows 3..6 shares row 3 with A.
+  EXPECT_EQ(run(sgemm(0, 0, 4, 8, 8, kA, 8, kB, 8, kA + 12, 8)), kAlias);
+}
+
+TEST(OutputAliasing, DifferentLeadingDimensions) {
+  // A: 2 rows at ld 8 (columns at floats 0, 8, 16); C: 2 rows at ld 4 starting at float 2
+  // (columns at 2, 6, 10, 14, 18): they interleave without sharing a float.
+  auto disjoint = sgemm(0, 0, 2, 5, 3, kA, 8, kB, 3, kA + 2 * 4, 4);
+  EXPECT_EQ(run(disjoint), 0u);
+  auto shared = sgemm(0, 0, 2, 5, 3, kA, 8, kB, 3, kA + 1 * 4, 4);  // C column 0 holds float 1
+  EXPECT_EQ(run(shared), kAlias);
+}
+
+TEST(OutputAliasing, SameInputTwiceIsValid) {
+  EXPECT_EQ(run(sgemm(1, 0, 4, 4, 4, kA, 4, kA, 4, kC, 4)), 0u);  // A^T A
+}
+
+TEST(OutputAliasing, UnusedInputsDoNotAlias) {
+  EXPECT_EQ(run(sgemm(0, 0, 4, 4, 0, kC, 4, kC, 1, kC, 4)), 0u);  // k = 0: A and B never read
+}
+
+TEST(OutputAliasing, CublasLtInPlaceDIsCIsValid) {
+  EXPECT_EQ(run(lt(8, 8, 8, kA, 8, kB, 8, kC, 8, kC, 8)), 0u);  // PyTorch's addmm: C and D the same
+  EXPECT_EQ(run(lt(8, 8, 8, kA, 8, kB, 8, kC, 8, kD, 8)), 0u);  // separate D
+}
+
+TEST(OutputAliasing, CublasLtDOverlapsAOrC) {
+  EXPECT_EQ(run(lt(8, 8, 8, kA, 8, kB, 8, kC, 8, kA, 8)), kAlias);
+  auto other_layout = lt(8, 8, 8, kA, 8, kB, 8, kC, 8, kC, 16);
+  EXPECT_EQ(run(other_layout), kAlias);
+  EXPECT_EQ(message_of(other_layout, CheckId::kOutputAliasesInput),
+            "D is C's memory (0x7f0000200000) with another layout (ldd=16, ldc=8, stride_d=0, stride_c=0): "
+            "in-place cuBLASLt needs D's layout to be C's");
+}
+
+TEST(OutputAliasing, AcrossBatchMembers) {
+  // C member 1 (at kC + 16 floats) is A member 0 when A starts there.
+  EXPECT_EQ(run(strided(4, 4, 4, kC + 64, 4, 16, kB, 4, 16, kC, 4, 16, 2)), kAlias);
+  EXPECT_EQ(run(strided(4, 4, 4, kC + 128, 4, 16, kB, 4, 16, kC, 4, 16, 2)), 0u);  // right after
+}
+
+TEST(OutputAliasing, PointerArraysOnlyWhenTheArrayIsShared) {
+  auto bad = batched(4, 4, 4, kA, kB, kA, 8);
+  EXPECT_EQ(run(bad), kAlias);
+  EXPECT_EQ(message_of(bad, CheckId::kOutputAliasesInput),
+            "the pointer array of C (0x7f0000000000) is also the one of A: every output C[i] is the input A[i]");
+  EXPECT_EQ(run(batched(4, 4, 4, kA, kB, kC, 8)), 0u);
+}
+
+// ---- misaligned-operand -------------------------------------------------------------------
+
+TEST(Alignment, BelowTheElementSize) {
+  auto bad = sgemm(0, 0, 4, 4, 4, kA + 2, 4, kB, 4, kC, 4);
+  EXPECT_EQ(run(bad), kAlign);
+  EXPECT_EQ(message_of(bad, CheckId::kMisalignedOperand),
+            "A (0x7f0000000002) is not aligned to its 4-byte elements (CUDA_R_32F)");
+  EXPECT_EQ(run(gemm_ex(kR16F, 0, 0, 4, 4, 4, kA + 2, 4, kB, 4, kC, 4)), 0u);        // half: 2 bytes
+  EXPECT_EQ(run(gemm_ex(kR8F_E4M3, 1, 0, 4, 4, 16, kA + 1, 16, kB + 3, 16, kC, 4)), 0u);  // fp8: any
+  EXPECT_EQ(run(gemm_ex(kC64F, 0, 0, 4, 4, 4, kA, 4, kB, 4, kC + 8, 4)), kAlign);    // 16-byte complex
+  EXPECT_EQ(run(gemm_ex(kR64F, 0, 0, 4, 4, 4, kA, 4, kB, 4, kC + 8, 4)), 0u);
+}
+
+TEST(Alignment, PointerArraysNeedPointerAlignment) {
+  auto bad = batched(4, 4, 4, kA, kB + 4, kC, 2);
+  EXPECT_EQ(run(bad), kAlign);
+  EXPECT_EQ(message_of(bad, CheckId::kMisalignedOperand),
+            "the pointer array of B (0x7f0000100004) is not aligned to the 8 bytes of a pointer");
+}
+
+// ---- pointer-mode-mismatch ----------------------------------------------------------------
+
+TEST(PointerMode, HostModeWithDeviceScalar) {
+  auto bad = sgemm(0, 0, 4, 4, 4, kA, 4, kB, 4, kC, 4);
+  bad.rec.args[6] = kD;  // alpha in device memory, pointer mode host
+  ASSERT_STREQ(bad.entry.args[6].name, "alpha");
+  EXPECT_EQ(run(bad), kMode);
+  EXPECT_EQ(message_of(bad, CheckId::kPointerModeMismatch),
+            "alpha (0x7f0000300000) is device memory (device 0) but the pointer mode is host: cuBLAS reads "
+            "alpha on the CPU");
+}
+
+TEST(PointerMode, DeviceModeWithPageableScalar) {
+  auto bad = sgemm(0, 0, 4, 4, 4, kA, 4, kB, 4, kC, 4);
+  bad.rec.pointer_mode = 1;  // alpha/beta are on the stack (kAlpha, kBeta)
+  EXPECT_EQ(run(bad), kMode);
+  EXPECT_EQ(message_of(bad, CheckId::kPointerModeMismatch),
+            "alpha (0x7ffc00001000) is host memory the driver does not know, but the pointer mode is device: "
+            "the GPU cannot read alpha");
+  FakeQuery hmm = FakeQuery::standard();
+  hmm.pageable = true;  // HMM/ATS: the GPU reads pageable memory
+  EXPECT_EQ(run(bad, hmm), 0u);
+}
+
+TEST(PointerMode, ValidCombinations) {
+  FakeQuery q = FakeQuery::standard();
+  q.add(kAlpha, 16, MemoryKind::kHost);  // pinned alpha and beta
+  auto host = sgemm(0, 0, 4, 4, 4, kA, 4, kB, 4, kC, 4);
+  EXPECT_EQ(run(host), 0u);      // host mode, stack scalars
+  EXPECT_EQ(run(host, q), 0u);   // host mode, pinned scalars
+  auto device = host;
+  device.rec.pointer_mode = 1;
+  EXPECT_EQ(run(device, q), 0u);  // device mode, pinned scalars: the GPU reads them over the bus
+  device.rec.args[6] = kD;
+  device.rec.args[11] = kD + 8;
+  EXPECT_EQ(run(device), 0u);     // device mode, device scalars
+  auto unknown = host;
+  unknown.rec.pointer_mode = -1;  // the shim did not see the handle created
+  unknown.rec.args[6] = kD;
+  EXPECT_EQ(run(unknown), 0u);
+}
+
+TEST(PointerMode, CublasLtModes) {
+  auto call = lt(8, 8, 8, kA, 8, kB, 8, kC, 8, kC, 8);
+  call.rec.args[6] = kD;  // alpha on the device, beta on the host stack
+  call.rec.pointer_mode = 4;  // ALPHA_DEVICE_VECTOR_BETA_HOST
+  EXPECT_EQ(run(call), 0u);
+  call.rec.pointer_mode = 3;  // ALPHA_DEVICE_VECTOR_BETA_ZERO: beta is not read at all
+  EXPECT_EQ(run(call), 0u);
+  call.rec.pointer_mode = 1;  // DEVICE: beta on the host stack is wrong
+  EXPECT_EQ(run(call), kMode);
+  EXPECT_NE(message_of(call, CheckId::kPointerModeMismatch).find("beta (0x7ffc00001008)"), std::string::npos);
+}
+
+// ---- host-pointer-operand -----------------------------------------------------------------
+
+TEST(HostPointer, OperandUnknownToTheDriver) {
+  uint64_t heap = 0x55d000001000;  // a malloc'd buffer
+  auto bad = sgemm(0, 0, 4, 4, 4, kA, 4, heap, 4, kC, 4);
+  EXPECT_EQ(run(bad), kHost);
+  EXPECT_EQ(message_of(bad, CheckId::kHostPointerOperand),
+            "B (0x55d000001000) is not memory the GPU can read: the driver does not know the address "
+            "(pageable host memory, or memory already freed)");
+  FakeQuery hmm = FakeQuery::standard();
+  hmm.pageable = true;
+  EXPECT_EQ(run(bad, hmm), 0u);
+}
+
+TEST(HostPointer, PinnedAndManagedMemoryAreReadable) {
+  FakeQuery q = FakeQuery::standard();
+  q.add(0x200000000, 4096, MemoryKind::kHost).add(0x300000000, 4096, MemoryKind::kManaged, 1);
+  EXPECT_EQ(run(sgemm(0, 0, 4, 4, 4, 0x200000000, 4, 0x300000000, 4, kC, 4), q), 0u);
+}
+
+TEST(HostPointer, NullOperandWithoutTheDriver) {
+  FakeQuery none;
+  none.failing = true;  // no driver answer: only what needs none is checked
+  auto bad = sgemm(0, 0, 4, 4, 4, kA, 4, kB, 4, 0, 4);
+  EXPECT_EQ(run(bad, none), kHost);
+  EXPECT_EQ(message_of(bad, CheckId::kHostPointerOperand, none), "C is a null pointer, yet the call writes it");
+  EXPECT_EQ(run(sgemm(0, 0, 4, 4, 4, kA, 4, 0x55d000001000, 4, kC, 4), none), 0u);  // cannot tell
+}
+
+TEST(HostPointer, MessageWithoutDetailStillNamesTheProblem) {
+  // Two findings: the detail describes the leading dimension, the host pointer gets the general text.
+  auto both = sgemm(0, 0, 4, 4, 4, kA, 3, 0x55d000001000, 4, kC, 4);
+  EXPECT_EQ(run(both), kLd | kHost);
+  EXPECT_NE(message_of(both, CheckId::kHostPointerOperand).find("memory the GPU cannot read"), std::string::npos);
+}
+
+// ---- operand-out-of-bounds ----------------------------------------------------------------
+
+TEST(OutOfBounds, ExtentPastTheAllocation) {
+  FakeQuery q = FakeQuery::standard();
+  q.add(0x400000000, 60);  // 15 floats for a 4x4 A
+  auto bad = sgemm(0, 0, 4, 4, 4, 0x400000000, 4, kB, 4, kC, 4);
+  EXPECT_EQ(run(bad, q), kBounds);
+  EXPECT_EQ(message_of(bad, CheckId::kOperandOutOfBounds, q),
+            "A (0x400000000) runs 4 bytes past the end of its allocation: it spans 64 bytes "
+            "(0x400000000..0x400000040) while the allocation at 0x400000000 holds 60 bytes");
+  q.add(0x400000000, 64);
+  EXPECT_EQ(run(bad, q), 0u);  // exactly fits
+}
+
+TEST(OutOfBounds, SubTensorInsideALargerAllocation) {
+  // PyTorch's caching allocator: tensors are slices of big segments.
+  FakeQuery q;
+  q.add(0x500000000, 2 << 20);
+  EXPECT_EQ(run(sgemm(0, 0, 64, 64, 64, 0x500000000 + 4096, 64, 0x500000000 + 65536, 64,
+                      0x500000000 + 131072, 64), q), 0u);
+  // The last tensor of the segment, one column too long.
+  EXPECT_EQ(run(sgemm(0, 0, 64, 64, 64, 0x500000000, 64, 0x500000000 + 65536, 64,
+                      0x500000000 + (2 << 20) - 63 * 64 * 4, 64), q), kBounds);
+}
+
+TEST(OutOfBounds, LastLeadingDimensionIsNotNeeded) {
+  // Column-major: the last column needs only m elements, not ldc.
+  FakeQuery q = FakeQuery::standard();
+  q.add(0x600000000, (3 * 100 + 4) * 4);
+  EXPECT_EQ(run(sgemm(0, 0, 4, 4, 4, kA, 4, kB, 4, 0x600000000, 100), q), 0u);
+}
+
+TEST(OutOfBounds, StridedBatchPastTheEnd) {
+  FakeQuery q = FakeQuery::standard();
+  q.add(0x700000000, 16 * 4 * 3);  // room for 3 of 4 members
+  auto bad = strided(4, 4, 4, kA, 4, 16, kB, 4, 16, 0x700000000, 4, 16, 4);
+  EXPECT_EQ(run(bad, q), kBounds);
+  EXPECT_NE(message_of(bad, CheckId::kOperandOutOfBounds, q).find("runs 64 bytes past the end"), std::string::npos);
+}
+
+TEST(OutOfBounds, NegativeStrideBeforeTheStart) {
+  FakeQuery q = FakeQuery::standard();
+  q.add(0x700000000, 1 << 20);
+  auto bad = strided(4, 4, 4, kA, 4, 16, kB, 4, 16, 0x700000000, 4, -16, 2);
+  EXPECT_EQ(run(bad, q), kBounds);
+  EXPECT_NE(message_of(bad, CheckId::kOperandOutOfBounds, q).find("starts 64 bytes before its allocation"),
+            std::string::npos);
+}
+
+TEST(OutOfBounds, PointerArrayShorterThanTheBatch) {
+  FakeQuery q = FakeQuery::standard();
+  q.add(0x800000000, 32);  // 4 pointers for a batch of 8
+  auto bad = batched(4, 4, 4, 0x800000000, kB, kC, 8);
+  EXPECT_EQ(run(bad, q), kBounds);
+  EXPECT_EQ(message_of(bad, CheckId::kOperandOutOfBounds, q),
+            "the pointer array of A (0x800000000) runs 32 bytes past the end of its allocation: it spans 64 "
+            "bytes (0x800000000..0x800000040) while the allocation at 0x800000000 holds 32 bytes");
+  EXPECT_EQ(run(batched(4, 4, 4, 0x800000000, kB, kC, 4), q), 0u);
+}
+
+// ---- device-mismatch ----------------------------------------------------------------------
+
+TEST(DeviceMismatch, OperandOnAnotherDevice) {
+  FakeQuery q = FakeQuery::standard();
+  q.add(kC, 1 << 20, MemoryKind::kDevice, 1);
+  auto call = sgemm(0, 0, 4, 4, 4, kA, 4, kB, 4, kC, 4);
+  EXPECT_EQ(run(call, q, 0), kDevice);
+  EXPECT_EQ(message_of(call, CheckId::kDeviceMismatch, q, 0),
+            "C (0x7f0000200000) is memory of device 1, but the call runs on device 0");
+  EXPECT_EQ(run(call, q, 1), kDevice);  // now A and B are the foreign ones
+  EXPECT_EQ(run(call, q, -1), 0u);      // the call's device is unknown
+}
+
+TEST(DeviceMismatch, ManagedAndPinnedMemoryBelongToNoDevice) {
+  FakeQuery q = FakeQuery::standard();
+  q.add(kA, 1 << 20, MemoryKind::kManaged, 1).add(kB, 1 << 20, MemoryKind::kHost, 1);
+  EXPECT_EQ(run(sgemm(0, 0, 4, 4, 4, kA, 4, kB, 4, kC, 4), q, 0), 0u);
+}
+
+// ---- check_gemm ---------------------------------------------------------------------------
+
+TEST(CheckGemm, RealisticValidCallsAreNotFlagged) {
+  // PyTorch fp16 Linear: GemmEx with transa=T, big lds, buffers carved out of one segment.
+  FakeQuery q;
+  q.add(0x900000000, 64 << 20);
+  auto linear = gemm_ex(kR16F, 1, 0, 1024, 512, 768, 0x900000000, 768, 0x900000000 + (8 << 20), 768,
+                        0x900000000 + (16 << 20), 1024);
+  EXPECT_EQ(run(linear, q), 0u);
+  // bmm with broadcast weights.
+  EXPECT_EQ(run(strided(64, 64, 64, kA, 64, 0, kB, 64, 4096, kC, 64, 4096, 16)), 0u);
+}
+
+TEST(CheckGemm, AsksTheDriverOncePerAddress) {
+  FakeQuery q = FakeQuery::standard();
+  auto call = lt(8, 8, 8, kA, 8, kB, 8, kC, 8, kC, 8);  // D is C
+  check_gemm(call.call(), 0, 0, q);
+  EXPECT_EQ(q.queries, 5);  // A, B, C, alpha, beta
+}
+
+TEST(CheckGemm, DetailDescribesTheLowestFlaggedCheck) {
+  FakeQuery q = FakeQuery::standard();
+  q.add(kC, 1 << 20, MemoryKind::kDevice, 3);
+  auto call = sgemm(0, 0, 4, 4, 4, kA + 2, 4, kB, 4, kC, 4);  // misaligned A, C on device 3
+  CheckFindings f = check_gemm(call.call(), 0, 0, q);
+  EXPECT_EQ(f.bits, kDevice | kAlign);
+  CheckDetail d = unpack_check_detail(f.detail);
+  ASSERT_TRUE(d.present);
+  EXPECT_EQ(d.id, CheckId::kDeviceMismatch);
+  EXPECT_EQ(d.operand, CheckOperand::kC);
+  EXPECT_EQ(d.value_a, 3u);
+  EXPECT_EQ(d.value_b, 0u);
+}
+
+TEST(CheckGemm, NegativeSizesAreLeftToCublas) {
+  EXPECT_EQ(run(sgemm(0, 0, -1, 4, 4, kA, 0, kB, 4, 0, 0)), 0u);
+}
+
+TEST(CheckGemm, ShapeChecksNeedNoDriver) {
+  auto call = sgemm(0, 0, 4, 4, 4, kA + 2, 3, kB, 4, kB, 4);
+  EXPECT_EQ(check_gemm_shape(call.call()).bits, kLd | kAlias | kAlign);
+}
+
+}  // namespace
+}  // namespace cublasspy
