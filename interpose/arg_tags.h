@@ -89,7 +89,7 @@ struct Handle : Plain<ArgKind::kPointer> {
 
 // cublasCreate's out-parameter: registers the new handle with the library its caller uses.
 template <Library L>
-struct HandleCreatedBy : Plain<ArgKind::kStatusOut> {
+struct HandleCreatedBy : Plain<ArgKind::kPointer> {
   template <typename T> static void before(CallContext& c, int s, T) {
     c.rec.args[s] = format::kArgUnset;
     c.variant = variant_of_caller(L, c.caller);
@@ -166,7 +166,7 @@ struct Out {
   }
 };
 using OutInt = Out<ArgKind::kStatusOut>;
-using OutPtr = Out<ArgKind::kPointer>;
+using OutPtr = Out<ArgKind::kPointer>;  // kArgUnset until the call wrote it
 using OutPMode = Out<ArgKind::kPointerMode>;
 using OutMMode = Out<ArgKind::kMathMode>;
 
@@ -250,7 +250,7 @@ struct BetaValue : Plain<ArgKind::kDouble> {
 // Create's out-parameter / Init_internal's descriptor: registered after success; the following
 // constructor arguments (LtInit<attribute>) then fill the shadow.
 template <LtObject O, bool kOutParam>
-struct LtCreated : Plain<kOutParam ? ArgKind::kStatusOut : ArgKind::kPointer> {
+struct LtCreated : Plain<ArgKind::kPointer> {
   template <typename T> static void before(CallContext& c, int s, T v) {
     if constexpr (kOutParam) c.rec.args[s] = format::kArgUnset;
     else c.rec.args[s] = bits(v);

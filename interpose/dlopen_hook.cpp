@@ -57,16 +57,7 @@ namespace {
 
 using DlopenFn = void* (*)(const char*, int);
 
-DlopenFn glibc_dlopen() {
-  static std::atomic<DlopenFn> fn{nullptr};
-  DlopenFn f = fn.load(std::memory_order_acquire);
-  if (f == nullptr) {
-    f = reinterpret_cast<DlopenFn>(dlvsym(RTLD_NEXT, "dlopen", "GLIBC_2.34"));
-    if (f == nullptr) f = reinterpret_cast<DlopenFn>(dlvsym(RTLD_NEXT, "dlopen", "GLIBC_2.2.5"));
-    fn.store(f, std::memory_order_release);
-  }
-  return f;
-}
+DlopenFn glibc_dlopen() { return &real_dlopen; }
 
 // The caller's DT_RPATH / DT_RUNPATH and its directory (for $ORIGIN).
 struct SearchPaths {
@@ -183,7 +174,16 @@ extern "C" int cublasspy_dlopen_wanted(const char* name) {
   return 0;
 }
 
-extern "C" void* cublasspy_glibc_dlopen() { return reinterpret_cast<void*>(cublasspy::glibc_dlopen()); }
+extern "C" void* cublasspy_glibc_dlopen() {
+  // The address of glibc's dlopen itself (not real_dlopen): the jump must land in glibc with
+  // the program's return address on the stack.
+  static void* fn = nullptr;
+  if (fn == nullptr) {
+    fn = dlvsym(RTLD_NEXT, "dlopen", "GLIBC_2.34");
+    if (fn == nullptr) fn = dlvsym(RTLD_NEXT, "dlopen", "GLIBC_2.2.5");
+  }
+  return fn;
+}
 
 extern "C" void* cublasspy_dlopen_record(const char* filename, int flags) {
   using namespace cublasspy;

@@ -62,7 +62,7 @@ extern "C" void* cublasspy_dlsym_impl(void* handle, const char* name) {
   int id = find_hook(name);
   if (id < 0) return real;
   void* hook = hook_address(static_cast<uint16_t>(id));
-  if (real == hook) return real;  // RTLD_DEFAULT found the shim itself
+  if (real == hook) return real;  // RTLD_DEFAULT found the shim itself: nothing to remember
   remember_real(hook_library(static_cast<uint16_t>(id)), static_cast<uint16_t>(id), real);
   return hook;
 }

@@ -121,6 +121,7 @@ class DriverPointerQuery final : public PointerQuery {
     if (device < 0 || device >= kDevices) return false;
     int8_t known = pageable_[device].load(std::memory_order_relaxed);
     if (known != 0) return known > 0;
+    resolve_driver();
     DeviceGetAttributeFn fn = g_device_attribute.load(std::memory_order_acquire);
     if (fn == nullptr) return false;
     int value = 0;

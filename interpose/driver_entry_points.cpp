@@ -115,6 +115,12 @@ void* own_resolver(const char* symbol, void* real) {
   if (std::strcmp(symbol, "cuGetProcAddress") != 0 && std::strcmp(symbol, "cuGetProcAddress_v2") != 0) {
     return nullptr;
   }
+  // A look-up that found the shim itself (RTLD_DEFAULT) is already answered; remembering it
+  // as "real" would make the resolver call itself.
+  if (real == reinterpret_cast<void*>(&::cuGetProcAddress) ||
+      real == reinterpret_cast<void*>(&::cuGetProcAddress_v2)) {
+    return nullptr;
+  }
   void* v1 = find_loaded_symbol(Library::kCuda, "cuGetProcAddress");
   if (real == v1) {
     g_real_resolver[kProcV1].store(real, std::memory_order_release);

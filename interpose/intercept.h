@@ -49,7 +49,10 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   Runtime* rt = ts.internal ? nullptr : runtime();
   bool recording = rt != nullptr && ensure_trace(*rt);
   uint64_t seq = 0;
-  format::RecordSlot* slot = recording ? rt->writer.claim(&seq, &ts.scratch) : &ts.scratch;
+  // Not recording (disabled, the shim's own calls) or a ring full of calls in flight: the call
+  // is still described, on this stack frame, so checks and routing work the same.
+  format::RecordSlot local;
+  format::RecordSlot* slot = recording ? rt->writer.claim(&seq, &local) : &local;
   format::Record& rec = slot->call;
   uint64_t start = now_ns();
   rec.function_id = id;

@@ -39,7 +39,7 @@ void dump_operands(Runtime& rt, CallContext& ctx, bool failed_or_flagged) {
   format::Record& rec = ctx.rec;
   if ((rec.flags & format::kFlagNested) != 0 || rec.function_id >= function_count()) return;
   const format::FunctionEntry& entry = function_table()[rec.function_id];
-  if (!is_gemm_family(entry.family)) return;
+  if (!is_device_gemm(entry)) return;
   GemmCall g = gemm_from_record(entry, rec);
   if (!g.valid) return;
   if (rt.trace_path.empty()) {

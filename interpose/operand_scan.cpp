@@ -1,7 +1,10 @@
 #include "operand_scan.h"
 
+#include <cstring>
+
 #include "gemm_call.h"
 #include "gemm_scan.h"
+#include "scan/host_scan.h"
 #include "hook_list.h"
 #include "hook_table.h"
 #include "scan/scan_fatbin.h"
@@ -14,7 +17,10 @@ namespace {
 // The kernels of every context, from the fatbin embedded at build time (none without nvcc).
 constinit KernelCache g_kernels{scan::scan_fatbin()};
 
-KernelCache* kernel_cache() { return scan::scan_fatbin() != nullptr ? &g_kernels : nullptr; }
+KernelCache* kernel_cache() {
+  if constexpr (scan::kHaveScanKernel) return &g_kernels;
+  return nullptr;
+}
 
 bool known_zero(const format::Record& rec, uint32_t known_flag, const double value[2]) {
   return (rec.flags & known_flag) != 0 && value[0] == 0.0 && value[1] == 0.0;
@@ -45,14 +51,22 @@ void report(const DriverApi& api, const GemmScanResult& r) {
 
 }  // namespace
 
-bool is_gemm_family(uint16_t family) {
-  switch (static_cast<Family>(family)) {
+bool is_device_gemm(const format::FunctionEntry& entry) {
+  switch (static_cast<Family>(entry.family)) {
     case Family::kGemm: case Family::kGemmBatched: case Family::kGemmStridedBatched:
     case Family::kGemmGrouped: case Family::kLtMatmul: case Family::kLegacyGemm:
-      return true;
+      return std::strncmp(entry.name, "cublasXt", 8) != 0;
     default:
       return false;
   }
+}
+
+bool scan_found_nonfinite(const CallContext& ctx) {
+  if ((ctx.rec.flags & format::kFlagScanned) == 0 || ctx.scan == nullptr) return false;
+  for (int i = 0; i < 4; ++i) {
+    if (was_scanned(ctx.scan[i]) && nonfinite_count(ctx.scan[i]) != 0) return true;
+  }
+  return false;
 }
 
 bool scan_operands(Runtime& rt, CallContext& ctx, bool before_call) {
@@ -60,7 +74,7 @@ bool scan_operands(Runtime& rt, CallContext& ctx, bool before_call) {
   if (rt.config.scan == ScanMode::kNone || ctx.scan == nullptr) return false;
   if ((rec.flags & format::kFlagNested) != 0 || rec.function_id >= function_count()) return false;
   const format::FunctionEntry& entry = function_table()[rec.function_id];
-  if (!is_gemm_family(entry.family)) return false;
+  if (!is_device_gemm(entry)) return false;
   GemmCall g = gemm_from_record(entry, rec);
   if (!g.valid) return false;
 

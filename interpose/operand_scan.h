@@ -14,7 +14,12 @@ namespace cublasspy {
 // Returns true when a scanned operand holds NaN or Inf (a finding: CUBLASSPY_ON_ERROR applies).
 bool scan_operands(Runtime& rt, CallContext& ctx, bool before_call);
 
-// True for the function families whose records gemm_from_record understands.
-bool is_gemm_family(uint16_t family);
+// True when this call's summaries (either phase) show NaN or Inf in an operand: lets the caller
+// turn a finding of the before-call scan into PostCallOutcome::finding after the call.
+bool scan_found_nonfinite(const CallContext& ctx);
+
+// True for the GEMMs whose operands live in device memory and whose records gemm_from_record
+// understands. cublasXt's GEMMs take host memory and are left alone.
+bool is_device_gemm(const format::FunctionEntry& entry);
 
 }  // namespace cublasspy

@@ -2,6 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
+#include <cstring>
+
 #include "hook_list.h"
 #include "hook_table.h"
 #include "process_info.h"
@@ -15,7 +18,7 @@ namespace {
 void read_versions(Runtime& rt) {
   format::FileHeader* h = rt.writer.header();
   if (h->driver_version < 0) {
-    if (void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) {
+    if (void* lib = real_dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) {
       using Fn = int (*)(int*);
       if (auto fn = reinterpret_cast<Fn>(real_dlsym(lib, "cuDriverGetVersion"))) {
         int v = 0;
@@ -26,7 +29,7 @@ void read_versions(Runtime& rt) {
   }
   if (h->runtime_version < 0) {
     for (int variant = 0; variant < kVariants; ++variant) {
-      void* lib = dlopen(soname(Library::kCudart, variant), RTLD_LAZY | RTLD_NOLOAD);
+      void* lib = real_dlopen(soname(Library::kCudart, variant), RTLD_LAZY | RTLD_NOLOAD);
       if (lib == nullptr) continue;
       using Fn = int (*)(int*);
       if (auto fn = reinterpret_cast<Fn>(real_dlsym(lib, "cudaRuntimeGetVersion"))) {
@@ -55,6 +58,51 @@ void refresh_libraries(Runtime& rt) {
   busy.store(false);
 }
 
+// cudaError_t / CUresult codes of errors that happen on the device, after the call that
+// launched the work has returned (they surface at the next synchronization).
+bool is_asynchronous_error(int code) {
+  switch (code) {
+    case 700: case 701: case 702: case 710: case 714: case 715: case 716: case 717: case 718:
+    case 719: case 720:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool launches_device_work(uint16_t family) {
+  switch (static_cast<Family>(family)) {
+    case Family::kGemm: case Family::kGemmBatched: case Family::kGemmStridedBatched:
+    case Family::kGemmGrouped: case Family::kLtMatmul: case Family::kLegacyGemm:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// CUBLASSPY_SYNC: wait for the call's stream and read what the device says. The driver's
+// cuStreamSynchronize serves programs with a shared or a static runtime alike (streams are the
+// same objects) and returns a sticky error without clearing anything the program will read.
+int synchronize_stream(uint64_t stream) {
+  using Fn = int (*)(void*);
+  static std::atomic<Fn> sync{nullptr};
+  Fn fn = sync.load(std::memory_order_acquire);
+  if (fn == nullptr) {
+    fn = reinterpret_cast<Fn>(find_loaded_symbol(Library::kCuda, "cuStreamSynchronize"));
+    if (fn == nullptr) return 0;
+    sync.store(fn, std::memory_order_release);
+  }
+  return fn(reinterpret_cast<void*>(stream));
+}
+
+void note_first_async_error(Runtime& rt, uint64_t seq, int code) {
+  format::FileHeader* h = rt.writer.header();
+  uint64_t none = 0;
+  if (std::atomic_ref<uint64_t>(h->first_async_seq).compare_exchange_strong(none, seq)) {
+    h->first_async_error = code;
+  }
+}
+
 bool is_setup_call(uint16_t id) {
   return id == static_cast<uint16_t>(FnId::kcudaGetDeviceCount) ||
          id == static_cast<uint16_t>(FnId::kcublasCreate_v2);
@@ -67,8 +115,26 @@ void before_real_call(Runtime&, CallContext&) {}
 PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
   PostCallOutcome outcome;
   uint16_t id = ctx.rec.function_id;
+  uint16_t family = function_table()[id].family;
+  uint64_t seq = format::word_seq(ctx.rec.word);
+  ThreadState& ts = thread_state();
+  if (rt.config.sync && !failed && launches_device_work(family)) {
+    ts.internal++;
+    int rc = synchronize_stream(ctx.rec.stream);
+    ts.internal--;
+    ctx.rec.flags |= format::kFlagSynced;
+    if (rc != 0) {
+      ctx.rec.async_status = rc;
+      ctx.rec.flags |= format::kFlagAsyncPinned;
+      outcome.async_failure = true;
+      note_first_async_error(rt, seq, rc);
+    }
+  }
+  if (failed && is_asynchronous_error(ctx.rec.status) &&
+      (std::strncmp(hook_name(id), "cuda", 4) == 0 || std::strncmp(hook_name(id), "cu", 2) == 0)) {
+    note_first_async_error(rt, seq, ctx.rec.status);
+  }
   if (is_setup_call(id)) {
-    ThreadState& ts = thread_state();
     ts.internal++;
     read_versions(rt);
     refresh_libraries(rt);

@@ -6,6 +6,7 @@
 #include <elf.h>
 #include <link.h>
 
+#include "hook_table.h"
 #include "trace_format.h"
 
 namespace cublasspy {
@@ -62,7 +63,7 @@ void* find_by_walking(Library lib, int variant, const char* name) {
         const char* base = std::strrchr(path, '/');
         base = base ? base + 1 : path;
         if (std::strncmp(base, s->prefix, std::strlen(s->prefix)) != 0) return 0;
-        if (void* h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD)) {
+        if (void* h = real_dlopen(path, RTLD_LAZY | RTLD_NOLOAD)) {
           s->found = real_dlsym(h, s->name);
           dlclose(h);
         }
@@ -92,7 +93,7 @@ void* lookup(Library lib, int variant, const char* name) {
   const char* so = kSonames[static_cast<int>(lib)][variant];
   if (so == nullptr) return nullptr;
   // RTLD_NOLOAD: never load a library the program did not load itself (a second copy).
-  if (void* h = dlopen(so, RTLD_LAZY | RTLD_NOLOAD)) {
+  if (void* h = real_dlopen(so, RTLD_LAZY | RTLD_NOLOAD)) {
     void* p = real_dlsym(h, name);
     dlclose(h);
     if (p) return p;
@@ -105,6 +106,18 @@ void* lookup(Library lib, int variant, const char* name) {
 const char* soname(Library lib, int variant) {
   if (variant < 0 || variant >= kVariants) return nullptr;
   return kSonames[static_cast<int>(lib)][variant];
+}
+
+void* real_dlopen(const char* name, int flags) {
+  using DlopenFn = void* (*)(const char*, int);
+  static std::atomic<DlopenFn> cached{nullptr};
+  DlopenFn fn = cached.load(std::memory_order_acquire);
+  if (fn == nullptr) {
+    fn = reinterpret_cast<DlopenFn>(dlvsym(RTLD_NEXT, "dlopen", "GLIBC_2.34"));
+    if (fn == nullptr) fn = reinterpret_cast<DlopenFn>(dlvsym(RTLD_NEXT, "dlopen", "GLIBC_2.2.5"));
+    cached.store(fn, std::memory_order_release);
+  }
+  return fn ? fn(name, flags) : nullptr;
 }
 
 void* real_dlsym(void* handle, const char* name) {
@@ -122,6 +135,9 @@ void* resolve_real(Library lib, uint16_t id, const char* name, int variant) {
   void* p = g_real[variant][id].load(std::memory_order_acquire);
   if (p != nullptr) return p;
   p = lookup(lib, variant, name);
+  // A library that looks its own functions up by name (dlsym(RTLD_DEFAULT)) finds the shim's
+  // hook first; calling that as "real" would recurse forever.
+  if (p == hook_address(id)) p = nullptr;
   if (p == nullptr && variant != kDefaultVariant) {
     p = g_real[kDefaultVariant][id].load(std::memory_order_acquire);
   }
@@ -137,6 +153,7 @@ void* find_loaded_symbol(Library lib, const char* name) {
 }
 
 void remember_real(Library lib, uint16_t id, void* real) {
+  if (real == nullptr || real == hook_address(id)) return;
   Dl_info info;
   int variant = dladdr(real, &info) != 0 ? variant_of_path(lib, info.dli_fname) : kDefaultVariant;
   void* expected = nullptr;
@@ -150,7 +167,7 @@ int variant_of_caller(Library lib, const void* return_address) {
   for (int v = 0; v < kVariants; ++v) {
     const char* so = kSonames[static_cast<int>(lib)][v];
     if (so == nullptr) continue;
-    if (void* h = dlopen(so, RTLD_LAZY | RTLD_NOLOAD)) {
+    if (void* h = real_dlopen(so, RTLD_LAZY | RTLD_NOLOAD)) {
       ++loaded;
       dlclose(h);
     }

@@ -34,6 +34,10 @@ void* find_loaded_symbol(Library lib, const char* name);
 // or dlsym returned, remembered), else nullptr. driver_entry_points.cpp.
 void* own_resolver(const char* symbol, void* real);
 
+// glibc's own dlopen, for the shim's RTLD_NOLOAD probes: calling the exported name would reach
+// the shim's dlopen hook and record the shim's own look-ups as the program's.
+void* real_dlopen(const char* name, int flags);
+
 // glibc's own dlsym, found through dlvsym so the shim's exported dlsym is not itself found.
 void* real_dlsym(void* handle, const char* name);
 

@@ -18,10 +18,10 @@ struct ThreadState {
   uint32_t depth;        // intercepted calls on this thread's stack (nesting)
   uint32_t internal;     // >0 while the shim itself calls CUDA: such calls pass straight through
   format::RecordSlot* current;  // the innermost call in flight on this thread
-  format::RecordSlot scratch;   // where a call is written when the ring is full of calls in flight
 };
 
-// initial-exec TLS: no allocation and no lock on first access, safe in signal handlers.
+// initial-exec TLS: no allocation and no lock on first access, safe in signal handlers. Kept
+// small (a few words): a dlopen'ed shim must fit in glibc's static TLS surplus.
 ThreadState& thread_state();
 
 class Runtime {

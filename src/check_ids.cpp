@@ -52,6 +52,8 @@ std::string trans_part(const GemmCall& g, int op) {
   return {};
 }
 
+bool is_matrix(int op) { return op >= 0 && op < 4; }
+
 uint64_t address_of(const GemmCall& g, int op) {
   if (op >= 4) return op == 4 ? g.alpha_ptr : g.beta_ptr;
   return g.op[op].array_ptr != 0 ? g.op[op].array_ptr : g.op[op].ptr;
@@ -86,8 +88,8 @@ const char* pointer_mode_name(int mode) {
 
 std::string leading_dimension_message(const GemmCall& g) {
   Finding f = check_leading_dimensions(g);
-  if (!f.flagged) return "a leading dimension is below the rows its matrix spans";
   int op = static_cast<int>(f.operand);
+  if (!f.flagged || !is_matrix(op)) return "a leading dimension is below the rows its matrix spans";
   const Matrix& m = g.op[op];
   const char* name = check_operand_name(f.operand);
   if (m.rows < 1) {
@@ -100,26 +102,28 @@ std::string leading_dimension_message(const GemmCall& g) {
 
 std::string stride_message(const GemmCall& g) {
   Finding f = check_batch_strides(g);
-  if (!f.flagged) return "batch members of an operand share elements";
   int op = static_cast<int>(f.operand);
+  if (!f.flagged || !is_matrix(op)) return "batch members of an operand share elements";
   const Matrix& m = g.op[op];
   const char* name = check_operand_name(f.operand);
   if (m.stride == 0) {
     return text("%s=0 with batch_count=%lld: all %lld outputs %s are written to the same memory",
                 stride_name(op), ll(g.batch_count), ll(g.batch_count), name);
   }
-  long long span = (m.cols - 1) * m.ld + m.rows;
+  // Wide: lds and sizes from a trace may be anything.
+  auto span = static_cast<long long>((ByteOffset{m.cols} - 1) * m.ld + m.rows);
+  auto usual = static_cast<long long>(ByteOffset{m.ld} * m.cols);
   return text("%s=%lld is smaller than one %s: batch members %llu and %llu share elements "
               "(one %s spans %lld elements: %lld columns at %s=%lld, %lld rows; %s*%s = %lld keeps them apart)",
               stride_name(op), ll(m.stride), name, ull(f.value_a), ull(f.value_b), name, span, ll(m.cols),
-              ld_name(op), ll(m.ld), ll(m.rows), ld_name(op), cols_name(g, op), ll(m.ld * m.cols));
+              ld_name(op), ll(m.ld), ll(m.rows), ld_name(op), cols_name(g, op), usual);
 }
 
 std::string aliasing_message(const GemmCall& g) {
   Finding f = check_output_aliasing(g);
-  if (!f.flagged) return "the output overlaps an input";
   int out = static_cast<int>(f.operand);
   int in = static_cast<int>(f.value_a);
+  if (!f.flagged || !is_matrix(out) || !is_matrix(in)) return "the output overlaps an input";
   const char* out_name = check_operand_name(f.operand);
   const char* in_name = check_operand_name(static_cast<CheckOperand>(in));
   if (f.pointer_array) {
@@ -161,6 +165,7 @@ std::string host_pointer_message(const GemmCall& g, const format::Record& rec) {
   for (int op = 0; op < 4; ++op) {
     const bool separate_d = output_is_separate_d(g);
     if (op == 3 && !separate_d) continue;  // D mirrors C
+    if (op == 2 && separate_d) continue;   // an input C may be null when beta is 0
     if (operand_used(g, op) && address_of(g, op) == 0) {
       const bool output = op == 3 || (op == 2 && !separate_d);
       return text("%s is a null pointer, yet the call %s it", operand_name(g, op).c_str(),
@@ -183,7 +188,8 @@ std::string out_of_bounds_message(const GemmCall& g, const format::Record& rec) 
   }
   int op = static_cast<int>(d.operand);
   ByteSpan s = operand_span(g, op);
-  __int128 base = d.value_b, end = base + d.value_a;
+  if (!is_matrix(op) || !s.valid) return "an operand runs past the end of its allocation";
+  ByteOffset base = d.value_b, end = base + d.value_a;
   std::string where;
   if (s.begin < base) {
     where = text("starts %llu bytes before", ull(base - s.begin));
@@ -207,8 +213,8 @@ std::string device_message(const GemmCall& g, const format::Record& rec) {
 
 std::string alignment_message(const GemmCall& g) {
   Finding f = check_alignment(g);
-  if (!f.flagged) return "an operand is not aligned to its element size";
   int op = static_cast<int>(f.operand);
+  if (!f.flagged || !is_matrix(op)) return "an operand is not aligned to its element size";
   if (f.pointer_array) {
     return text("%s is not aligned to the %llu bytes of a pointer", operand_ref(g, op).c_str(), ull(f.value_a));
   }

@@ -5,7 +5,7 @@
 namespace cublasspy {
 namespace {
 
-using Wide = __int128;  // addresses times strides times lds overflow 64 bits on garbage input
+using Wide = ByteOffset;
 
 constexpr int kA = 0, kB = 1, kC = 2, kD = 3, kAlpha = 4, kBeta = 5;
 constexpr uint64_t kPointerBytes = sizeof(void*);
@@ -42,6 +42,15 @@ Range multiples_between(Wide lo, Wide hi, Wide step) {
   return {floor_div(lo, step) + 1, ceil_div(hi, step) - 1};
 }
 
+// No real call has a size, ld, stride or batch beyond 2^40 elements (a terabyte-scale
+// dimension); bounding them keeps every product below 2^127.
+constexpr int64_t kHuge = int64_t{1} << 40;
+int64_t bounded(int64_t v) { return v > kHuge ? kHuge : v < -kHuge ? -kHuge : v; }
+bool beyond_any_call(const Matrix& m, int64_t batch_count) {
+  return m.rows > kHuge || m.cols > kHuge || m.ld > kHuge || m.stride > kHuge || m.stride < -kHuge ||
+         batch_count > kHuge;
+}
+
 // One matrix in bytes, relative to its first element: `columns` segments of `segment` bytes,
 // `pitch` bytes apart (pitch >= segment, so a matrix never overlaps itself).
 struct Pitched {
@@ -63,7 +72,7 @@ struct Batched {
 // (ld < rows: the leading-dimension check reports that).
 bool layout_of(const Matrix& m, int64_t batch_count, Batched* out) {
   int e = element_bytes(m.type);
-  if (!m.present || e == 0 || m.rows <= 0 || m.cols <= 0) return false;
+  if (!m.present || e == 0 || m.rows <= 0 || m.cols <= 0 || beyond_any_call(m, batch_count)) return false;
   if (m.cols > 1 && m.ld < m.rows) return false;
   out->origin = m.ptr;
   out->one.segment = Wide{m.rows} * e;
@@ -188,7 +197,7 @@ ByteSpan operand_span(const GemmCall& g, int op) {
   const Matrix& m = g.op[op];
   if (pointer_arrays(g)) {
     // Only the array is known: batch_count pointers (GroupedBatched: at least the first).
-    Wide count = g.grouped ? 1 : std::max<int64_t>(g.batch_count, 1);
+    Wide count = g.grouped ? 1 : bounded(std::max<int64_t>(g.batch_count, 1));
     span.valid = true;
     span.begin = operand_address(g, op);
     span.end = span.begin + count * kPointerBytes;
@@ -196,9 +205,10 @@ ByteSpan operand_span(const GemmCall& g, int op) {
   }
   int e = element_bytes(m.type);
   if (e == 0 || m.rows <= 0 || m.cols <= 0 || m.ld < 0) return span;
-  // Column-major: the last element of one matrix is at (rows-1) + (cols-1)*ld.
-  Wide one = (Wide{m.cols} - 1) * m.ld * e + Wide{m.rows} * e;
-  Wide reach = (Wide{std::max<int64_t>(g.batch_count, 1)} - 1) * m.stride * e;
+  // Column-major: the last element of one matrix is at (rows-1) + (cols-1)*ld. Values beyond
+  // any real call are bounded: the span stays far larger than any allocation.
+  Wide one = (Wide{bounded(m.cols)} - 1) * bounded(m.ld) * e + Wide{bounded(m.rows)} * e;
+  Wide reach = (Wide{bounded(std::max<int64_t>(g.batch_count, 1))} - 1) * bounded(m.stride) * e;
   span.valid = true;
   span.begin = Wide{m.ptr} + std::min<Wide>(0, reach);
   span.end = Wide{m.ptr} + std::max<Wide>(0, reach) + one;
@@ -316,11 +326,16 @@ OperandMemory query_operand_memory(const GemmCall& g, int pointer_mode, PointerQ
   int ops[4];
   int n = matrix_operands(g, ops);
   for (int k = 0; k < n; ++k) {
-    if (operand_used(g, ops[k])) mem.address[ops[k]] = operand_address(g, ops[k]);
+    if (!operand_used(g, ops[k])) continue;
+    mem.address[ops[k]] = operand_address(g, ops[k]);
+    mem.read_by_device[ops[k]] = true;
   }
   if (operand_used(g, kC)) {
-    if (scalar_on_device(pointer_mode, false) >= 0) mem.address[kAlpha] = g.alpha_ptr;
-    if (scalar_on_device(pointer_mode, true) >= 0) mem.address[kBeta] = g.beta_ptr;
+    const int alpha_side = scalar_on_device(pointer_mode, false), beta_side = scalar_on_device(pointer_mode, true);
+    if (alpha_side >= 0) mem.address[kAlpha] = g.alpha_ptr;
+    if (beta_side >= 0) mem.address[kBeta] = g.beta_ptr;
+    mem.read_by_device[kAlpha] = alpha_side == 1;
+    mem.read_by_device[kBeta] = beta_side == 1;
   }
   for (int i = 0; i < 6; ++i) {
     if (mem.address[i] == 0) continue;
@@ -356,7 +371,8 @@ Finding check_host_operands(const GemmCall& g, const OperandMemory& mem, bool pa
     const int op = ops[k];
     if (!operand_used(g, op)) continue;
     const PointerInfo& info = mem.info[op];
-    bool null = operand_address(g, op) == 0;
+    // cuBLASLt reads a separate C only when beta is not zero; programs may then pass null.
+    bool null = operand_address(g, op) == 0 && !(op == kC && output_is_separate_d(g));
     bool unknown = info.known && info.kind == MemoryKind::kUnknown && !pageable_access;
     if (null || unknown) {
       return flag(operand_code(op), static_cast<uint64_t>(MemoryKind::kUnknown), 0, pointer_arrays(g));
@@ -383,14 +399,12 @@ Finding check_out_of_bounds(const GemmCall& g, const OperandMemory& mem) {
 
 Finding check_device_mismatch(const GemmCall& g, const OperandMemory& mem, int call_device) {
   if (call_device < 0) return {};
-  int ops[6];
-  int n = matrix_operands(g, ops);
-  ops[n++] = kAlpha;  // device-mode scalars are read by the call's device too
-  ops[n++] = kBeta;
-  for (int k = 0; k < n; ++k) {
-    const int op = ops[k];
+  for (int op = 0; op < 6; ++op) {  // device-mode scalars are read by the call's device too
     const PointerInfo& info = mem.info[op];
-    if (mem.address[op] == 0 || !info.known || info.kind != MemoryKind::kDevice || info.device < 0) continue;
+    if (mem.address[op] == 0 || !mem.read_by_device[op] || !info.known || info.kind != MemoryKind::kDevice ||
+        info.device < 0) {
+      continue;
+    }
     if (info.device != call_device) {
       bool array = op <= kD && pointer_arrays(g);
       return flag(operand_code(op), static_cast<uint64_t>(info.device), static_cast<uint64_t>(call_device), array);

@@ -55,20 +55,23 @@ bool operand_used(const GemmCall& call, int operand);
 // same address with another layout). When false, C is the output and D mirrors it.
 bool output_is_separate_d(const GemmCall& call);
 
+// Wide enough for address + ld * cols * element size on garbage input without overflow.
+__extension__ typedef __int128 ByteOffset;
+
 // The bytes an operand's elements occupy, over all batch members (negative strides included):
 // [begin, end) as absolute addresses. For pointer arrays: the array of batch_count pointers.
 // valid is false when the element size or the shape is unknown.
 struct ByteSpan {
   bool valid = false;
-  __int128 begin = 0;
-  __int128 end = 0;
+  ByteOffset begin = 0;
+  ByteOffset end = 0;
 };
 ByteSpan operand_span(const GemmCall& call, int operand);
 
 // True when two batched, pitched byte layouts share a byte (element-exact: sub-blocks of one
 // matrix that interleave without sharing elements do not overlap). Bounded work: beyond
 // kOverlapBudget steps it answers false (no finding rather than a guess).
-inline constexpr int kOverlapBudget = 4096;
+inline constexpr int kOverlapBudget = 1024;
 bool matrices_overlap(const GemmCall& call, int x, int y);
 // Batch members i < j of one operand that share elements; false when none do.
 bool batch_members_overlap(const Matrix& mat, int64_t batch_count, int64_t* i, int64_t* j);
@@ -94,6 +97,7 @@ Finding check_alignment(const GemmCall& call);
 struct OperandMemory {
   uint64_t address[6] = {};
   PointerInfo info[6] = {};
+  bool read_by_device[6] = {};  // matrices always; alpha/beta when the pointer mode says device
 };
 OperandMemory query_operand_memory(const GemmCall& call, int pointer_mode, PointerQuery& query);
 

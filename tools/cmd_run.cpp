@@ -177,11 +177,9 @@ SubcommandAction attach_run(CLI::App& app) {
                  "Print the report's summary on stderr: auto (when something went wrong), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->type_name("WHEN");
-  app.add_option("command", a->command, "The command to run, after --")->required();
-  app.footer(
-      "Example: cublasspy run --sync --scan all -- python train.py --epochs 1\n"
-      "Exit status: COMMAND's; 128+N when it died of signal N; 127 when it was not found;\n"
-      "2 for a bad option; 125 when the shim cannot be found.");
+  // After "--" everything is the command's, options included; without "--" a command that
+  // takes options of its own would have them read as run's.
+  app.add_option("command", a->command, "The command to run and its arguments, after --")->required();
   return [a] { return run_command(*a); };
 }
 

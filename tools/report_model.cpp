@@ -242,7 +242,10 @@ json call_to_json(const CallView& call) {
 
   json args = json::object();
   std::vector<ArgView> views = call.args();
-  for (size_t i = 0; i < views.size(); ++i) args[views[i].name] = arg_value(views[i], rec, i);
+  for (size_t i = 0; i < views.size(); ++i) {
+    // Unnamed slots are room for a text argument's bytes, not arguments of their own.
+    if (views[i].name[0] != '\0') args[views[i].name] = arg_value(views[i], rec, i);
+  }
   if (call.function != nullptr && is_gemm_family(call.function->family)) add_gemm_args(call, args);
   j["args"] = std::move(args);
   j["checks"] = checks_of(call);

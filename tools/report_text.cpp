@@ -144,7 +144,8 @@ void append_trace(std::string& out, const json& trace, const TextOptions& o, con
     out += fmt::format("  command   {}\n", cmd);
   }
   const json& end = trace["end"];
-  const char* end_colour = end["state"] == "exited" && end["exit_status"] == 0 ? "" : s.red;
+  bool clean_exit = end["state"] == "exited" && (end["exit_status"].is_null() || end["exit_status"] == 0);
+  const char* end_colour = clean_exit ? "" : s.red;
   out += fmt::format("  ran       {} .. {}{}{}\n", p.value("start_time", "?"), end_colour,
                      ending_text(end), end_colour[0] ? s.reset : "");
   if (p.contains("forked_from")) {

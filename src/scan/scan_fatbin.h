@@ -3,12 +3,18 @@
 // the host alone.
 #pragma once
 
+#ifndef CUBLASSPY_SCAN_KERNEL
+#define CUBLASSPY_SCAN_KERNEL 0
+#endif
+
 namespace cublasspy::scan {
 
 #if CUBLASSPY_SCAN_KERNEL
 extern const unsigned char kScanFatbin[];
 extern const unsigned long kScanFatbinBytes;
 #endif
+
+inline constexpr bool kHaveScanKernel = CUBLASSPY_SCAN_KERNEL != 0;
 
 // The embedded image, or nullptr when the build had no nvcc.
 constexpr const void* scan_fatbin() {

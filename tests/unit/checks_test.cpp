@@ -488,6 +488,12 @@ TEST(HostPointer, NullOperandWithoutTheDriver) {
   EXPECT_EQ(run(sgemm(0, 0, 4, 4, 4, kA, 4, 0x55d000001000, 4, kC, 4), none), 0u);  // cannot tell
 }
 
+TEST(HostPointer, CublasLtInputCMayBeNullWithSeparateD) {
+  // cuBLASLt reads C only when beta != 0: a null C beside a separate D is the program's choice.
+  EXPECT_EQ(run(lt(8, 8, 8, kA, 8, kB, 8, 0, 8, kD, 8)), 0u);
+  EXPECT_EQ(run(lt(8, 8, 8, kA, 8, kB, 8, kC, 8, 0, 8)), kHost);  // a null output D is not
+}
+
 TEST(HostPointer, MessageWithoutDetailStillNamesTheProblem) {
   // Two findings: the detail describes the leading dimension, the host pointer gets the general text.
   auto both = sgemm(0, 0, 4, 4, 4, kA, 3, 0x55d000001000, 4, kC, 4);
@@ -568,6 +574,20 @@ TEST(DeviceMismatch, OperandOnAnotherDevice) {
   EXPECT_EQ(run(call, q, -1), 0u);      // the call's device is unknown
 }
 
+TEST(DeviceMismatch, DeviceModeScalarsCountHostModeScalarsDoNot) {
+  FakeQuery q = FakeQuery::standard();
+  q.add(0x900000000, 64, MemoryKind::kDevice, 1);
+  auto call = sgemm(0, 0, 4, 4, 4, kA, 4, kB, 4, kC, 4);
+  call.rec.args[6] = 0x900000000;  // alpha and beta on device 1
+  call.rec.args[11] = 0x900000008;
+  call.rec.pointer_mode = 1;
+  EXPECT_EQ(run(call, q, 0), kDevice);
+  EXPECT_EQ(message_of(call, CheckId::kDeviceMismatch, q, 0),
+            "alpha (0x900000000) is memory of device 1, but the call runs on device 0");
+  call.rec.pointer_mode = 0;  // host mode: the mode is what is wrong, not the device
+  EXPECT_EQ(run(call, q, 0), kMode);
+}
+
 TEST(DeviceMismatch, ManagedAndPinnedMemoryBelongToNoDevice) {
   FakeQuery q = FakeQuery::standard();
   q.add(kA, 1 << 20, MemoryKind::kManaged, 1).add(kB, 1 << 20, MemoryKind::kHost, 1);
@@ -610,6 +630,37 @@ TEST(CheckGemm, DetailDescribesTheLowestFlaggedCheck) {
 
 TEST(CheckGemm, NegativeSizesAreLeftToCublas) {
   EXPECT_EQ(run(sgemm(0, 0, -1, 4, 4, kA, 0, kB, 4, 0, 0)), 0u);
+}
+
+TEST(CheckGemm, GarbageArgumentsStayDefinedAndBounded) {
+  // Records of crashing programs hold anything: every check and message must stay defined
+  // (the sanitizer build runs this) and finish within its work budget.
+  const int64_t values[] = {0, 1, -1, 3, 4, 8, 16, 1 << 20, INT32_MAX, int64_t{1} << 40, INT64_MAX, INT64_MIN};
+  const uint64_t addresses[] = {0, kA, kA + 2, 0xffffffffffffff00ull};
+  uint64_t seed = 12345;
+  auto pick = [&](auto& array) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return array[(seed >> 33) % (sizeof array / sizeof array[0])];
+  };
+  FakeQuery q;
+  q.add(kA, 1 << 20);
+  for (int round = 0; round < 3000; ++round) {
+    auto cb = round % 3 == 0 ? strided(pick(values), pick(values), pick(values), pick(addresses), pick(values),
+                                       pick(values), pick(addresses), pick(values), pick(values), pick(addresses),
+                                       pick(values), pick(values), pick(values))
+              : round % 3 == 1 ? lt(pick(values), pick(values), pick(values), pick(addresses), pick(values),
+                                    pick(addresses), pick(values), pick(addresses), pick(values), pick(addresses),
+                                    pick(values))
+                               : batched(pick(values), pick(values), pick(values), pick(addresses), pick(addresses),
+                                         pick(addresses), pick(values));
+    cb.rec.pointer_mode = static_cast<int>(round % 6) - 1;
+    CheckFindings f = check_gemm(cb.call(), cb.rec.pointer_mode, round % 2, q);
+    cb.rec.check_detail[0] = f.detail[0];
+    cb.rec.check_detail[1] = f.detail[1];
+    for (int id = 0; id < kCheckCount; ++id) {
+      EXPECT_FALSE(check_message(static_cast<CheckId>(id), cb.call(), cb.rec).empty());
+    }
+  }
 }
 
 TEST(CheckGemm, ShapeChecksNeedNoDriver) {

@@ -1,6 +1,7 @@
 // Contexts and streams. Work is synchronous on the stand-in, so a stream is only a token that
 // must have been created and not destroyed; a context is one primary context per device, and
 // the current context is per thread, as in the driver.
+#include <array>
 #include <atomic>
 #include <mutex>
 #include <unordered_set>
@@ -14,7 +15,14 @@ namespace {
 constexpr uint64_t kStreamMagic = 0x6d61657274536e53ull;  // "SnStream"
 constexpr int kMaxDevices = 64;
 
-CUctx_st contexts[kMaxDevices];
+// Constant-initialized (no constructor at load time, no writes afterwards, so no races).
+constexpr std::array<CUctx_st, kMaxDevices> make_contexts() {
+  std::array<CUctx_st, kMaxDevices> all{};
+  for (int i = 0; i < kMaxDevices; ++i) all[i].device = i;
+  return all;
+}
+
+std::array<CUctx_st, kMaxDevices> contexts = make_contexts();
 thread_local CUcontext current = nullptr;
 std::atomic<bool> init_done{false};
 
@@ -30,13 +38,12 @@ Streams& streams() {
 
 }  // namespace
 
-CUcontext primary_context(int device) {
-  contexts[device].device = device;
-  return &contexts[device];
-}
+CUcontext primary_context(int device) { return &contexts[static_cast<size_t>(device)]; }
 
 bool is_context(CUcontext ctx) {
-  return ctx >= &contexts[0] && ctx < &contexts[kMaxDevices] && ctx - &contexts[0] < device_count();
+  for (int i = 0; i < device_count(); ++i)
+    if (ctx == &contexts[static_cast<size_t>(i)]) return true;
+  return false;
 }
 
 CUcontext current_context() { return current; }

@@ -4,6 +4,7 @@
 // (cuMemAlloc_v2 from 3.2 on). The stand-in answers with its own functions, and reports names
 // it does not implement as not found, never as a crash.
 #include <cstring>
+#include <vector>
 
 #include "driver_bodies.h"
 #include "driver_entry.h"
@@ -40,7 +41,10 @@ void* addr(F* f) {
   return reinterpret_cast<void*>(f);
 }
 
-const Entry kEntries[] = {
+// A function-local table: built at the first lookup, not by a constructor at load time
+// (the function-pointer casts keep it from being a compile-time constant).
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> table = {
     {"cuInit", 2000, addr(&cuInit), nullptr},
     {"cuDriverGetVersion", 2020, addr(&cuDriverGetVersion), nullptr},
     {"cuDeviceGet", 2000, addr(&cuDeviceGet), nullptr},
@@ -85,7 +89,9 @@ const Entry kEntries[] = {
     {"cuGetExportTable", 3000, addr(&cuGetExportTable), nullptr},
     {"cuGetProcAddress", 11030, addr(&standin_legacy_cuGetProcAddress), nullptr},
     {"cuGetProcAddress", 12000, addr(&cuGetProcAddress_v2), nullptr},
-};
+  };
+  return table;
+}
 
 }  // namespace
 
@@ -102,7 +108,7 @@ CUresult standin::driver::get_proc_address(const char* name, const char* symbol,
   *pfn = nullptr;
   const Entry* best = nullptr;
   bool name_known = false;
-  for (const Entry& e : kEntries) {
+  for (const Entry& e : entries()) {
     if (std::strcmp(e.name, symbol) != 0) continue;
     name_known = true;
     if (e.version <= cuda_version && (best == nullptr || e.version > best->version)) best = &e;

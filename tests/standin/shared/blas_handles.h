@@ -46,9 +46,12 @@ struct CublasLtHandle {
   __builtin_trap();
 }
 
-// Reads the magic word through the raw pointer (a garbage pointer faults right here).
+// Reads the magic word through the raw pointer (a garbage pointer faults right here). memcpy,
+// because garbage need not be aligned; the value is used, so the load always happens.
 inline uint64_t read_magic(const void* handle) {
-  return *static_cast<const volatile uint64_t*>(handle);
+  uint64_t magic;
+  __builtin_memcpy(&magic, handle, sizeof magic);
+  return magic;
 }
 
 inline CublasHandle* checked_cublas_handle(cublasHandle_t h) {

@@ -169,6 +169,22 @@ double activate(double x, Activation a) {
   return x;
 }
 
+// Four independent partial sums: the compiler may not reorder a floating-point reduction by
+// itself, and one dependency chain would leave most of the FPU idle.
+template <class T>
+T dot(const T* a, const T* b, int64_t k) {
+  T s0{}, s1{}, s2{}, s3{};
+  int64_t q = 0;
+  for (; q + 4 <= k; q += 4) {
+    s0 += a[q] * b[q];
+    s1 += a[q + 1] * b[q + 1];
+    s2 += a[q + 2] * b[q + 2];
+    s3 += a[q + 3] * b[q + 3];
+  }
+  for (; q < k; ++q) s0 += a[q] * b[q];
+  return (s0 + s1) + (s2 + s3);
+}
+
 // Packs panels of op(A) (rows i0.., k contiguous) and op(B) (columns j0.., k contiguous) so the
 // innermost loop is a contiguous dot product; 64 x 64 blocks keep the panels small.
 template <class T>
@@ -196,10 +212,7 @@ void gemm_kernel(const GemmProblem& p) {
         const int64_t j = j0 + jj;
         for (int64_t ii = 0; ii < in; ++ii) {
           const int64_t i = i0 + ii;
-          T acc{};
-          const T* ar = a_panel.data() + ii * k;
-          const T* bc = b_panel.data() + jj * k;
-          for (int64_t q = 0; q < k; ++q) acc += ar[q] * bc[q];
+          const T acc = dot(a_panel.data() + ii * k, b_panel.data() + jj * k, k);
 
           const complex alpha = p.alpha_vector ? load_element(p.alpha_vector, p.scale_type, i) : p.alpha;
           const complex beta = p.beta_vector ? load_element(p.beta_vector, p.scale_type, i) : p.beta;

@@ -1,0 +1,8 @@
+# Benchmarks (Google Benchmark): built with the tests, run by scripts/bench.sh, not by ctest
+# except for a short smoke run that proves they still work.
+cublasspy_test_program(call_overhead_bench ${CMAKE_CURRENT_LIST_DIR}/call_overhead_bench.cpp)
+target_link_libraries(call_overhead_bench PRIVATE benchmark::benchmark)
+add_test(NAME bench.call_overhead_smoke
+         COMMAND call_overhead_bench --benchmark_min_time=0.01 --benchmark_filter=Sgemm)
+set_tests_properties(bench.call_overhead_smoke PROPERTIES
+  ENVIRONMENT "CUBLASSPY_SHIM=$<TARGET_FILE:cublasspy>;CUBLASSPY_TRACE=${CMAKE_BINARY_DIR}/bench-%p.cbt")

@@ -1,0 +1,100 @@
+// What trace mode adds to one intercepted call. The real function is called directly (the
+// baseline) and through the shim's wrapper (the shim is dlopen'ed and its wrapper found with
+// dlsym, so both run in the same process and the same run). The calls chosen return at once:
+// real cuBLAS with a null handle (NOT_INITIALIZED, no GPU needed), cuBLASLt layout create and
+// destroy (host only), so the figure is the shim's cost, not cuBLAS's.
+//
+//   call_overhead_bench [benchmark flags]      CUBLASSPY_SHIM=<path to libcublasspy.so>
+// Run with LD_LIBRARY_PATH=<build>/standin to measure against the stand-in instead.
+#include <benchmark/benchmark.h>
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+using SgemmFn = decltype(&cublasSgemm_v2);
+using LayoutCreateFn = decltype(&cublasLtMatrixLayoutCreate);
+using LayoutDestroyFn = decltype(&cublasLtMatrixLayoutDestroy);
+using LtMatmulFn = decltype(&cublasLtMatmul);
+
+struct Targets {
+  SgemmFn sgemm = nullptr;
+  LayoutCreateFn layout_create = nullptr;
+  LayoutDestroyFn layout_destroy = nullptr;
+  LtMatmulFn lt_matmul = nullptr;
+};
+
+Targets g_direct{&cublasSgemm_v2, &cublasLtMatrixLayoutCreate, &cublasLtMatrixLayoutDestroy, &cublasLtMatmul};
+Targets g_shim;
+
+float g_one = 1.f, g_zero = 0.f;
+
+void sgemm(benchmark::State& state, const Targets& t) {
+  for (auto _ : state) {
+    auto st = t.sgemm(nullptr, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &g_one, nullptr, 8, nullptr, 8, &g_zero,
+                      nullptr, 8);
+    benchmark::DoNotOptimize(st);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void lt_layout(benchmark::State& state, const Targets& t) {
+  for (auto _ : state) {
+    cublasLtMatrixLayout_t layout = nullptr;
+    t.layout_create(&layout, CUDA_R_32F, 64, 32, 64);
+    t.layout_destroy(layout);
+  }
+  state.SetItemsProcessed(state.iterations() * 2);
+}
+
+void lt_matmul(benchmark::State& state, const Targets& t) {
+  for (auto _ : state) {
+    auto st = t.lt_matmul(nullptr, nullptr, &g_one, nullptr, nullptr, nullptr, nullptr, &g_zero, nullptr,
+                          nullptr, nullptr, nullptr, nullptr, nullptr, 0, nullptr);
+    benchmark::DoNotOptimize(st);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_Sgemm_Direct(benchmark::State& s) { sgemm(s, g_direct); }
+void BM_Sgemm_Shim(benchmark::State& s) { sgemm(s, g_shim); }
+void BM_LtLayoutCreateDestroy_Direct(benchmark::State& s) { lt_layout(s, g_direct); }
+void BM_LtLayoutCreateDestroy_Shim(benchmark::State& s) { lt_layout(s, g_shim); }
+void BM_LtMatmul_Direct(benchmark::State& s) { lt_matmul(s, g_direct); }
+void BM_LtMatmul_Shim(benchmark::State& s) { lt_matmul(s, g_shim); }
+
+BENCHMARK(BM_Sgemm_Direct)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_Sgemm_Shim)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_LtMatmul_Direct)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_LtMatmul_Shim)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_LtLayoutCreateDestroy_Direct)->Threads(1)->UseRealTime();
+BENCHMARK(BM_LtLayoutCreateDestroy_Shim)->Threads(1)->UseRealTime();
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* shim = std::getenv("CUBLASSPY_SHIM");
+  if (shim == nullptr) {
+    std::fprintf(stderr, "call_overhead_bench: set CUBLASSPY_SHIM to libcublasspy.so\n");
+    return 2;
+  }
+  if (std::getenv("CUBLASSPY_TRACE") == nullptr) setenv("CUBLASSPY_TRACE", "/tmp/cublasspy-bench-%p.cbt", 1);
+  void* h = dlopen(shim, RTLD_NOW | RTLD_LOCAL);
+  if (h == nullptr) {
+    std::fprintf(stderr, "call_overhead_bench: %s\n", dlerror());
+    return 2;
+  }
+  g_shim.sgemm = reinterpret_cast<SgemmFn>(dlsym(h, "cublasSgemm_v2"));
+  g_shim.layout_create = reinterpret_cast<LayoutCreateFn>(dlsym(h, "cublasLtMatrixLayoutCreate"));
+  g_shim.layout_destroy = reinterpret_cast<LayoutDestroyFn>(dlsym(h, "cublasLtMatrixLayoutDestroy"));
+  g_shim.lt_matmul = reinterpret_cast<LtMatmulFn>(dlsym(h, "cublasLtMatmul"));
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

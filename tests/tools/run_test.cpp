@@ -1,0 +1,193 @@
+// `cublasspy run`: the command's exit status passes through (128+N for a signal, 127 not found),
+// LD_PRELOAD starts with the shim and keeps what was there, the options become the CUBLASSPY_*
+// variables (bad values are usage errors), signals sent to the tool reach the command, the
+// traces of every process of the run (and only those) are found, and the summary goes to stderr
+// when something failed.
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <filesystem>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+
+namespace cublasspy::tools::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string canonical_shim() { return fs::canonical(kShim).string(); }
+
+// The trace paths named by the summary's last line ("full report: cublasspy report --all P...").
+std::vector<std::string> summary_traces(const std::string& err) {
+  const std::string marker = "full report: cublasspy report --all ";
+  auto at = err.find(marker);
+  if (at == std::string::npos) return {};
+  std::istringstream rest(err.substr(at + marker.size(), err.find('\n', at) - at - marker.size()));
+  std::vector<std::string> out;
+  for (std::string p; rest >> p;) out.push_back(p);
+  return out;
+}
+
+TEST(Run, ExitStatusPassesThrough) {
+  ProcessResult r = run_process({kTool, "run", "--", "sh", "-c", "exit 3"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;  // nothing failed: no summary
+  EXPECT_EQ(run_process({kTool, "run", "--", "true"}).exit_code, 0);
+}
+
+TEST(Run, KilledBySignalIs128PlusN) {
+  ProcessResult r = run_process({kTool, "run", "--", "sh", "-c", "kill -KILL $$"});
+  EXPECT_EQ(r.signal, 0);  // the tool itself exits normally
+  EXPECT_EQ(r.exit_code, 128 + SIGKILL);
+  EXPECT_EQ(run_process({kTool, "run", "--", "sh", "-c", "kill -TERM $$"}).exit_code, 128 + SIGTERM);
+}
+
+TEST(Run, CommandNotFoundIs127) {
+  ProcessResult r = run_process({kTool, "run", "--", "cublasspy-no-such-command"});
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_NE(r.err.find("cublasspy-no-such-command: command not found"), std::string::npos) << r.err;
+}
+
+TEST(Run, NotExecutableIs126) {
+  TempDir dir;
+  std::string script = dir / "not-executable";
+  write_file(script, "#!/bin/sh\nexit 0\n");
+  chmod(script.c_str(), 0644);
+  ProcessResult r = run_process({kTool, "run", "--", script});
+  EXPECT_EQ(r.exit_code, 126);
+  EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
+}
+
+TEST(Run, PrependsTheShimAndKeepsLdPreload) {
+  ProcessResult alone = run_process({kTool, "run", "--", "sh", "-c", "printf %s \"$LD_PRELOAD\""},
+                                    {{"LD_PRELOAD", std::nullopt}});
+  EXPECT_EQ(alone.out, canonical_shim());
+  EXPECT_EQ(alone.out.front(), '/');  // absolute: the command may change directory
+
+  ProcessResult kept = run_process({kTool, "run", "--", "sh", "-c", "printf %s \"$LD_PRELOAD\""},
+                                   {{"LD_PRELOAD", kEmptyPreload}});
+  EXPECT_EQ(kept.out, canonical_shim() + ":" + kEmptyPreload);
+  EXPECT_TRUE(kept.err.empty()) << kept.err;  // the loader found both
+
+  // Another copy of the shim would record every call twice: it is dropped.
+  ProcessResult other = run_process({kTool, "run", "--", "sh", "-c", "printf %s \"$LD_PRELOAD\""},
+                                    {{"LD_PRELOAD", "/elsewhere/libcublasspy.so " + kEmptyPreload}});
+  EXPECT_EQ(other.out, canonical_shim() + ":" + kEmptyPreload);
+}
+
+TEST(Run, OptionsBecomeTheShimsVariables) {
+  TempDir dir;
+  ProcessResult r = run_process(
+      {kTool, "run", "--check", "--sync", "--scan", "inputs", "--dump", "failing", "--on-error", "abort",
+       "--ring", "64", "--log", "off", "-o", "rank%r-%p.cbt", "--", "sh", "-c",
+       "echo $CUBLASSPY_CHECK $CUBLASSPY_SYNC $CUBLASSPY_SCAN $CUBLASSPY_DUMP $CUBLASSPY_ON_ERROR "
+       "$CUBLASSPY_RING $CUBLASSPY_LOG $CUBLASSPY_TRACE"},
+      {}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // A relative template is made absolute against the directory `run` was started in.
+  EXPECT_EQ(r.out, "1 1 inputs failing abort 64 off " + dir.path() + "/rank%r-%p.cbt\n");
+
+  // Without options the inherited settings stay; the default template lands in the cwd.
+  ProcessResult plain = run_process({kTool, "run", "--", "sh", "-c", "echo $CUBLASSPY_SCAN $CUBLASSPY_TRACE"},
+                                    {{"CUBLASSPY_SCAN", "all"}, {"CUBLASSPY_TRACE", std::nullopt}}, dir.path());
+  EXPECT_EQ(plain.out, "all " + dir.path() + "/cublasspy-%p.cbt\n");
+}
+
+TEST(Run, BadOptionValuesAreUsageErrors) {
+  ProcessResult scan = run_process({kTool, "run", "--scan", "sometimes", "--", "true"});
+  EXPECT_EQ(scan.exit_code, 2);
+  EXPECT_NE(scan.err.find("none, inputs, outputs, all"), std::string::npos) << scan.err;
+  EXPECT_EQ(run_process({kTool, "run", "--dump", "some", "--", "true"}).exit_code, 2);
+  EXPECT_EQ(run_process({kTool, "run", "--on-error", "explode", "--", "true"}).exit_code, 2);
+  EXPECT_EQ(run_process({kTool, "run", "--ring", "3", "--", "true"}).exit_code, 2);
+  EXPECT_EQ(run_process({kTool, "run", "--ring", "many", "--", "true"}).exit_code, 2);
+  EXPECT_EQ(run_process({kTool, "run", "--no-such-option", "--", "true"}).exit_code, 2);
+  EXPECT_EQ(run_process({kTool, "run"}).exit_code, 2);
+  // After "--" the options are the command's.
+  EXPECT_EQ(run_process({kTool, "run", "--", "sh", "-c", "exit 5", "--no-such-option"}).exit_code, 5);
+}
+
+TEST(Run, SummaryOnStderrWhenACallFailed) {
+  TempDir dir;
+  ProcessResult r = run_process({kTool, "run", "--", kSimpleGemm}, {{"NO_COLOR", "1"}}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;                               // the program's own status
+  EXPECT_NE(r.out.find("cublasSgemm_v2 1"), std::string::npos);     // its output, untouched
+  EXPECT_NE(r.err.find("first failure"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(kSimpleGemm), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("\033["), std::string::npos) << "no colour in a pipe";
+  std::vector<std::string> traces = summary_traces(r.err);
+  ASSERT_EQ(traces.size(), 1u) << r.err;
+  EXPECT_EQ(traces, dir.files());
+
+  ProcessResult quiet = run_process({kTool, "run", "--summary", "never", "--", kSimpleGemm}, {}, dir.path());
+  EXPECT_EQ(quiet.exit_code, 0);
+  EXPECT_TRUE(quiet.err.empty()) << quiet.err;
+}
+
+TEST(Run, NoSummaryWhenNothingFailed) {
+  if (!standin_available()) GTEST_SKIP() << "the CPU stand-in is not built";
+  TempDir dir;
+  ProcessResult r = run_process({kTool, "run", "--", kSimpleGemm}, on_standin(), dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("sgemm c[0] 6.5"), std::string::npos) << r.out;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_EQ(dir.files().size(), 1u);
+
+  ProcessResult always = run_process({kTool, "run", "--summary", "always", "--", kSimpleGemm}, on_standin(), dir.path());
+  EXPECT_NE(always.err.find("0 failed"), std::string::npos) << always.err;
+}
+
+TEST(Run, FindsTheTracesOfEveryProcessOfTheRunAndNoOther) {
+  TempDir dir;
+  // A trace from before, with a name the default template also matches.
+  ProcessResult before = run_process({kSimpleGemm}, {{"LD_PRELOAD", kShim}, {"CUBLASSPY_TRACE", std::nullopt}}, dir.path());
+  ASSERT_EQ(before.exit_code, 0);
+  std::vector<std::string> old = dir.files();
+  ASSERT_EQ(old.size(), 1u);
+
+  // Two CUDA processes below a shell that makes no CUDA call itself.
+  ProcessResult r = run_process({kTool, "run", "--", "sh", "-c", "\"$0\" && \"$0\"", kSimpleGemm},
+                                {{"CUBLASSPY_TRACE", std::nullopt}}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> found = summary_traces(r.err);
+  ASSERT_EQ(found.size(), 2u) << r.err;
+  for (const std::string& f : found) EXPECT_NE(f, old.front());
+  EXPECT_EQ(dir.files().size(), 3u);
+  // Both processes are in the summary.
+  for (const std::string& f : found) {
+    auto doc = report_json({f}, false);
+    std::string pid = std::to_string(doc["traces"][0]["process"]["pid"].get<int64_t>());
+    EXPECT_NE(r.err.find("process " + pid + " "), std::string::npos) << r.err;
+  }
+}
+
+TEST(Run, SignalsSentToTheToolReachTheCommand) {
+  pid_t tool = fork();
+  if (tool == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    execl(kTool.c_str(), kTool.c_str(), "run", "--", "sleep", "30", static_cast<char*>(nullptr));
+    _exit(99);
+  }
+  ASSERT_GT(tool, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let it start the command
+  auto sent = std::chrono::steady_clock::now();
+  kill(tool, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(waitpid(tool, &status, 0), tool);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  ASSERT_TRUE(WIFEXITED(status)) << "the tool died instead of waiting for its command";
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);  // sleep died of the forwarded SIGTERM
+  EXPECT_LT(seconds, 10.0);
+}
+
+}  // namespace
+}  // namespace cublasspy::tools::testing

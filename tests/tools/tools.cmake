@@ -1,0 +1,34 @@
+# Tests of the command-line tool (included by tests/CMakeLists.txt). They run the real tool on
+# traces the real shim wrote while tests/programs/simple_gemm ran against the real CUDA
+# libraries (no driver here: the calls fail for real) and against the CPU stand-in.
+# ctest names: tools.<Suite>.<Test>.
+cublasspy_test_program(simple_gemm ${PROJECT_SOURCE_DIR}/tests/programs/simple_gemm.cpp)
+
+# A library that does nothing, to show `run` keeps what LD_PRELOAD held.
+add_library(tools_test_empty_preload SHARED ${CMAKE_CURRENT_LIST_DIR}/empty_preload.c)
+set_target_properties(tools_test_empty_preload PROPERTIES
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-programs)
+
+add_executable(tools_test
+  ${CMAKE_CURRENT_LIST_DIR}/perfetto_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report_errors_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report_golden_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report_json_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/run_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/synthetic_trace_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_support.cpp)
+target_include_directories(tools_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(tools_test PRIVATE cublasspy_tools GTest::gtest_main)
+target_compile_options(tools_test PRIVATE -Wall -Wextra)
+target_compile_definitions(tools_test PRIVATE
+  CUBLASSPY_TOOL="$<TARGET_FILE:cublasspy_cli>"
+  CUBLASSPY_SHIM="$<TARGET_FILE:cublasspy>"
+  SIMPLE_GEMM="$<TARGET_FILE:simple_gemm>"
+  EMPTY_PRELOAD="$<TARGET_FILE:tools_test_empty_preload>"
+  STANDIN_DIR="${CUBLASSPY_STANDIN_DIR}"
+  GOLDEN_DIR="${CMAKE_CURRENT_LIST_DIR}/golden")
+add_dependencies(tools_test cublasspy_cli cublasspy simple_gemm tools_test_empty_preload)
+if(TARGET standin)
+  add_dependencies(tools_test standin)
+endif()
+gtest_discover_tests(tools_test TEST_PREFIX tools. DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)
