@@ -122,10 +122,10 @@ struct StreamArg : Plain<ArgKind::kPointer> {
   }
 };
 
-// Memory freed: cached pointer attributes (the checks) may now be stale.
+// Memory allocated or freed: cached pointer attributes (the checks) may now be stale.
 struct FreedPtr : Plain<ArgKind::kPointer> {
   template <typename T> static void after(CallContext&, int, T, int status) {
-    if (status == 0) allocation_generation().fetch_add(1, std::memory_order_relaxed);
+    if (status == 0) allocation_generation().fetch_add(1, std::memory_order_release);
   }
 };
 
@@ -169,6 +169,14 @@ using OutInt = Out<ArgKind::kStatusOut>;
 using OutPtr = Out<ArgKind::kPointer>;  // kArgUnset until the call wrote it
 using OutPMode = Out<ArgKind::kPointerMode>;
 using OutMMode = Out<ArgKind::kMathMode>;
+
+// cudaMalloc's out-pointer: new memory, so cached pointer attributes may be stale.
+struct AllocatedPtr : Out<ArgKind::kPointer> {
+  template <typename T> static void after(CallContext& c, int s, T out, int status) {
+    Out<ArgKind::kPointer>::after(c, s, out, status);
+    if (status == 0) allocation_generation().fetch_add(1, std::memory_order_release);
+  }
+};
 
 // alpha/beta pointers: the address is recorded; the value is read late, when the pointer mode
 // says host memory (call_context.cpp).

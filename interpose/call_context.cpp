@@ -1,5 +1,7 @@
 #include "call_context.h"
 
+#include "check_ids.h"
+
 #include <cuComplex.h>
 #include <cublas_api.h>
 #include <cuda_fp16.h>
@@ -66,6 +68,9 @@ void read_one(ScalarType type, const void* p, double out[2]) {
 
 void read_scalar(CallContext& ctx, const void* p, double out[2], uint32_t known_flag) {
   if (p == nullptr || ctx.scalar_type == ScalarType::kNone) return;
+  // The checks found alpha/beta in device memory under host pointer mode: reading it here
+  // would crash the program before cuBLAS does.
+  if (ctx.rec.check_bits & check_bit(CheckId::kPointerModeMismatch)) return;
   if (ctx.rec.pointer_mode != CUBLAS_POINTER_MODE_HOST) return;  // device or unknown
   ScalarType type = ctx.scalar_type;
   if (type == ScalarType::kByCompute) {

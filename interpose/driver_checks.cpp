@@ -10,7 +10,6 @@
 namespace cublasspy {
 namespace {
 
-constinit std::atomic<uint64_t> g_generation{0};
 
 // The driver functions, found once among the loaded libraries (never loading one).
 using PointerGetAttributesFn = decltype(&::cuPointerGetAttributes);
@@ -93,7 +92,7 @@ class DriverPointerQuery final : public PointerQuery {
   PointerInfo query(uint64_t address) override {
     // Read before asking: a free that lands during the question moves the generation past the
     // one the answer is filed under, and the next call drops it.
-    const uint64_t generation = g_generation.load(std::memory_order_acquire);
+    const uint64_t generation = allocation_generation().load(std::memory_order_acquire);
     PointerCache& cache = t_cache;
     if (cache.generation != generation) {
       cache.generation = generation;
@@ -154,6 +153,27 @@ class DriverPointerQuery final : public PointerQuery {
 
 constinit DriverPointerQuery g_query;
 
+// gemm_slots() of each function, found on first use: looking arguments up by name would cost
+// more than all the checks together. state: 0 not yet, 1 being filled, 2 ready.
+struct CachedSlots {
+  std::atomic<uint8_t> state{0};
+  GemmSlots slots;
+};
+constinit CachedSlots g_slots[format::kMaxFunctions];
+
+const GemmSlots& slots_of(uint16_t id, const format::FunctionEntry& entry, GemmSlots& local) {
+  CachedSlots& cached = g_slots[id];
+  if (cached.state.load(std::memory_order_acquire) == 2) return cached.slots;
+  uint8_t expected = 0;
+  if (cached.state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+    cached.slots = gemm_slots(entry);
+    cached.state.store(2, std::memory_order_release);
+    return cached.slots;
+  }
+  local = gemm_slots(entry);  // another thread is filling the entry: do not wait for it
+  return local;
+}
+
 bool is_gemm(uint16_t family) {
   switch (static_cast<Family>(family)) {
     case Family::kGemm: case Family::kGemmBatched: case Family::kGemmStridedBatched:
@@ -166,7 +186,6 @@ bool is_gemm(uint16_t family) {
 
 }  // namespace
 
-std::atomic<uint64_t>& allocation_generation() { return g_generation; }
 
 PointerQuery& driver_pointer_query() { return g_query; }
 
@@ -188,7 +207,8 @@ bool run_checks(Runtime&, CallContext& ctx) {
   if (rec.function_id >= function_count()) return false;
   const format::FunctionEntry& entry = function_table()[rec.function_id];
   if (!is_gemm(entry.family)) return false;
-  GemmCall call = gemm_from_record(entry, rec);
+  GemmSlots local;
+  GemmCall call = gemm_from_record(slots_of(rec.function_id, entry, local), rec);
   if (!call.valid) return false;
   CheckFindings found = check_gemm(call, rec.pointer_mode, current_device(), driver_pointer_query());
   if (found.bits == 0) return false;

@@ -17,7 +17,7 @@ namespace cublasspy {
 // unregistration, VMM map or unmap the shim sees (cudaMalloc*/cudaFree*, cuMemAlloc*/cuMemFree*,
 // cudaHostRegister/Unregister, ...). Each thread drops its cached driver answers when it moves,
 // so a freed range is never judged by its old allocation. Plain data: usable before set-up.
-std::atomic<uint64_t>& allocation_generation();
+// (allocation_generation() itself is declared in runtime.h.)
 inline void note_allocation_change() { allocation_generation().fetch_add(1, std::memory_order_release); }
 
 // The driver behind PointerQuery: cuPointerGetAttributes through a per-thread cache of

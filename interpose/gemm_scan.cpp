@@ -139,8 +139,10 @@ class PhaseRunner {
       if (sync != CUDA_SUCCESS) {
         // The context reports an error (perhaps from the program's own work): trust nothing.
         result_.failed_operands++;
+        result_.kernel_reason = "the stream reported an error after it ran";
         result_.kernel_error = sync;
       } else if (copy != CUDA_SUCCESS) {
+        result_.kernel_reason = "its result could not be read back";
         result_.kernel_error = copy;
         host.push_back(t);
       } else {
@@ -175,23 +177,25 @@ class PhaseRunner {
   }
 
   ContextKernels* kernels_for_context() {
-    if (kernels_ == nullptr) {
-      result_.kernel_error = CUDA_ERROR_NOT_FOUND;  // built without nvcc: no kernel image
-      return nullptr;
-    }
-    if (!api_.can_launch()) {
-      result_.kernel_error = CUDA_ERROR_NOT_SUPPORTED;
-      return nullptr;
-    }
+    if (kernels_ == nullptr) return unavailable("this build of the shim has no GPU kernel (no nvcc)");
+    if (!api_.can_launch()) return unavailable("the driver lacks entry points the kernel needs");
     CUcontext context = nullptr;
-    if (api_.ctx_get_current(&context) != CUDA_SUCCESS || context == nullptr) {
-      result_.kernel_error = CUDA_ERROR_INVALID_CONTEXT;
-      return nullptr;
-    }
+    CUresult r = api_.ctx_get_current(&context);
+    if (r != CUDA_SUCCESS || context == nullptr) return unavailable("no current CUDA context", r);
     CUresult error = CUDA_SUCCESS;
     ContextKernels* k = kernels_->get(api_, context, &error);
-    if (k == nullptr) result_.kernel_error = error;
-    return k;
+    if (k != nullptr) return k;
+    if (error == CUDA_ERROR_NOT_READY) return unavailable("another thread is loading it", error);
+    if (error == CUDA_ERROR_OUT_OF_MEMORY && kernels_->full()) {
+      return unavailable("more CUDA contexts than the scan keeps kernels for", error);
+    }
+    return unavailable("the driver did not load it", error);
+  }
+
+  ContextKernels* unavailable(const char* reason, CUresult error = CUDA_SUCCESS) {
+    result_.kernel_reason = reason;
+    result_.kernel_error = error;
+    return nullptr;
   }
 
   CUresult launch(const Target& t, CUdeviceptr results) {
@@ -253,6 +257,10 @@ ContextKernels* KernelCache::get(const DriverApi& api, CUcontext context, CUresu
   }
   *error = CUDA_ERROR_OUT_OF_MEMORY;  // more contexts than entries: host path for the rest
   return nullptr;
+}
+
+bool KernelCache::full() const {
+  return entries_[kContexts - 1].context.load(std::memory_order_acquire) != 0;
 }
 
 void KernelCache::load(const DriverApi& api, ContextKernels& e) {

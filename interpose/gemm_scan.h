@@ -42,6 +42,7 @@ class KernelCache {
   // they cannot be used (no image, the driver refused it, another thread is loading them).
   // `*error` says why when this call found them unavailable.
   ContextKernels* get(const DriverApi& api, CUcontext context, CUresult* error);
+  bool full() const;  // every entry holds a context
 
  private:
   void load(const DriverApi& api, ContextKernels& entry);
@@ -66,7 +67,8 @@ struct GemmScanResult {
   int kernel_operands = 0;       // operands scanned by the GPU kernel
   int host_operands = 0;         // operands scanned on the host
   int failed_operands = 0;       // operands that could not be read (left "not scanned")
-  CUresult kernel_error = CUDA_SUCCESS;  // why the kernel was not used, when it was not
+  const char* kernel_reason = nullptr;   // why the kernel was not used, when it was not
+  CUresult kernel_error = CUDA_SUCCESS;  // the driver's error behind kernel_reason, if any
   CUresult copy_error = CUDA_SUCCESS;    // the first failing copy of the host path
 };
 

@@ -189,7 +189,7 @@ enum class Family : uint16_t {
   X(kCudart, cudaError_t, cudaSetDevice, cudaErrorInsufficientDriver, kDevice,                  \
     (int, device, Int))                                                                         \
   X(kCudart, cudaError_t, cudaMalloc, cudaErrorInsufficientDriver, kMemory,                     \
-    (void**, devPtr, OutPtr), (size_t, size, UInt))                                             \
+    (void**, devPtr, AllocatedPtr), (size_t, size, UInt))                                             \
   X(kCudart, cudaError_t, cudaFree, cudaErrorInsufficientDriver, kMemory,                       \
     (void*, devPtr, FreedPtr))                                                                  \
   X(kCudart, cudaError_t, cudaStreamSynchronize, cudaErrorInsufficientDriver, kSync,            \

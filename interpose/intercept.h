@@ -76,8 +76,9 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
     rt->writer.count_call(id);
     TraceWriter::publish_in_flight(slot, seq);
   }
-  late(ctx);
+  // Checks first: a device alpha under host pointer mode is flagged before late() would read it.
   if (recording) before_real_call(*rt, ctx);
+  late(ctx);
 
   [[maybe_unused]] std::conditional_t<std::is_void_v<Ret>, int, Ret> result{};
   format::RecordSlot* outer = ts.current;

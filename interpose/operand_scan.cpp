@@ -32,18 +32,17 @@ void report(const DriverApi& api, const GemmScanResult& r) {
                      "CUBLASSPY_SCAN: GEMMs made while their stream is captured into a CUDA graph "
                      "are not scanned (a scan would break the capture)");
   }
-  if (r.host_operands > 0 && r.kernel_error != CUDA_SUCCESS && r.kernel_error != CUDA_ERROR_NOT_READY) {
-    std::string why = r.kernel_error == CUDA_ERROR_NOT_FOUND
-                          ? std::string("this build of the shim has no GPU kernel (no nvcc)")
-                          : "the driver did not accept it: " + driver_error_text(api, r.kernel_error);
+  if (r.host_operands > 0 && r.kernel_reason != nullptr && r.kernel_error != CUDA_ERROR_NOT_READY) {
+    std::string why = r.kernel_reason;
+    if (r.kernel_error != CUDA_SUCCESS) why += ": " + driver_error_text(api, r.kernel_error);
     log_warning_once("scan-host-path", "CUBLASSPY_SCAN: the GPU scan kernel cannot be used (" + why +
                                            "); operands are copied to the host and scanned there, "
                                            "which is slower");
   }
   if (r.failed_operands > 0) {
-    std::string why = r.copy_error != CUDA_SUCCESS   ? driver_error_text(api, r.copy_error)
-                      : r.kernel_error != CUDA_SUCCESS ? driver_error_text(api, r.kernel_error)
-                                                       : std::string("invalid shape");
+    std::string why = r.copy_error != CUDA_SUCCESS ? driver_error_text(api, r.copy_error)
+                      : r.kernel_reason != nullptr   ? std::string(r.kernel_reason)
+                                                     : std::string("invalid shape");
     log_warning_once("scan-unreadable", "CUBLASSPY_SCAN: an operand could not be read (" + why +
                                             "); it is reported as not scanned");
   }

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "check_ids.h"
+#include "driver_checks.h"
 #include "hook_list.h"
 #include "hook_table.h"
 #include "process_info.h"
@@ -110,7 +112,9 @@ bool is_setup_call(uint16_t id) {
 
 }  // namespace
 
-void before_real_call(Runtime&, CallContext&) {}
+void before_real_call(Runtime& rt, CallContext& ctx) {
+  if (rt.config.check) run_checks(rt, ctx);
+}
 
 PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
   PostCallOutcome outcome;
@@ -134,6 +138,8 @@ PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
       (std::strncmp(hook_name(id), "cuda", 4) == 0 || std::strncmp(hook_name(id), "cu", 2) == 0)) {
     note_first_async_error(rt, seq, ctx.rec.status);
   }
+  // A misalignment warning alone does not trigger CUBLASSPY_ON_ERROR.
+  outcome.finding = outcome.finding || check_bits_have_error(ctx.rec.check_bits);
   if (is_setup_call(id)) {
     ts.internal++;
     read_versions(rt);

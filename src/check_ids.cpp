@@ -45,7 +45,7 @@ const char* cols_name(const GemmCall& g, int op) {
   if (op == 1) return g.trans_b == 0 ? "n" : "k";
   return "n";
 }
-// ", transa=T" for A and B, nothing for C and D.
+// "transa=T, " for A and B, nothing for C and D.
 std::string trans_part(const GemmCall& g, int op) {
   if (op == 0) return text("transa=%c, ", trans_char(g.trans_a));
   if (op == 1) return text("transb=%c, ", trans_char(g.trans_b));

@@ -89,34 +89,31 @@ DataType implied_type(const char* function_name) {
 
 namespace {
 
-struct Slots {
-  const format::FunctionEntry& entry;
-  const format::Record& rec;
-  std::optional<uint64_t> get(const char* name) const {
-    for (uint16_t i = 0; i < entry.arg_count && i < format::kMaxArgs; ++i) {
-      if (std::strcmp(entry.args[i].name, name) == 0) {
-        if (rec.args[i] == format::kArgUnset) return std::nullopt;
-        return rec.args[i];
-      }
-    }
-    return std::nullopt;
+int8_t slot_of(const format::FunctionEntry& entry, const char* name) {
+  for (uint16_t i = 0; i < entry.arg_count && i < format::kMaxArgs; ++i) {
+    if (std::strcmp(entry.args[i].name, name) == 0) return static_cast<int8_t>(i);
   }
-  int64_t num(const char* name, int64_t fallback) const {
-    auto v = get(name);
-    return v ? static_cast<int64_t>(*v) : fallback;
-  }
-  format::ArgKind kind(const char* name) const {
-    for (uint16_t i = 0; i < entry.arg_count && i < format::kMaxArgs; ++i) {
-      if (std::strcmp(entry.args[i].name, name) == 0) return static_cast<format::ArgKind>(entry.args[i].kind);
-    }
-    return format::ArgKind::kNone;
-  }
-};
+  return -1;
+}
 
-int operation_of(const Slots& s, const char* name) {
-  auto v = s.get(name);
+bool is_legacy_char(const format::FunctionEntry& entry, int8_t slot) {
+  return slot >= 0 && static_cast<format::ArgKind>(entry.args[slot].kind) == format::ArgKind::kLegacyChar;
+}
+
+// The slot's value, or nothing when the function has no such argument or the call left it unset.
+std::optional<uint64_t> value(const format::Record& rec, int8_t slot) {
+  if (slot < 0 || rec.args[slot] == format::kArgUnset) return std::nullopt;
+  return rec.args[slot];
+}
+int64_t number(const format::Record& rec, int8_t slot, int64_t fallback) {
+  auto v = value(rec, slot);
+  return v ? static_cast<int64_t>(*v) : fallback;
+}
+
+int operation_of(const format::Record& rec, int8_t slot, bool legacy) {
+  auto v = value(rec, slot);
   if (!v) return 0;
-  if (s.kind(name) == format::ArgKind::kLegacyChar) {
+  if (legacy) {
     char c = static_cast<char>(*v);
     return (c == 'T' || c == 't') ? 1 : (c == 'C' || c == 'c') ? 2 : 0;
   }
@@ -125,38 +122,64 @@ int operation_of(const Slots& s, const char* name) {
 
 }  // namespace
 
-GemmCall gemm_from_record(const format::FunctionEntry& entry, const format::Record& rec) {
-  GemmCall g;
-  Slots s{entry, rec};
-  if (!s.get("m") || !s.get("n") || !s.get("k")) return g;
-  g.m = s.num("m", 0);
-  g.n = s.num("n", 0);
-  g.k = s.num("k", 0);
-  g.trans_a = operation_of(s, "transa");
-  g.trans_b = operation_of(s, "transb");
-  g.batch_count = s.num("batch_count", 1);
-  g.compute_type = static_cast<int>(s.num("compute_type", -1));
-  g.alpha_ptr = static_cast<uint64_t>(s.num("alpha", 0));
-  g.beta_ptr = static_cast<uint64_t>(s.num("beta", 0));
-  g.pointer_arrays = entry.family == 4;  // Family::kGemmBatched
-  g.grouped = entry.family == 6;         // Family::kGemmGrouped
-  DataType implied = implied_type(entry.name);
-
+GemmSlots gemm_slots(const format::FunctionEntry& entry) {
+  GemmSlots s;
+  s.m = slot_of(entry, "m");
+  s.n = slot_of(entry, "n");
+  s.k = slot_of(entry, "k");
+  s.transa = slot_of(entry, "transa");
+  s.transb = slot_of(entry, "transb");
+  s.legacy_transa = is_legacy_char(entry, s.transa);
+  s.legacy_transb = is_legacy_char(entry, s.transb);
+  s.batch_count = slot_of(entry, "batch_count");
+  s.compute_type = slot_of(entry, "compute_type");
+  s.alpha = slot_of(entry, "alpha");
+  s.beta = slot_of(entry, "beta");
   const char* names[4] = {"a", "b", "c", "d"};
   const char* types[4] = {"a_type", "b_type", "c_type", "d_type"};
   const char* lds[4] = {"lda", "ldb", "ldc", "ldd"};
   const char* strides[4] = {"stride_a", "stride_b", "stride_c", "stride_d"};
   for (int i = 0; i < 4; ++i) {
+    s.ptr[i] = slot_of(entry, names[i]);
+    s.type[i] = slot_of(entry, types[i]);
+    s.ld[i] = slot_of(entry, lds[i]);
+    s.stride[i] = slot_of(entry, strides[i]);
+  }
+  s.pointer_arrays = entry.family == 4;  // Family::kGemmBatched
+  s.grouped = entry.family == 6;         // Family::kGemmGrouped
+  s.implied = implied_type(entry.name);
+  return s;
+}
+
+GemmCall gemm_from_record(const format::FunctionEntry& entry, const format::Record& rec) {
+  return gemm_from_record(gemm_slots(entry), rec);
+}
+
+GemmCall gemm_from_record(const GemmSlots& s, const format::Record& rec) {
+  GemmCall g;
+  if (!value(rec, s.m) || !value(rec, s.n) || !value(rec, s.k)) return g;
+  g.m = number(rec, s.m, 0);
+  g.n = number(rec, s.n, 0);
+  g.k = number(rec, s.k, 0);
+  g.trans_a = operation_of(rec, s.transa, s.legacy_transa);
+  g.trans_b = operation_of(rec, s.transb, s.legacy_transb);
+  g.batch_count = number(rec, s.batch_count, 1);
+  g.compute_type = static_cast<int>(number(rec, s.compute_type, -1));
+  g.alpha_ptr = static_cast<uint64_t>(number(rec, s.alpha, 0));
+  g.beta_ptr = static_cast<uint64_t>(number(rec, s.beta, 0));
+  g.pointer_arrays = s.pointer_arrays;
+  g.grouped = s.grouped;
+  for (int i = 0; i < 4; ++i) {
     Matrix& mat = g.op[i];
-    auto p = s.get(names[i]);
+    auto p = value(rec, s.ptr[i]);
     if (!p) continue;
     mat.present = true;
     if (g.pointer_arrays) mat.array_ptr = *p;
     else mat.ptr = *p;
-    auto t = s.get(types[i]);
-    mat.type = t ? static_cast<DataType>(static_cast<int32_t>(*t)) : implied;
-    mat.ld = s.num(lds[i], 0);
-    mat.stride = s.num(strides[i], 0);
+    auto t = value(rec, s.type[i]);
+    mat.type = t ? static_cast<DataType>(static_cast<int32_t>(*t)) : s.implied;
+    mat.ld = number(rec, s.ld[i], 0);
+    mat.stride = number(rec, s.stride[i], 0);
   }
   // Stored shapes: op(A) is m x k, so A is stored m x k (N) or k x m (T/C); likewise B.
   g.op[0].rows = g.trans_a == 0 ? g.m : g.k;

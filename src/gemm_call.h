@@ -62,6 +62,21 @@ struct GemmCall {
 // Builds the normalized call from a record. `entry` describes the record's slots.
 GemmCall gemm_from_record(const format::FunctionEntry& entry, const format::Record& rec);
 
+// Where gemm_from_record finds each argument of one function: slot indices, -1 when absent.
+// Finding slots by name costs more than the rest of the work (~0.5 us a call), so code that
+// runs per call (checks, scans) computes this once per function and keeps it.
+struct GemmSlots {
+  int8_t m = -1, n = -1, k = -1, transa = -1, transb = -1, batch_count = -1, compute_type = -1;
+  int8_t alpha = -1, beta = -1;
+  int8_t ptr[4] = {-1, -1, -1, -1}, type[4] = {-1, -1, -1, -1}, ld[4] = {-1, -1, -1, -1},
+         stride[4] = {-1, -1, -1, -1};
+  bool legacy_transa = false, legacy_transb = false;  // v1 API: 'N'/'T'/'C' characters
+  bool pointer_arrays = false, grouped = false;
+  DataType implied = DataType::kUnknown;
+};
+GemmSlots gemm_slots(const format::FunctionEntry& entry);
+GemmCall gemm_from_record(const GemmSlots& slots, const format::Record& rec);
+
 // For cublasSgemm-style entry points that carry no data-type arguments: the implied type of the
 // operands from the function name (S -> R_32F, D -> R_64F, C -> C_32F, Z -> C_64F, H -> R_16F).
 DataType implied_type(const char* function_name);

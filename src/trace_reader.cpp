@@ -61,7 +61,8 @@ TraceFile& TraceFile::operator=(TraceFile&& o) noexcept {
     header_ = o.header_;
     process_ = std::move(o.process_);
     functions_ = std::move(o.functions_);
-    order_ = std::move(o.order_);
+    held_ = o.held_;
+    in_flight_ = std::move(o.in_flight_);
     torn_ = o.torn_;
   }
   return *this;
@@ -162,20 +163,60 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
     for (ArgDescriptor& a : f.args) a.name[kArgNameBytes - 1] = '\0';
   }
 
-  // Order the ring by sequence number; only the words are read here, the records on demand.
-  std::vector<std::pair<uint64_t, uint64_t>> seqs;  // (seq, index)
-  seqs.reserve(std::min<uint64_t>(h.ring_capacity, h.next_seq));
+  // One pass over the records' first words: how many are held, which are in flight. Nothing
+  // proportional to the ring is kept.
   for (uint64_t i = 0; i < h.ring_capacity; ++i) {
     uint64_t word;
     std::memcpy(&word, t.base_ + h.ring_offset + i * kRecordBytes, sizeof word);
     RecordState s = word_state(word);
-    if (s == RecordState::kInFlight || s == RecordState::kCompleted) seqs.emplace_back(word_seq(word), i);
+    if (s == RecordState::kInFlight || s == RecordState::kCompleted) ++t.held_;
+    if (s == RecordState::kInFlight) t.in_flight_.push_back(i);
     else if (s == RecordState::kWriting) ++t.torn_;
   }
-  std::sort(seqs.begin(), seqs.end());
-  t.order_.reserve(seqs.size());
-  for (auto& [seq, index] : seqs) t.order_.push_back(index);
   return t;
+}
+
+void TraceFile::for_each_call(const std::function<void(const CallView&)>& visit) const {
+  // Records lie in the ring in ticket order, which is sequence order up to the interleaving of
+  // threads between taking a sequence number and a slot: a window of kWindow records, kept in
+  // a heap, puts them back in order. Calls still in flight were skipped over by later tickets
+  // and may sit anywhere; they were collected at open and are merged in by sequence.
+  constexpr size_t kWindow = 4096;
+  auto later = [](const CallView& a, const CallView& b) { return a.seq > b.seq; };
+  std::vector<CallView> heap;
+  heap.reserve(kWindow + 1);
+  std::vector<CallView> flying;
+  for (uint64_t index : in_flight_) {
+    if (auto v = read_slot(index); v && v->in_flight()) flying.push_back(*v);
+  }
+  std::sort(flying.begin(), flying.end(), [](const CallView& a, const CallView& b) { return a.seq < b.seq; });
+  size_t next_flying = 0;
+  auto emit = [&](const CallView& v) {
+    while (next_flying < flying.size() && flying[next_flying].seq < v.seq) visit(flying[next_flying++]);
+    visit(v);
+  };
+  uint64_t cap = header_.ring_capacity;
+  uint64_t tickets;
+  std::memcpy(&tickets, base_ + offsetof(FileHeader, next_ticket), sizeof tickets);
+  uint64_t start = tickets > cap ? tickets % cap : 0;
+  for (uint64_t n = 0; n < cap; ++n) {
+    uint64_t index = (start + n) % cap;
+    auto v = read_slot(index);
+    if (!v || v->in_flight()) continue;
+    heap.push_back(*v);
+    std::push_heap(heap.begin(), heap.end(), later);
+    if (heap.size() > kWindow) {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      emit(heap.back());
+      heap.pop_back();
+    }
+  }
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    emit(heap.back());
+    heap.pop_back();
+  }
+  while (next_flying < flying.size()) visit(flying[next_flying++]);
 }
 
 std::optional<CallView> TraceFile::view_of(const RecordSlot& slot) const {
@@ -195,6 +236,8 @@ std::optional<CallView> TraceFile::read_slot(uint64_t index) const {
   // rewritten (possible only when reading a live process's trace).
   uint64_t before, after;
   std::memcpy(&before, at, sizeof before);
+  RecordState state = word_state(before);
+  if (state != RecordState::kInFlight && state != RecordState::kCompleted) return std::nullopt;
   RecordSlot copy;
   std::memcpy(&copy, at, sizeof copy);
   std::atomic_thread_fence(std::memory_order_acquire);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -65,15 +66,11 @@ class TraceFile {
   uint64_t total_failed() const;
 
   std::optional<CallView> first_failure() const;
-  // Visits every intact record still in the ring, in sequence order. Records being written at
-  // the moment of death (state kWriting) and torn records are skipped and counted.
-  template <typename F>
-  void for_each_call(F&& visit) const {
-    for (uint64_t index : order_) {
-      if (auto call = read_slot(index)) visit(*call);
-    }
-  }
-  uint64_t records_held() const { return order_.size(); }
+  // Visits every intact record still in the ring, in sequence order, streaming: memory stays
+  // flat however long the ring (a bounded reorder window, see trace_reader.cpp). Records being
+  // written at the moment of death (state kWriting) and torn records are skipped and counted.
+  void for_each_call(const std::function<void(const CallView&)>& visit) const;
+  uint64_t records_held() const { return held_; }
   uint64_t torn_records() const { return torn_; }
 
  private:
@@ -87,7 +84,8 @@ class TraceFile {
   format::FileHeader header_{};
   ProcessInfo process_;
   std::vector<format::FunctionEntry> functions_;
-  std::vector<uint64_t> order_;  // ring indices sorted by sequence number
+  uint64_t held_ = 0;                  // records in flight or completed
+  std::vector<uint64_t> in_flight_;    // their ring indices (few: one per thread at most)
   mutable uint64_t torn_ = 0;
 };
 

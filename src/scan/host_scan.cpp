@@ -8,29 +8,46 @@ namespace {
 using scan::ElementFormat;
 using scan::FormatBits;
 
-// One column segment: rows [row, row + n) of column `col` in batch member `batch`, contiguous.
-// The common case (every element finite) is a compare and a max per element; the element rules
-// proper run only on the rare non-finite element.
+// The element rules for elements [0, n) of a segment, one at a time.
+template <ElementFormat F, bool kComplex>
+void tally_elements(scan::ScanTally& t, const unsigned char* bytes, uint64_t n, uint64_t first_key) {
+  using Bits = typename FormatBits<F>::Bits;
+  constexpr uint64_t kParts = kComplex ? 2 : 1;
+  for (uint64_t i = 0; i < n; ++i) {
+    Bits part[kParts];
+    std::memcpy(part, bytes + i * sizeof part, sizeof part);  // operands need not be aligned here
+    scan::tally_element<F, kComplex>(t, part[0], part[kParts - 1], first_key + i);
+  }
+}
+
+// One column segment: `n` elements of one column, contiguous, the first numbered `first_key`.
+// The common case, a block of elements all finite, is a mask and a max per part, which the
+// compiler vectorizes; a block holding a non-finite value is tallied element by
+// element from the block just read (still in L1), so every element is counted exactly once.
 template <ElementFormat F, bool kComplex>
 void scan_segment(scan::ScanTally& t, const unsigned char* bytes, uint64_t n, uint64_t first_key) {
   using Bits = typename FormatBits<F>::Bits;
   constexpr uint64_t kParts = kComplex ? 2 : 1;
-  uint64_t max_mag = t.max_magnitude_bits;
-  for (uint64_t i = 0; i < n; ++i) {
-    Bits part[kParts];
-    std::memcpy(part, bytes + i * sizeof part, sizeof part);  // operands need not be aligned here
-    uint64_t mag = scan::magnitude_bits<F>(part[0]);
-    if constexpr (kComplex) mag = scan::max_bits(mag, scan::magnitude_bits<F>(part[1]));
-    if (scan::is_finite_magnitude<F>(mag)) {
-      max_mag = mag > max_mag ? mag : max_mag;
+  constexpr uint64_t kBlock = 64;  // elements
+  constexpr Bits kMagnitude = static_cast<Bits>(~FormatBits<F>::kSign);
+  constexpr Bits kNonfinite = static_cast<Bits>(FormatBits<F>::kNonfiniteFrom);
+  uint64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    Bits block[kBlock * kParts];
+    std::memcpy(block, bytes + i * kParts * sizeof(Bits), sizeof block);
+    // Non-finite patterns have the largest magnitude bits: one max finds both answers.
+    Bits largest = 0;
+    for (uint64_t j = 0; j < kBlock * kParts; ++j) {
+      Bits mag = static_cast<Bits>(block[j] & kMagnitude);
+      largest = mag > largest ? mag : largest;
+    }
+    if (largest < kNonfinite) {
+      t.max_magnitude_bits = scan::max_bits(t.max_magnitude_bits, largest);
     } else {
-      // A complex element with one finite part still counts as non-finite (element rules).
-      t.max_magnitude_bits = max_mag;
-      scan::tally_element<F, kComplex>(t, part[0], kComplex ? part[kParts - 1] : 0, first_key + i);
-      max_mag = t.max_magnitude_bits;
+      tally_elements<F, kComplex>(t, reinterpret_cast<const unsigned char*>(block), kBlock, first_key + i);
     }
   }
-  t.max_magnitude_bits = max_mag;
+  tally_elements<F, kComplex>(t, bytes + i * kParts * sizeof(Bits), n - i, first_key + i);
 }
 
 using SegmentFn = void (*)(scan::ScanTally&, const unsigned char*, uint64_t, uint64_t);

@@ -227,6 +227,7 @@ TEST_F(EngineTest, InputsScannedOnTheHostWhenTheKernelIsRefused) {
   EXPECT_EQ(r.host_operands, 3);
   EXPECT_EQ(r.kernel_operands, 0);
   EXPECT_EQ(r.kernel_error, CUDA_ERROR_NO_BINARY_FOR_GPU);
+  EXPECT_STREQ(r.kernel_reason, "the driver did not load it");
   EXPECT_EQ(summaries_[0].nan_count, 1u);
   EXPECT_EQ(summaries_[0].first_row, 1u);
   EXPECT_EQ(summaries_[0].first_col, 2u);
@@ -236,6 +237,20 @@ TEST_F(EngineTest, InputsScannedOnTheHostWhenTheKernelIsRefused) {
   // The module is loaded once per context, not once per call.
   scan(ops.call(fake_), true, ScanMode::kInputs, &cache);
   EXPECT_EQ(fake_.module_loads, 1);
+}
+
+TEST_F(EngineTest, HostPathSaysWhyWithoutAKernel) {
+  Operands ops;
+  GemmScanResult r = scan(ops.call(fake_), true, ScanMode::kInputs, nullptr);
+  EXPECT_EQ(r.host_operands, 3);
+  EXPECT_NE(std::string(r.kernel_reason).find("no nvcc"), std::string::npos);
+  api_.launch_kernel = nullptr;  // a driver without the launch entry point
+  KernelCache cache(kImage);
+  ready_ = false;
+  r = scan(ops.call(fake_), true, ScanMode::kInputs, &cache);
+  EXPECT_EQ(r.host_operands, 3);
+  EXPECT_EQ(fake_.module_loads, 0);
+  EXPECT_NE(std::string(r.kernel_reason).find("entry points"), std::string::npos);
 }
 
 TEST_F(EngineTest, BetaZeroLeavesCAndAlphaZeroLeavesAAndB) {
