@@ -43,18 +43,25 @@ uint64_t strided_extent_bytes(const Target& t) {
 }
 
 // The kernel reads device memory directly: only launch it on ranges the driver says lie in one
-// allocation, or a bad pointer would fault the program's context instead of failing a copy.
+// allocation, with every element aligned for its loads, or a bad pointer would fault the
+// program's context instead of failing a copy.
 bool kernel_can_read(const DriverApi& api, const GemmCall& g, const Target& t, uint64_t chunk) {
-  if (!g.pointer_arrays) return device_range_ok(api, t.m->ptr, strided_extent_bytes(t));
+  const uint64_t align = static_cast<uint64_t>(scan::format_bytes(t.kind.format));
+  if (!g.pointer_arrays) {
+    return t.m->ptr % align == 0 && device_range_ok(api, t.m->ptr, strided_extent_bytes(t));
+  }
   const uint64_t count = static_cast<uint64_t>(t.batch);
-  if (!device_range_ok(api, t.m->array_ptr, count * sizeof(uint64_t))) return false;
+  if (t.m->array_ptr % sizeof(uint64_t) != 0 ||
+      !device_range_ok(api, t.m->array_ptr, count * sizeof(uint64_t))) {
+    return false;
+  }
   const uint64_t member = member_extent_elements(*t.m) * static_cast<uint64_t>(t.kind.bytes());
   std::vector<uint64_t> pointers;
   for (uint64_t first = 0; first < count; first += pointer_chunk(chunk)) {
     uint64_t n = std::min<uint64_t>(pointer_chunk(chunk), count - first);
     if (read_pointer_array(api, t.m->array_ptr, first, n, pointers) != CUDA_SUCCESS) return false;
     for (uint64_t p : pointers) {
-      if (!device_range_ok(api, p, member)) return false;
+      if (p % align != 0 || !device_range_ok(api, p, member)) return false;
     }
   }
   return true;

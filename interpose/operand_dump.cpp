@@ -59,6 +59,9 @@ void dump_operands(Runtime& rt, CallContext& ctx, bool failed_or_flagged) {
   GemmDumpResult result;
   if (const DriverApi* api = shim_driver_api()) {
     result = dump_gemm(*api, g, request, budget());
+  } else {
+    log_warning_once("dump-no-driver", "CUBLASSPY_DUMP: libcuda's copy functions were not found in "
+                                       "the process; operands are not saved");
   }
   ts.internal--;
   if (result.over_budget > 0) {

@@ -164,8 +164,20 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
   }
 
   // One pass over the records' first words: how many are held, which are in flight. Nothing
-  // proportional to the ring is kept.
-  for (uint64_t i = 0; i < h.ring_capacity; ++i) {
+  // proportional to the ring is kept. Slots past the tickets handed out were never written.
+  uint64_t tickets;
+  std::memcpy(&tickets, t.base_ + offsetof(FileHeader, next_ticket), sizeof tickets);
+  uint64_t used = std::min<uint64_t>(tickets, h.ring_capacity);
+  // Map the used part in bulk: one request instead of a page fault every four records (older
+  // kernels without MADV_POPULATE_READ get a read-ahead hint instead).
+  char* used_from = const_cast<char*>(t.base_) + h.ring_offset / 4096 * 4096;
+  size_t used_bytes = used * kRecordBytes + h.ring_offset % 4096;
+#ifdef MADV_POPULATE_READ
+  if (madvise(used_from, used_bytes, MADV_POPULATE_READ) != 0) madvise(used_from, used_bytes, MADV_WILLNEED);
+#else
+  madvise(used_from, used_bytes, MADV_WILLNEED);
+#endif
+  for (uint64_t i = 0; i < used; ++i) {
     uint64_t word;
     std::memcpy(&word, t.base_ + h.ring_offset + i * kRecordBytes, sizeof word);
     RecordState s = word_state(word);
@@ -178,12 +190,17 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
 
 void TraceFile::for_each_call(const std::function<void(const CallView&)>& visit) const {
   // Records lie in the ring in ticket order, which is sequence order up to the interleaving of
-  // threads between taking a sequence number and a slot: a window of kWindow records, kept in
-  // a heap, puts them back in order. Calls still in flight were skipped over by later tickets
-  // and may sit anywhere; they were collected at open and are merged in by sequence.
+  // threads between taking a sequence number and a slot: a window of kWindow (sequence, slot)
+  // pairs, kept in a heap, puts them back in order before each record is copied out. Calls
+  // still in flight were skipped over by later tickets and may sit anywhere; they were found at
+  // open and are merged in by sequence. Pages the walk has left behind are handed back to the
+  // kernel (they stay in the page cache), so memory stays flat however long the ring.
   constexpr size_t kWindow = 4096;
-  auto later = [](const CallView& a, const CallView& b) { return a.seq > b.seq; };
-  std::vector<CallView> heap;
+  struct Pending {
+    uint64_t seq, index;
+    bool operator<(const Pending& o) const { return seq > o.seq; }  // min-heap
+  };
+  std::vector<Pending> heap;
   heap.reserve(kWindow + 1);
   std::vector<CallView> flying;
   for (uint64_t index : in_flight_) {
@@ -191,29 +208,47 @@ void TraceFile::for_each_call(const std::function<void(const CallView&)>& visit)
   }
   std::sort(flying.begin(), flying.end(), [](const CallView& a, const CallView& b) { return a.seq < b.seq; });
   size_t next_flying = 0;
-  auto emit = [&](const CallView& v) {
-    while (next_flying < flying.size() && flying[next_flying].seq < v.seq) visit(flying[next_flying++]);
-    visit(v);
+  auto emit = [&](uint64_t index) {
+    auto v = read_slot(index);
+    if (!v) return;
+    while (next_flying < flying.size() && flying[next_flying].seq < v->seq) visit(flying[next_flying++]);
+    visit(*v);
   };
-  uint64_t cap = header_.ring_capacity;
+  const uint64_t cap = header_.ring_capacity;
   uint64_t tickets;
   std::memcpy(&tickets, base_ + offsetof(FileHeader, next_ticket), sizeof tickets);
-  uint64_t start = tickets > cap ? tickets % cap : 0;
-  for (uint64_t n = 0; n < cap; ++n) {
+  const uint64_t start = tickets > cap ? tickets % cap : 0;
+  const uint64_t used = std::min(tickets, cap);
+  const char* ring = base_ + header_.ring_offset;
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t release_every = 8 * kWindow;
+  for (uint64_t n = 0; n < used; ++n) {
     uint64_t index = (start + n) % cap;
-    auto v = read_slot(index);
-    if (!v || v->in_flight()) continue;
-    heap.push_back(*v);
-    std::push_heap(heap.begin(), heap.end(), later);
+    uint64_t word;
+    std::memcpy(&word, ring + index * kRecordBytes, sizeof word);
+    if (word_state(word) != RecordState::kCompleted) continue;
+    heap.push_back({word_seq(word), index});
+    std::push_heap(heap.begin(), heap.end());
     if (heap.size() > kWindow) {
-      std::pop_heap(heap.begin(), heap.end(), later);
-      emit(heap.back());
+      std::pop_heap(heap.begin(), heap.end());
+      emit(heap.back().index);
       heap.pop_back();
+    }
+    if (n % release_every == release_every - 1 && n >= 2 * release_every) {
+      // Give back the pages of slots walked past long ago (re-read transparently if needed).
+      uint64_t first = (start + n - 2 * release_every + 1) % cap;
+      uint64_t count = std::min(release_every, cap - first);
+      uint64_t from = reinterpret_cast<uint64_t>(ring + first * kRecordBytes);
+      uint64_t aligned = (from + page - 1) / page * page;
+      uint64_t to = from + count * kRecordBytes;
+      if (to > aligned + page) {
+        madvise(reinterpret_cast<void*>(aligned), (to - aligned) / page * page, MADV_DONTNEED);
+      }
     }
   }
   while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), later);
-    emit(heap.back());
+    std::pop_heap(heap.begin(), heap.end());
+    emit(heap.back().index);
     heap.pop_back();
   }
   while (next_flying < flying.size()) visit(flying[next_flying++]);
@@ -238,16 +273,17 @@ std::optional<CallView> TraceFile::read_slot(uint64_t index) const {
   std::memcpy(&before, at, sizeof before);
   RecordState state = word_state(before);
   if (state != RecordState::kInFlight && state != RecordState::kCompleted) return std::nullopt;
-  RecordSlot copy;
-  std::memcpy(&copy, at, sizeof copy);
+  std::optional<CallView> v(std::in_place);
+  std::memcpy(&v->slot, at, sizeof v->slot);  // the one copy of the record
   std::atomic_thread_fence(std::memory_order_acquire);
   std::memcpy(&after, at, sizeof after);
-  if (before != after) {
+  if (before != after || v->slot.call.function_id >= functions_.size()) {
     ++torn_;
     return std::nullopt;
   }
-  auto v = view_of(copy);
-  if (!v) ++torn_;
+  v->seq = word_seq(before);
+  v->state = state;
+  v->function = &functions_[v->slot.call.function_id];
   return v;
 }
 

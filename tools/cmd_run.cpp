@@ -155,6 +155,9 @@ SubcommandAction attach_run(CLI::App& app) {
   app.add_option("-o,--trace", a->trace_template,
                  "Trace path template: %p pid, %h host, %r rank, %t start time, %% (default "
                  "cublasspy-%p.cbt in the current directory)")
+      ->check(CLI::Validator(
+          [](std::string& v) { return v.empty() ? std::string("the template must not be empty") : std::string(); },
+          ""))
       ->type_name("TEMPLATE");
   app.add_flag("--check", a->check, "Validate the arguments before each call (CUBLASSPY_CHECK=1)");
   app.add_flag("--sync", a->sync,

@@ -46,11 +46,10 @@ double as_double(uint64_t bits) {
 // One argument slot in the form its kind calls for.
 json arg_value(const ArgView& arg, const format::Record& rec, size_t slot_index) {
   uint64_t v = arg.raw;
-  // Out-values the call did not write (cudaGetDeviceCount's count on failure) are null.
-  if (v == format::kArgUnset && (arg.kind == ArgKind::kStatusOut || arg.kind == ArgKind::kPointer ||
-                                 arg.kind == ArgKind::kPointerMode || arg.kind == ArgKind::kMathMode)) {
-    return nullptr;
-  }
+  // Values the shim could not know or the call did not write (cudaGetDeviceCount's count on
+  // failure, a cuBLASLt attribute never set) are null. A double's bits are its own: there this
+  // pattern is -0.0.
+  if (v == format::kArgUnset && arg.kind != ArgKind::kDouble) return nullptr;
   switch (arg.kind) {
     case ArgKind::kInt: return static_cast<int64_t>(v);
     case ArgKind::kUInt: return v;

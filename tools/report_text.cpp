@@ -57,7 +57,11 @@ std::vector<std::string> argument_pieces(const json& args) {
   std::vector<std::string> out;
   for (auto it = args.begin(); it != args.end(); ++it) {
     const std::string& key = it.key();
-    if (ends_with(key, "_ptr") || ends_with(key, "_text")) continue;
+    // alpha_ptr / alpha_text accompany alpha: shown through it, not on their own (an argument
+    // that merely ends so, like cudaMalloc's dev_ptr, is shown).
+    bool companion = (ends_with(key, "_ptr") && args.contains(key.substr(0, key.size() - 4))) ||
+                     (ends_with(key, "_text") && args.contains(key.substr(0, key.size() - 5)));
+    if (companion) continue;
     std::string text = value_text(it.value());
     if (it.value().is_null()) {
       if (args.contains(key + "_text")) text = value_text(args[key + "_text"]);

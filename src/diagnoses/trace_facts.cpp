@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 
@@ -62,6 +63,15 @@ std::string TraceFacts::env_text(const std::string& name) const {
   return v ? fmt::format("{}={}", name, v->empty() ? "\"\"" : *v) : name + " unset";
 }
 
+const CallView* TraceFacts::first_failed_call() const {
+  const CallView* first = nullptr;
+  for (const auto& key : failure_order) {
+    const CallView& c = failures.at(key).first;
+    if (first == nullptr || c.seq < first->seq) first = &c;
+  }
+  return first;
+}
+
 bool TraceFacts::sync_mode() const {
   auto v = env_value("CUBLASSPY_SYNC");
   return v && *v != "0" && !v->empty();
@@ -110,6 +120,7 @@ TraceFacts gather_facts(const TraceFile& trace) {
   trace.for_each_call([&](const CallView& call) {
     const format::Record& rec = call.rec();
     const CallFamily family = family_of(call);
+    f.last_activity_ns = std::max(f.last_activity_ns, rec.start_ns + (call.in_flight() ? 0 : rec.duration_ns));
     if (family == CallFamily::kLibraryLoad) {
       LibraryLoad load;
       load.seq = call.seq;

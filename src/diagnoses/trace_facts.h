@@ -56,6 +56,7 @@ struct TraceFacts {
   uint64_t failed_total = 0;
   uint64_t successful_work = 0;            // GEMMs that returned success
   bool any_cuda_call = false;              // anything but dlopen
+  uint64_t last_activity_ns = 0;           // the latest start (or end) of any record
 
   // The asynchronous error the trace recorded first (header), the call it surfaced at, and
   // the device work launched since the last clean synchronization before it (the suspects).
@@ -64,6 +65,8 @@ struct TraceFacts {
   uint64_t async_suspects_total = 0;
 
   const format::FileHeader& header() const { return trace->header(); }
+  // The earliest failing call (not a library load), nullptr when none failed.
+  const CallView* first_failed_call() const;
   std::optional<std::string> env_value(const std::string& name) const;
   // The value a recorded variable had, or "unset".
   std::string env_text(const std::string& name) const;

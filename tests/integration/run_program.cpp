@@ -113,6 +113,7 @@ RunningProgram start_program(const std::vector<std::string>& argv, const Env& en
     int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(out, 1);
     dup2(err, 2);
+    if (chdir(capture_dir.path().c_str()) != 0) _exit(126);
     execvpe(args[0], args.data(), envp.data());
     _exit(127);
   }

@@ -77,7 +77,8 @@ class RunningProgram {
 };
 
 // Starts argv[0] (a path, or a name searched in PATH) with the clean environment plus `env`,
-// stdout and stderr going to files in `capture_dir`.
+// in `capture_dir` (so a trace under the default name lands there too), stdout and stderr
+// going to files in it.
 RunningProgram start_program(const std::vector<std::string>& argv, const Env& env,
                              const ScratchDir& capture_dir);
 // Runs it to completion (bounded by `limit`).

@@ -426,6 +426,21 @@ TEST_F(EngineTest, KernelNeverLaunchedOnARangeOutsideAnAllocation) {
   EXPECT_FALSE(was_scanned(summaries_[0]));
 }
 
+TEST_F(EngineTest, MisalignedOperandGoesToTheHostPath) {
+  fake_.module_result = CUDA_SUCCESS;
+  std::vector<float> raw(20, 1.0f);
+  raw[10] = NAN;
+  uint64_t base = fake_.add(raw) + 2;  // a float operand two bytes off its alignment
+  GemmCall g = gemm(matrix(base, DataType::kR32F, 4, 4, 4), matrix(base, DataType::kR32F, 4, 4, 4),
+                    matrix(base, DataType::kR32F, 4, 4, 4));
+  beta_zero_ = true;
+  KernelCache cache(kImage);
+  GemmScanResult r = scan(g, true, ScanMode::kInputs, &cache);
+  EXPECT_EQ(fake_.launches, 0);
+  EXPECT_EQ(r.host_operands, 2);
+  EXPECT_TRUE(was_scanned(summaries_[0]));
+}
+
 TEST_F(EngineTest, KernelPointerArrayWithABadMemberFallsBack) {
   fake_.module_result = CUDA_SUCCESS;
   std::vector<float> m0(4, 1.0f);

@@ -1,0 +1,167 @@
+// no-driver and driver-too-old: CUDA cannot work at all because the NVIDIA driver is missing
+// (libcuda.so.1 does not load, or what loads is the toolkit's stub) or older than the CUDA
+// runtime the program ships. Seeds 002 (scene A: "nvidia-smi not found", the version matrix),
+// 000 (the driver / nvcc / framework version table; Docker) and 004 (containers).
+#include <fmt/format.h>
+
+#include "rule.h"
+#include "version_text.h"
+
+namespace cublasspy::diagnoses {
+namespace {
+
+constexpr int kCudaErrorStubLibrary = 34;        // cudaErrorStubLibrary == CUDA_ERROR_STUB_LIBRARY
+constexpr int kCudaErrorInsufficientDriver = 35;
+
+bool is_driver_library(const std::string& path) { return base_name(path).rfind("libcuda.so", 0) == 0; }
+bool is_stub_path(const std::string& path) { return path.find("/stubs/") != std::string::npos; }
+
+// The process's own attempts to load the driver library (probes only ask "is it loaded?").
+struct DriverLoads {
+  const LibraryLoad* first_failure = nullptr;
+  const LibraryLoad* first_success = nullptr;
+};
+
+DriverLoads driver_loads(const TraceFacts& f) {
+  DriverLoads d;
+  for (const LibraryLoad& load : f.loads) {
+    if (!is_driver_library(load.requested) || load.probe()) continue;
+    if (load.ok && d.first_success == nullptr) d.first_success = &load;
+    if (!load.ok && d.first_failure == nullptr) d.first_failure = &load;
+  }
+  return d;
+}
+
+// The loaded driver library's path, "" when none was loaded.
+std::string loaded_driver(const TraceFacts& f) {
+  for (const std::string& lib : f.libraries) {
+    if (is_driver_library(lib)) return lib;
+  }
+  for (const LibraryLoad& load : f.loads) {
+    if (load.ok && is_driver_library(load.requested)) return load.result;
+  }
+  return "";
+}
+
+// The first call that failed with `status` among the CUDA runtime/driver calls.
+const CallView* first_failing_with(const TraceFacts& f, int status) {
+  const CallView* best = nullptr;
+  for (const auto& key : f.failure_order) {
+    const FailureGroup& g = f.failures.at(key);
+    const char* fn = g.first.function_name();
+    if (g.first.rec().status != status || std::string(fn).rfind("cublas", 0) == 0) continue;
+    if (best == nullptr || g.first.seq < best->seq) best = &g.first;
+  }
+  return best;
+}
+
+// "12 later calls failed as a consequence (first: cublasCreate_v2 (call #4) -> 1 ...)".
+std::string consequences(const TraceFacts& f) {
+  if (f.failed_total == 0) return "";
+  const CallView* first = f.first_failed_call();
+  return fmt::format(" {} call{} failed in this process, the first {} with {}.", f.failed_total,
+                     plural(f.failed_total), call_name(*first), status_text(*first));
+}
+
+const char* kInstallDriverAdvice =
+    "Install the NVIDIA driver for this GPU and reboot, then check that `nvidia-smi` lists the "
+    "GPU and that `ldconfig -p | grep libcuda.so.1` finds the driver library. In a container, "
+    "start it with the NVIDIA Container Toolkit (`docker run --gpus all ...`, or a GPU resource "
+    "in Kubernetes): it mounts libcuda.so.1 and /dev/nvidia* into the container. If the driver is "
+    "installed but not found, add its directory (e.g. /usr/lib/x86_64-linux-gnu) to the loader's "
+    "path. `cublasspy doctor` runs these checks.";
+
+const char* kStubAdvice =
+    "Take the CUDA toolkit's `lib64/stubs` directory out of LD_LIBRARY_PATH (and out of "
+    "/etc/ld.so.conf.d): its libcuda.so is a link-time stub that fails every call. The real "
+    "libcuda.so.1 comes with the NVIDIA driver; if the driver is not installed, install it and "
+    "check that `nvidia-smi` lists the GPU.";
+
+}  // namespace
+
+void rule_no_driver(RuleContext& ctx) {
+  for (const TraceFacts& f : ctx.traces()) {
+    const DriverLoads loads = driver_loads(f);
+    const std::string driver = loaded_driver(f);
+    const int version = f.header().driver_version;  // -1: not read, 0: the driver said 0
+    const CallView* stub_status = first_failing_with(f, kCudaErrorStubLibrary);
+    const CallView* insufficient = first_failing_with(f, kCudaErrorInsufficientDriver);
+
+    const bool load_failed = loads.first_failure != nullptr && loads.first_success == nullptr && driver.empty();
+    const bool stub = (!driver.empty() && is_stub_path(driver)) || stub_status != nullptr;
+    const bool version_zero = version == 0;
+    // 35 says "insufficient driver"; with no driver version to compare, there is no driver.
+    const bool insufficient_without_version = insufficient != nullptr && version <= 0;
+    if (!load_failed && !stub && !version_zero && !insufficient_without_version) continue;
+
+    Diagnosis d = finding("no-driver", Severity::kError, f);
+    std::string evidence;
+    if (load_failed) {
+      d.call = loads.first_failure->seq;
+      evidence += fmt::format("dlopen(\"{}\") (call #{}) failed: {}.", loads.first_failure->requested,
+                              loads.first_failure->seq, loads.first_failure->result);
+    } else if (!driver.empty()) {
+      evidence += fmt::format("The driver library loaded was {}{}.", driver,
+                              is_stub_path(driver) ? " (the toolkit's stub, not a driver)" : "");
+    }
+    if (stub_status != nullptr) {
+      evidence += fmt::format(" {} returned {}: the stub library answered instead of a driver.",
+                              call_name(*stub_status), status_text(*stub_status));
+      if (!d.call) d.call = stub_status->seq;
+    }
+    if (insufficient != nullptr) {
+      evidence += fmt::format(" {} returned {}.", call_name(*insufficient), status_text(*insufficient));
+      if (!d.call) d.call = insufficient->seq;
+    }
+    evidence += version_zero ? " The driver version reads 0." :
+                version < 0  ? " No driver version could be read." : "";
+    evidence += consequences(f);
+    d.summary = stub ? "CUDA found the toolkit's stub libcuda instead of the NVIDIA driver"
+                     : "no NVIDIA driver: libcuda.so.1 is missing or does not work, so every CUDA and cuBLAS call fails";
+    d.evidence = evidence.substr(evidence.find_first_not_of(' '));
+    d.advice = stub ? kStubAdvice : kInstallDriverAdvice;
+    ctx.add(std::move(d));
+  }
+}
+
+void rule_driver_too_old(RuleContext& ctx) {
+  for (const TraceFacts& f : ctx.traces()) {
+    if (ctx.found_for(f, {"no-driver"})) continue;
+    const int driver = f.header().driver_version;
+    const int runtime = f.header().runtime_version;
+    if (driver <= 0) continue;
+    const CallView* insufficient = first_failing_with(f, kCudaErrorInsufficientDriver);
+    const bool older = runtime > 0 && driver < runtime;
+    if (insufficient == nullptr && !older) continue;
+    // Minor-version compatibility: a 12.8 runtime works on a 12.2 driver as long as no call says
+    // otherwise; only a different major (or a 35) means it cannot work.
+    const bool cannot_work = insufficient != nullptr || (older && major_of(driver) < major_of(runtime));
+
+    Diagnosis d = finding("driver-too-old", cannot_work ? Severity::kError : Severity::kWarning, f);
+    d.summary = fmt::format("the NVIDIA driver supports CUDA {} but the program's CUDA runtime is {}",
+                            cuda_version_text(driver),
+                            runtime > 0 ? cuda_version_text(runtime) : std::string("newer"));
+    d.evidence = fmt::format("Driver version {} (CUDA {}), runtime version {}.", driver,
+                             cuda_version_text(driver),
+                             runtime > 0 ? fmt::format("{} (CUDA {})", runtime, cuda_version_text(runtime))
+                                         : std::string("not read"));
+    if (insufficient != nullptr) {
+      d.call = insufficient->seq;
+      d.evidence += fmt::format(" {} returned {}.", call_name(*insufficient), status_text(*insufficient));
+      d.evidence += consequences(f);
+    } else {
+      d.evidence += " No call failed yet: the runtime relies on minor-version compatibility, "
+                    "which does not cover every feature (PTX compiled for the newer version fails).";
+    }
+    d.advice = fmt::format(
+        "Upgrade the NVIDIA driver to one that supports CUDA {0} (`nvidia-smi` shows the highest "
+        "CUDA version the driver supports; it must be at least {0}), or install the build of your "
+        "framework made for the CUDA version your driver supports (for PyTorch: the wheel for that "
+        "CUDA, e.g. `pip install torch --index-url https://download.pytorch.org/whl/cu<version>`). "
+        "Compare `nvidia-smi` with `python -c \"import torch; print(torch.version.cuda)\"`.",
+        runtime > 0 ? cuda_version_text(runtime) : std::string("the runtime's version"));
+    ctx.add(std::move(d));
+  }
+}
+
+}  // namespace cublasspy::diagnoses

@@ -1,0 +1,126 @@
+// How a process ended, and the call it was in: a crash or an abort inside a call (the call in
+// flight, marked crashed), the program's own abort outside any call, and SIGKILL while a call
+// hangs (no handler runs: the mapped file alone must tell).
+#include <signal.h>
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "run_program.h"
+
+namespace cublasspy::integration {
+namespace {
+
+std::vector<CallView> in_flight(const TraceFile& trace) {
+  std::vector<CallView> out;
+  for (const CallView& c : calls_of(trace)) {
+    if (c.in_flight()) out.push_back(c);
+  }
+  return out;
+}
+
+class FatalEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+  }
+  // sgemm_loop with `faults` on the stand-in, once plainly and once under the shim; both must
+  // end the same way. Returns the traced run.
+  ProgramResult run_both(const std::vector<std::string>& args, const Env& faults) {
+    std::vector<std::string> argv = {program("shim_sgemm_loop")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProgramResult plain = run_program(argv, on_standin() + faults, dir_);
+    ProgramResult traced_run = run_program(argv, traced(dir_) + on_standin() + faults, dir_);
+    EXPECT_EQ(traced_run.signal, plain.signal) << "the shim must not change how the program ends";
+    EXPECT_EQ(traced_run.exit_code, plain.exit_code);
+    EXPECT_EQ(traced_run.out, plain.out);
+    return traced_run;
+  }
+  ScratchDir dir_;
+};
+
+TEST_F(FatalEnd, SegfaultInsideACallLeavesItInFlightAndCrashed) {
+  ProgramResult r = run_both({"5"}, {{"STANDIN_CRASH", "cublasSgemm_v2:3"}});
+  ASSERT_EQ(r.signal, SIGSEGV) << r.describe();
+  auto trace = open_trace(trace_path(dir_, r.pid));
+  ASSERT_TRUE(trace);
+  EXPECT_EQ(trace->header().end_state, static_cast<uint32_t>(format::EndState::kSignaled));
+  EXPECT_EQ(trace->header().end_signal, SIGSEGV);
+  auto flying = in_flight(*trace);
+  ASSERT_EQ(flying.size(), 1u);
+  EXPECT_STREQ(flying[0].function_name(), "cublasSgemm_v2");
+  EXPECT_EQ(flying[0].arg("ldc"), 4u + 2u) << "the third GEMM";
+  EXPECT_TRUE(flying[0].rec().flags & format::kFlagCrashed);
+  auto gemms = calls_of(*trace, "cublasSgemm_v2");
+  ASSERT_EQ(gemms.size(), 3u);
+  EXPECT_EQ(gemms[0].state, format::RecordState::kCompleted);
+  EXPECT_EQ(gemms[1].state, format::RecordState::kCompleted);
+  EXPECT_FALSE(gemms[1].rec().flags & format::kFlagCrashed);
+}
+
+TEST_F(FatalEnd, AbortInsideACallLeavesItInFlightAndCrashed) {
+  ProgramResult r = run_both({"5"}, {{"STANDIN_CRASH", "cublasSgemm_v2:2:SIGABRT"}});
+  ASSERT_EQ(r.signal, SIGABRT) << r.describe();
+  auto trace = open_trace(trace_path(dir_, r.pid));
+  ASSERT_TRUE(trace);
+  EXPECT_EQ(trace->header().end_state, static_cast<uint32_t>(format::EndState::kSignaled));
+  EXPECT_EQ(trace->header().end_signal, SIGABRT);
+  auto flying = in_flight(*trace);
+  ASSERT_EQ(flying.size(), 1u);
+  EXPECT_STREQ(flying[0].function_name(), "cublasSgemm_v2");
+  EXPECT_EQ(flying[0].arg("ldc"), 4u + 1u) << "the second GEMM";
+  EXPECT_TRUE(flying[0].rec().flags & format::kFlagCrashed);
+}
+
+TEST_F(FatalEnd, ProgramsOwnAbortOutsideAnyCall) {
+  ProgramResult r = run_both({"2", "host", "abort"}, {});
+  ASSERT_EQ(r.signal, SIGABRT) << r.describe();
+  EXPECT_NE(r.out.find("calls 2 failed 0"), std::string::npos) << r.out;
+  auto trace = open_trace(trace_path(dir_, r.pid));
+  ASSERT_TRUE(trace);
+  EXPECT_EQ(trace->header().end_state, static_cast<uint32_t>(format::EndState::kSignaled));
+  EXPECT_EQ(trace->header().end_signal, SIGABRT);
+  EXPECT_TRUE(in_flight(*trace).empty()) << "no call was running when the program aborted";
+  for (const CallView& c : calls_of(*trace)) EXPECT_FALSE(c.rec().flags & format::kFlagCrashed) << c.function_name();
+  EXPECT_EQ(calls_of(*trace, "cublasSgemm_v2").size(), 2u);
+}
+
+TEST_F(FatalEnd, SigkillDuringAHangLeavesTheHungCallInFlight) {
+  ScratchDir& dir = dir_;
+  RunningProgram running = start_program({program("shim_sgemm_loop"), "5"},
+                                         traced(dir) + on_standin() + Env{{"STANDIN_HANG", "cublasSgemm_v2:3"}},
+                                         dir);
+  const std::string path = trace_path(dir, running.pid());
+  // The test acts only once the trace shows the hung call (bounded: a broken shim fails here).
+  bool hung = wait_until(
+      [&] {
+        std::string error;
+        auto t = TraceFile::open(path, error);
+        if (!t) return false;
+        for (const CallView& c : calls_of(*t, "cublasSgemm_v2")) {
+          if (c.in_flight()) return true;
+        }
+        return false;
+      },
+      std::chrono::seconds(20));
+  running.kill(SIGKILL);
+  ProgramResult r = running.wait();
+  ASSERT_TRUE(hung) << "the trace never showed a GEMM in flight\n" << r.describe();
+  EXPECT_EQ(r.signal, SIGKILL);
+
+  auto trace = open_trace(path);
+  ASSERT_TRUE(trace);
+  EXPECT_EQ(trace->header().end_state, static_cast<uint32_t>(format::EndState::kRunning))
+      << "SIGKILL runs no handler: the file still says running";
+  auto flying = in_flight(*trace);
+  ASSERT_EQ(flying.size(), 1u);
+  EXPECT_STREQ(flying[0].function_name(), "cublasSgemm_v2");
+  EXPECT_EQ(flying[0].arg("ldc"), 4u + 2u) << "the third GEMM hangs";
+  EXPECT_FALSE(flying[0].rec().flags & format::kFlagCrashed);
+  EXPECT_EQ(calls_of(*trace, "cublasSgemm_v2").size(), 3u);
+}
+
+}  // namespace
+}  // namespace cublasspy::integration

@@ -1,0 +1,162 @@
+# Integration tests of the shim (issues 2 and 3), included by tests/CMakeLists.txt. Real
+# programs run under the real libcublasspy.so: against the real CUDA 13 libraries (no driver
+# here, so they fail for real), against the CPU stand-in (tests/standin), and, for the per-hook
+# round trip, against a "null" CUDA stack generated from the hook list. No test needs a GPU.
+# ctest names: shim.<Suite>.<Test>, shim.AllHooks/HookRoundTrip.*, shim.hook_coverage.
+set(SHIM_IT_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(SHIM_IT_PROGRAM_DIR ${CMAKE_BINARY_DIR}/test-programs)
+set(SHIM_IT_NULL_CUDA_DIR ${CMAKE_BINARY_DIR}/null_cuda)
+
+# Programs and libraries that run with the shim preloaded are never sanitized: a sanitizer
+# runtime must come first in the library list, which LD_PRELOAD of the shim prevents.
+function(shim_it_unsanitized target)
+  if(CUBLASSPY_SANITIZE)
+    target_compile_options(${target} PRIVATE -fno-sanitize=all)
+    target_link_options(${target} PRIVATE -fno-sanitize=all)
+  endif()
+endfunction()
+
+# A subject that places itself in test-programs without cublasspy_test_program's CUDA links.
+function(shim_it_place target)
+  set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${SHIM_IT_PROGRAM_DIR}
+                                             LIBRARY_OUTPUT_DIRECTORY ${SHIM_IT_PROGRAM_DIR})
+  shim_it_unsanitized(${target})
+endfunction()
+
+# --- Subject programs linked against the real toolkit (LD_LIBRARY_PATH picks the stand-in) ---
+set(SHIM_IT_TOOLKIT_PROGRAMS driverless_calls sgemm_loop sgemm_threads fork_after_init
+    gemm_ex_half lt_matmul_row_major)
+foreach(p ${SHIM_IT_TOOLKIT_PROGRAMS})
+  cublasspy_test_program(shim_${p} ${SHIM_IT_DIR}/programs/${p}.cpp)
+  shim_it_unsanitized(shim_${p})
+endforeach()
+
+# A library whose constructor calls cublasCreate_v2, and the program that links it.
+add_library(shim_create_in_constructor SHARED ${SHIM_IT_DIR}/programs/create_in_constructor.cpp)
+target_link_libraries(shim_create_in_constructor PRIVATE cuda_headers)
+target_link_directories(shim_create_in_constructor PRIVATE ${CUBLASSPY_CUDA_LIBDIR})
+target_link_libraries(shim_create_in_constructor PRIVATE cublas)
+set_target_properties(shim_create_in_constructor PROPERTIES BUILD_RPATH ${CUBLASSPY_CUDA_LIBDIR})
+shim_it_place(shim_create_in_constructor)
+cublasspy_test_program(shim_constructor_user ${SHIM_IT_DIR}/programs/constructor_user.cpp)
+target_link_libraries(shim_constructor_user PRIVATE shim_create_in_constructor)
+shim_it_unsanitized(shim_constructor_user)
+
+# --- Subjects that go around the preload ----------------------------------------------------
+# No CUDA library linked: everything through dlopen(RTLD_LOCAL) + dlsym.
+add_executable(shim_dlopen_local ${SHIM_IT_DIR}/programs/dlopen_local.cpp)
+target_link_libraries(shim_dlopen_local PRIVATE cuda_headers dl)
+shim_it_place(shim_dlopen_local)
+
+# A bare-name dlopen whose only way to the stand-in is the program's own RUNPATH.
+add_executable(shim_runpath_dlopen ${SHIM_IT_DIR}/programs/runpath_dlopen.cpp)
+target_link_libraries(shim_runpath_dlopen PRIVATE dl)
+target_link_options(shim_runpath_dlopen PRIVATE -Wl,--enable-new-dtags)
+set_target_properties(shim_runpath_dlopen PROPERTIES BUILD_RPATH "\$ORIGIN/../standin")
+shim_it_place(shim_runpath_dlopen)
+
+# The static CUDA runtime (nvcc's default): device enumeration only through cuGetProcAddress.
+set(SHIM_IT_CUDART_STATIC ${CUBLASSPY_CUDA_LIBDIR}/libcudart_static.a)
+if(EXISTS ${SHIM_IT_CUDART_STATIC})
+  add_executable(shim_static_runtime_device_count ${SHIM_IT_DIR}/programs/static_runtime_device_count.cpp)
+  target_link_libraries(shim_static_runtime_device_count PRIVATE cuda_headers ${SHIM_IT_CUDART_STATIC}
+                        dl Threads::Threads rt)
+  shim_it_place(shim_static_runtime_device_count)
+endif()
+
+# A second preloaded library that uses dlsym(RTLD_NEXT), and a program for it to wrap.
+add_library(shim_puts_wrapper SHARED ${SHIM_IT_DIR}/programs/puts_wrapper.c)
+target_link_libraries(shim_puts_wrapper PRIVATE dl)
+shim_it_place(shim_puts_wrapper)
+add_executable(shim_say_hello ${SHIM_IT_DIR}/programs/say_hello.c)
+shim_it_place(shim_say_hello)
+
+# --- The null CUDA stack and the per-hook round trip (issue 3) -------------------------------
+# One library per soname, each defining its part of the hook list (null_cuda/null_functions.h)
+# under the version node the real library uses.
+set(SHIM_IT_HOOK_INCLUDES ${SHIM_IT_DIR} ${SHIM_IT_DIR}/null_cuda ${PROJECT_SOURCE_DIR}/interpose
+    ${PROJECT_SOURCE_DIR}/src)
+function(shim_it_null_library target soname map define)
+  add_library(${target} SHARED ${SHIM_IT_DIR}/null_cuda/null_functions.cpp ${ARGN})
+  set_target_properties(${target} PROPERTIES
+    PREFIX "" OUTPUT_NAME ${soname} SUFFIX "" NO_SONAME ON
+    LIBRARY_OUTPUT_DIRECTORY ${SHIM_IT_NULL_CUDA_DIR}
+    CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
+    LINK_DEPENDS ${SHIM_IT_DIR}/null_cuda/${map})
+  target_compile_definitions(${target} PRIVATE ${define})
+  target_include_directories(${target} PRIVATE ${SHIM_IT_HOOK_INCLUDES})
+  target_link_libraries(${target} PRIVATE cuda_headers)
+  target_link_options(${target} PRIVATE -Wl,-soname,${soname}
+                      -Wl,--version-script=${SHIM_IT_DIR}/null_cuda/${map} -Wl,--no-undefined)
+  shim_it_unsanitized(${target})
+endfunction()
+shim_it_null_library(shim_null_cuda libcuda.so.1 libcuda.map NULL_CUDA_DRIVER)
+shim_it_null_library(shim_null_cudart libcudart.so.13 libcudart.map NULL_CUDA_CUDART)
+shim_it_null_library(shim_null_cublaslt libcublasLt.so.13 libcublasLt.map NULL_CUDA_CUBLASLT)
+shim_it_null_library(shim_null_cublas libcublas.so.13 libcublas.map NULL_CUDA_CUBLAS
+                     ${SHIM_IT_DIR}/null_cuda/null_legacy.cpp)
+
+add_executable(shim_hook_roundtrip ${SHIM_IT_DIR}/hook_roundtrip.cpp ${SHIM_IT_DIR}/hook_roundtrip_legacy.cpp)
+target_include_directories(shim_hook_roundtrip PRIVATE ${SHIM_IT_HOOK_INCLUDES})
+target_link_libraries(shim_hook_roundtrip PRIVATE cuda_headers shim_null_cuda shim_null_cudart
+                      shim_null_cublaslt shim_null_cublas)
+set_target_properties(shim_hook_roundtrip PROPERTIES BUILD_RPATH ${SHIM_IT_NULL_CUDA_DIR})
+shim_it_place(shim_hook_roundtrip)
+
+# --- The tests ------------------------------------------------------------------------------
+add_library(shim_it_support STATIC ${SHIM_IT_DIR}/run_program.cpp)
+target_include_directories(shim_it_support PUBLIC ${SHIM_IT_DIR})
+target_link_libraries(shim_it_support PUBLIC cublasspy_reader GTest::gtest)
+target_compile_definitions(shim_it_support PUBLIC
+  CUBLASSPY_SHIM_PATH="$<TARGET_FILE:cublasspy>"
+  CUBLASSPY_STANDIN_PATH="${CUBLASSPY_STANDIN_DIR}"
+  CUBLASSPY_PROGRAM_DIR="${SHIM_IT_PROGRAM_DIR}"
+  CUBLASSPY_INTEGRATION_SOURCE_DIR="${SHIM_IT_DIR}"
+  CUBLASSPY_CUDA_LIBDIR_PATH="${CUBLASSPY_CUDA_LIBDIR}")
+target_compile_options(shim_it_support PRIVATE -Wall -Wextra)
+
+add_executable(shim_integration_test
+  ${SHIM_IT_DIR}/driverless_test.cpp
+  ${SHIM_IT_DIR}/concurrency_test.cpp
+  ${SHIM_IT_DIR}/flight_recorder_test.cpp
+  ${SHIM_IT_DIR}/fatal_end_test.cpp
+  ${SHIM_IT_DIR}/fork_test.cpp
+  ${SHIM_IT_DIR}/environment_test.cpp
+  ${SHIM_IT_DIR}/trace_file_test.cpp
+  ${SHIM_IT_DIR}/scalars_test.cpp
+  ${SHIM_IT_DIR}/nested_call_test.cpp
+  ${SHIM_IT_DIR}/lt_descriptor_test.cpp
+  ${SHIM_IT_DIR}/preload_routes_test.cpp
+  ${SHIM_IT_DIR}/loader_test.cpp
+  ${SHIM_IT_DIR}/symbol_hygiene_test.cpp)
+target_link_libraries(shim_integration_test PRIVATE shim_it_support GTest::gtest_main dl)
+target_compile_options(shim_integration_test PRIVATE -Wall -Wextra)
+add_dependencies(shim_integration_test cublasspy shim_dlopen_local shim_runpath_dlopen
+                 shim_puts_wrapper shim_say_hello shim_constructor_user)
+foreach(p ${SHIM_IT_TOOLKIT_PROGRAMS})
+  add_dependencies(shim_integration_test shim_${p})
+endforeach()
+if(TARGET shim_static_runtime_device_count)
+  add_dependencies(shim_integration_test shim_static_runtime_device_count)
+endif()
+if(TARGET standin)
+  add_dependencies(shim_integration_test standin)
+endif()
+gtest_discover_tests(shim_integration_test TEST_PREFIX shim. DISCOVERY_TIMEOUT 60
+                     PROPERTIES TIMEOUT 120)
+
+add_executable(shim_hook_roundtrip_test ${SHIM_IT_DIR}/hook_roundtrip_test.cpp)
+target_include_directories(shim_hook_roundtrip_test PRIVATE ${PROJECT_SOURCE_DIR}/interpose)
+target_link_libraries(shim_hook_roundtrip_test PRIVATE shim_it_support GTest::gtest_main)
+target_compile_options(shim_hook_roundtrip_test PRIVATE -Wall -Wextra)
+add_dependencies(shim_hook_roundtrip_test cublasspy shim_hook_roundtrip)
+gtest_discover_tests(shim_hook_roundtrip_test TEST_PREFIX shim. DISCOVERY_TIMEOUT 60
+                     PROPERTIES TIMEOUT 60)
+
+# Every GEMM entry point of the real libraries is hooked (the lead's script).
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME shim.hook_coverage
+           COMMAND ${Python3_EXECUTABLE} ${SHIM_IT_DIR}/check_hook_coverage.py
+                   $<TARGET_FILE:cublasspy> ${CUBLASSPY_CUDA_LIBDIR})
+endif()
