@@ -368,8 +368,9 @@ struct LtMatmulDescArg : Plain<ArgKind::kPointer> {
 };
 
 // A matrix layout: type, ld, order and batch stride as derived slots; the D layout also gives
-// the batch count and the GEMM's m, n, k (notes: m, k from A's rows/cols, swapped by TRANSA; n
-// from D's cols; ROW order swaps rows and cols first).
+// the batch count and the GEMM's m, n, k (m, k from A's rows/cols, swapped by TRANSA; n from
+// D's cols). ROWS and COLS are the matrix's own whatever its ORDER, which only says how the
+// elements lie in memory (cublasLt.h: for ROW, ld is the distance between rows).
 template <char Which>
 struct LtLayoutArg : Plain<ArgKind::kPointer> {
   static constexpr bool kIsD = Which == 'd';
@@ -404,7 +405,6 @@ struct LtLayoutArg : Plain<ArgKind::kPointer> {
     c.rec.args[c.derived++] = get(CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
     int64_t rows = static_cast<int64_t>(get(CUBLASLT_MATRIX_LAYOUT_ROWS));
     int64_t cols = static_cast<int64_t>(get(CUBLASLT_MATRIX_LAYOUT_COLS));
-    if (order == CUBLASLT_ORDER_ROW) std::swap(rows, cols);
     if constexpr (Which == 'a') {
       c.lt_a_rows = rows;
       c.lt_a_cols = cols;

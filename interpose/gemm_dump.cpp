@@ -122,12 +122,18 @@ GemmDumpResult dump_gemm(const DriverApi& api, const GemmCall& g, const GemmDump
     const uint64_t batch = static_cast<uint64_t>(g.batch_count);
     // The file holds the exact extent: strided members with whatever lies between them, or the
     // members of a pointer array one after the other.
-    uint64_t file_stride = g.pointer_arrays ? member : (batch > 1 ? static_cast<uint64_t>(m.stride) : 0);
-    uint64_t elements = g.pointer_arrays ? member * batch
-                                         : member + (m.stride == 0 ? 0 : (batch - 1) * file_stride);
+    uint64_t file_stride = g.pointer_arrays ? member
+                           : batch > 1      ? static_cast<uint64_t>(m.stride)
+                                            : 0;
+    uint64_t elements = 0, bytes = 0;
     const uint64_t item = static_cast<uint64_t>(element_bytes(m.type));
-    const uint64_t bytes = elements * item;
-    if (!budget.reserve(bytes)) {
+    bool overflow =
+        member == kExtentOverflow ||
+        (g.pointer_arrays ? __builtin_mul_overflow(member, batch, &elements)
+                          : (__builtin_mul_overflow(batch - 1, file_stride, &elements) ||
+                             __builtin_add_overflow(elements, member, &elements))) ||
+        __builtin_mul_overflow(elements, item, &bytes);
+    if (overflow || !budget.reserve(bytes)) {
       result.over_budget++;
       continue;
     }
@@ -159,8 +165,11 @@ GemmDumpResult dump_gemm(const DriverApi& api, const GemmCall& g, const GemmDump
     if (read != CUDA_SUCCESS || !closed || !write_new_file(base + ".json", json, &error)) {
       ::unlink((base + ".npy").c_str());
       budget.give_back(bytes);
-      fail(read != CUDA_SUCCESS ? kOperandNames[i] + std::string(": copy failed: ") + driver_error_text(api, read)
-                                : (closed ? error : base + ".npy: write failed"));
+      if (read != CUDA_SUCCESS) {
+        fail(std::string(kOperandNames[i]) + ": copy failed: " + driver_error_text(api, read));
+      } else {
+        fail(closed ? error : base + ".npy: write failed");
+      }
       continue;
     }
     result.written++;

@@ -35,11 +35,17 @@ class ScannerSink : public MatrixSink {
   HostScanner& scanner_;
 };
 
-// Bytes from the first element of member 0 to one past the last element of the last member.
+// Bytes from the first element of member 0 to one past the last element of the last member;
+// kExtentOverflow when the sizes overflow (then no range check can pass).
 uint64_t strided_extent_bytes(const Target& t) {
-  uint64_t one = member_extent_elements(*t.m);
-  uint64_t more = static_cast<uint64_t>(t.batch - 1) * static_cast<uint64_t>(t.m->stride);
-  return (one + more) * static_cast<uint64_t>(t.kind.bytes());
+  const auto later = static_cast<uint64_t>(t.batch - 1), stride = static_cast<uint64_t>(t.m->stride);
+  uint64_t one = member_extent_elements(*t.m), more = 0, bytes = 0;
+  if (one == kExtentOverflow || __builtin_mul_overflow(later, stride, &more) ||
+      __builtin_add_overflow(one, more, &one) ||
+      __builtin_mul_overflow(one, static_cast<uint64_t>(t.kind.bytes()), &bytes)) {
+    return kExtentOverflow;
+  }
+  return bytes;
 }
 
 // The kernel reads device memory directly: only launch it on ranges the driver says lie in one
@@ -51,11 +57,13 @@ bool kernel_can_read(const DriverApi& api, const GemmCall& g, const Target& t, u
     return t.m->ptr % align == 0 && device_range_ok(api, t.m->ptr, strided_extent_bytes(t));
   }
   const uint64_t count = static_cast<uint64_t>(t.batch);
-  if (t.m->array_ptr % sizeof(uint64_t) != 0 ||
-      !device_range_ok(api, t.m->array_ptr, count * sizeof(uint64_t))) {
+  const uint64_t member_elements = member_extent_elements(*t.m);
+  uint64_t member = 0;
+  if (count > (kExtentOverflow >> 3) || t.m->array_ptr % sizeof(uint64_t) != 0 ||
+      !device_range_ok(api, t.m->array_ptr, count * sizeof(uint64_t)) ||
+      __builtin_mul_overflow(member_elements, static_cast<uint64_t>(t.kind.bytes()), &member)) {
     return false;
   }
-  const uint64_t member = member_extent_elements(*t.m) * static_cast<uint64_t>(t.kind.bytes());
   std::vector<uint64_t> pointers;
   for (uint64_t first = 0; first < count; first += pointer_chunk(chunk)) {
     uint64_t n = std::min<uint64_t>(pointer_chunk(chunk), count - first);
@@ -138,8 +146,8 @@ class PhaseRunner {
       else host.push_back(t);
     }
     scan::ScanTally tallies[4] = {};
-    CUresult copy = launched.empty() ? CUDA_SUCCESS
-                                     : api_.memcpy_dtoh_async(tallies, results, sizeof tallies, stream());
+    CUresult copy = CUDA_SUCCESS;
+    if (!launched.empty()) copy = api_.memcpy_dtoh_async(tallies, results, sizeof tallies, stream());
     CUresult sync = api_.stream_synchronize(stream());
     release_slot(*k, slot);
     for (const Target& t : launched) {
@@ -169,7 +177,8 @@ class PhaseRunner {
         HostScanner scanner(t.kind, static_cast<uint64_t>(t.m->rows),
                             static_cast<uint64_t>(t.m->cols), static_cast<uint64_t>(t.m->ld));
         ScannerSink sink(scanner);
-        CUresult read = read_matrix(api_, *t.m, t.batch, g_.pointer_arrays, request_.chunk_bytes, sink);
+        CUresult read =
+            read_matrix(api_, *t.m, t.batch, g_.pointer_arrays, request_.chunk_bytes, sink);
         if (read == CUDA_SUCCESS) {
           summaries_[t.index] = scanner.summary();
           result_.host_operands++;
@@ -274,7 +283,8 @@ void KernelCache::load(const DriverApi& api, ContextKernels& e) {
   CUresult r = image_ == nullptr ? CUDA_ERROR_NOT_FOUND : api.module_load_data(&e.module, image_);
   if (r == CUDA_SUCCESS) {
     for (int i = 0; i < scan::kScanKernelCount; ++i) {
-      if (api.module_get_function(&e.functions[i], e.module, scan::scan_kernel_name(i)) != CUDA_SUCCESS) {
+      const char* name = scan::scan_kernel_name(i);
+      if (api.module_get_function(&e.functions[i], e.module, name) != CUDA_SUCCESS) {
         e.functions[i] = nullptr;  // that type goes to the host path
       }
     }

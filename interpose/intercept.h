@@ -79,6 +79,8 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   // Checks first: a device alpha under host pointer mode is flagged before late() would read it.
   if (recording) before_real_call(*rt, ctx);
   late(ctx);
+  // Input scans need beta's value (C is read only when beta != 0): after late().
+  if (recording) after_scalars_read(*rt, ctx);
 
   [[maybe_unused]] std::conditional_t<std::is_void_v<Ret>, int, Ret> result{};
   format::RecordSlot* outer = ts.current;

@@ -8,6 +8,8 @@
 #include "check_ids.h"
 #include "driver_checks.h"
 #include "hook_list.h"
+#include "operand_dump.h"
+#include "operand_scan.h"
 #include "hook_table.h"
 #include "process_info.h"
 #include "real_functions.h"
@@ -116,6 +118,10 @@ void before_real_call(Runtime& rt, CallContext& ctx) {
   if (rt.config.check) run_checks(rt, ctx);
 }
 
+void after_scalars_read(Runtime& rt, CallContext& ctx) {
+  if (rt.config.scan != ScanMode::kNone) scan_operands(rt, ctx, /*before_call=*/true);
+}
+
 PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
   PostCallOutcome outcome;
   uint16_t id = ctx.rec.function_id;
@@ -140,6 +146,14 @@ PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
   }
   // A misalignment warning alone does not trigger CUBLASSPY_ON_ERROR.
   outcome.finding = outcome.finding || check_bits_have_error(ctx.rec.check_bits);
+  if (rt.config.scan != ScanMode::kNone) {
+    // The scan waits for the stream itself: no separate synchronization before it.
+    if (!failed && !outcome.async_failure) scan_operands(rt, ctx, /*before_call=*/false);
+    outcome.finding = outcome.finding || scan_found_nonfinite(ctx);
+  }
+  if (rt.config.dump != DumpMode::kNone) {
+    dump_operands(rt, ctx, failed || outcome.async_failure || outcome.finding);
+  }
   if (is_setup_call(id)) {
     ts.internal++;
     read_versions(rt);

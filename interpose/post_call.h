@@ -15,6 +15,7 @@ struct PostCallOutcome {
 };
 
 void before_real_call(Runtime& rt, CallContext& ctx);
+void after_scalars_read(Runtime& rt, CallContext& ctx);
 PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed);
 
 }  // namespace cublasspy

@@ -126,6 +126,7 @@ bool ensure_trace(Runtime& rt) {
   OpenResult opened =
       rt.writer.open(path, rt.config.ring, function_table(), function_count(), info.bytes());
   if (!opened.warning.empty()) log_warning(opened.warning);
+  rt.trace_path = opened.file_backed ? opened.path : std::string();
   bool ok = opened.ok;
   if (ok) {
     format::FileHeader* h = rt.writer.header();

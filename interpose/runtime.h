@@ -32,6 +32,7 @@ class Runtime {
   std::atomic<bool> cuda_ready{false};
   // Libraries named in the trace so far (process section "library" entries).
   std::vector<std::string> libraries_recorded;
+  std::string trace_path;  // "" when the trace is memory only (dumps go next to it)
 };
 
 // Bumped whenever device memory is freed: caches of pointer attributes compare it.

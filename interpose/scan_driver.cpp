@@ -67,8 +67,14 @@ bool device_range_ok(const DriverApi& api, uint64_t ptr, uint64_t bytes) {
 }
 
 uint64_t member_extent_elements(const Matrix& m) {
-  if (m.rows <= 0 || m.cols <= 0) return 0;
-  return static_cast<uint64_t>((m.cols - 1) * m.ld + m.rows);
+  if (m.rows <= 0 || m.cols <= 0 || m.ld < 0) return 0;
+  const auto cols = static_cast<uint64_t>(m.cols), ld = static_cast<uint64_t>(m.ld);
+  uint64_t extent = 0;
+  if (__builtin_mul_overflow(cols - 1, ld, &extent) ||
+      __builtin_add_overflow(extent, static_cast<uint64_t>(m.rows), &extent)) {
+    return kExtentOverflow;
+  }
+  return extent;
 }
 
 CUresult read_pointer_array(const DriverApi& api, uint64_t array, uint64_t first, uint64_t count,

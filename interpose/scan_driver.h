@@ -64,7 +64,9 @@ class MatrixSink {
   virtual bool consume(const void* data, uint64_t first, uint64_t count, uint64_t batch) = 0;
 };
 
-// The storage one batch member spans: from element (0, 0) to one past (rows-1, cols-1).
+// The storage one batch member spans: from element (0, 0) to one past (rows-1, cols-1);
+// kExtentOverflow when that does not fit 64 bits (garbage sizes: never a real operand).
+inline constexpr uint64_t kExtentOverflow = ~0ull;
 uint64_t member_extent_elements(const Matrix& m);
 
 // Reads every batch member of `m` (a pointer-array operand when `pointer_array` is set: the

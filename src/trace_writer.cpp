@@ -84,6 +84,11 @@ void* map_file(std::string& path, uint64_t bytes, std::string& why) {
     ::unlink(path.c_str());
     return nullptr;
   }
+#ifdef MADV_POPULATE_WRITE
+  // Take the first write fault of every page now, in one request, rather than one fault per
+  // four calls in the host's hot path (each is a file-system transaction on a fresh file).
+  ::madvise(p, bytes, MADV_POPULATE_WRITE);
+#endif
   return p;
 }
 

@@ -75,7 +75,9 @@ int run_report(const ReportArgs& a) {
   int status = errors.empty() ? kExitOk : kExitUsage;
   if (!a.perfetto.empty()) {
     std::string error;
-    if (!write_file(a.perfetto, perfetto_trace(report).dump() + "\n", error)) {
+    // Paths and recorded text need not be UTF-8: invalid bytes become U+FFFD, never an error.
+    std::string text = perfetto_trace(report).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    if (!write_file(a.perfetto, text + "\n", error)) {
       std::fprintf(stderr, "cublasspy report: %s\n", error.c_str());
       status = 1;
     }

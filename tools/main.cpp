@@ -45,7 +45,13 @@ int main(int argc, char** argv) {
     return printed == 0 ? kExitOk : kExitUsage;
   }
   for (auto& [sub, action] : actions) {
-    if (sub->parsed()) return action();
+    if (!sub->parsed()) continue;
+    try {
+      return action();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "cublasspy %s: internal error: %s\n", sub->get_name().c_str(), e.what());
+      return 1;
+    }
   }
   std::fputs(app.help().c_str(), stderr);
   return kExitUsage;

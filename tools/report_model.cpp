@@ -80,8 +80,8 @@ json arg_value(const ArgView& arg, const format::Record& rec, size_t slot_index)
 }
 
 // alpha/beta as numbers: a real value, [re, im] for complex types, null when only the device
-// pointer is known (pointer mode device).
-// JSON has no NaN or Inf: such a value is null, and `<key>_text` ("nan", "inf") says which.
+// pointer is known (pointer mode device). JSON has no NaN or Inf: such a value is null too, and
+// scalar_text() gives `<key>_text` ("nan", "inf") to say which.
 json scalar_value(bool known, const double value[2], bool complex) {
   if (!known) return nullptr;
   auto number = [](double d) { return std::isfinite(d) ? json(d) : json(nullptr); };

@@ -132,6 +132,22 @@ void append_call_block(std::string& out, const json& call, const Style& s, const
                      call["function"].get<std::string>(), s.reset, colour, call_outcome_text(call),
                      s.reset, s.dim, details, s.reset);
   append_wrapped(out, argument_pieces(call["args"]), indent + "    ");
+  if (call["scan"].is_object()) {
+    // Only the operands where the scan found something: a clean scan adds no line.
+    for (auto it = call["scan"].begin(); it != call["scan"].end(); ++it) {
+      const json& op = it.value();
+      uint64_t nan = op.value("nan", uint64_t{0}), pos = op.value("pos_inf", uint64_t{0}),
+               neg = op.value("neg_inf", uint64_t{0});
+      bool overflow = op.value("overflow", false);
+      if (nan + pos + neg == 0 && !overflow) continue;
+      std::string where = op["first"].is_object()
+                              ? fmt::format(", first at row {}, col {}, batch {}", op["first"]["row"].get<uint64_t>(),
+                                            op["first"]["col"].get<uint64_t>(), op["first"]["batch"].get<uint64_t>())
+                              : "";
+      out += fmt::format("{}    {}scan {}{}: {} NaN, {} +Inf, {} -Inf{}{}\n", indent, s.yellow, it.key(), s.reset,
+                         nan, pos, neg, where, overflow ? " (overflowed its type)" : "");
+    }
+  }
   for (const json& check : call["checks"]) {
     out += fmt::format("{}    {}check {}{}: {}\n", indent, s.yellow, check.value("id", "?"), s.reset,
                        check.value("message", ""));
@@ -232,8 +248,20 @@ void append_diagnoses(std::string& out, const json& diagnoses, const TextOptions
     out += fmt::format("  {}{:<7}{} {}{}{}: {}{}\n", colour, sev, s.reset, s.bold, d.value("id", "?"), s.reset,
                        d.value("summary", ""),
                        where.empty() ? "" : fmt::format(" {}({}){}", s.dim, join(where, ", "), s.reset));
-    if (!d.value("evidence", "").empty()) out += fmt::format("          evidence: {}\n", d.value("evidence", ""));
-    if (!d.value("advice", "").empty()) out += fmt::format("          advice:   {}\n", d.value("advice", ""));
+    for (const char* key : {"evidence", "advice"}) {
+      std::string text = d.value(key, "");
+      if (text.empty()) continue;
+      std::vector<std::string> words;
+      for (size_t at = 0; at < text.size();) {
+        size_t space = text.find(' ', at);
+        if (space == std::string::npos) space = text.size();
+        if (space > at) words.push_back(text.substr(at, space - at));
+        at = space + 1;
+      }
+      std::string block;
+      append_wrapped(block, words, std::string(20, ' '));
+      out += fmt::format("          {:<9} {}", std::string(key) + ":", block.substr(20));
+    }
   }
   if (ordered.size() > o.max_diagnoses) {
     out += fmt::format("  ... {} more (--json lists them all)\n", ordered.size() - o.max_diagnoses);

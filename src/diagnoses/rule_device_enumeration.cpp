@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "advice.h"
 #include "rule.h"
 
 namespace cublasspy::diagnoses {
@@ -100,46 +101,6 @@ std::string multi_gpu_settings(const TraceFacts& f) {
                      f.env_text("PYTORCH_NVML_BASED_CUDA_CHECK"), f.env_text("CUDA_VISIBLE_DEVICES"));
 }
 
-const char* kMultiGpuAdvice =
-    "This \"out of memory\" is not GPU memory: CUDA failed while enumerating the GPUs, which "
-    "happens on multi-GPU hosts when the enumeration order and the PCI layout disagree or one GPU "
-    "fails to initialize. Set CUDA_DEVICE_ORDER=PCI_BUS_ID (CUDA then numbers GPUs in PCI bus "
-    "order, like nvidia-smi), PYTORCH_NVML_BASED_CUDA_CHECK=1 (torch.cuda.is_available() asks "
-    "NVML instead of initializing CUDA), and list the GPUs explicitly, e.g. "
-    "CUDA_VISIBLE_DEVICES=0,1,2,3 (indices from `nvidia-smi -L`). Then read the kernel log: "
-    "`sudo dmesg | grep -i NVRM` shows Xid errors and GPUs that failed to initialize (a PCIe slot "
-    "or power problem). In a container pass the same variables with `-e`.";
-
-const char* kUnknownAdvice =
-    "Check the basics in order: `nvidia-smi` must list the GPU; the driver must support the "
-    "program's CUDA version; no stale process may hold the GPU (`nvidia-smi`, `sudo fuser -v "
-    "/dev/nvidia*`); this user must be able to open /dev/nvidia* (`ls -l /dev/nvidia*`, join the "
-    "video/render group); after a kernel update the nvidia module may need rebuilding (DKMS) or be "
-    "blocked by Secure Boot, and after a suspend `sudo modprobe -r nvidia_uvm && sudo modprobe "
-    "nvidia_uvm` often clears it; `sudo dmesg | grep -i NVRM` shows what the kernel driver saw. "
-    "In a container, start it with `--gpus all`. `cublasspy doctor` checks most of this; a reboot "
-    "is the last resort.";
-
-const char* kMismatchAdvice =
-    "The driver's user-space library (libcuda.so.1) and the loaded kernel module are different "
-    "versions, usually after a driver upgrade without a reboot: reboot (or unload and reload the "
-    "nvidia kernel modules). In a container, libcuda must come from the host through the NVIDIA "
-    "Container Toolkit; do not install a driver inside the image.";
-
-const char* kUnavailableAdvice =
-    "The GPU is busy or reserved: it is in exclusive-process compute mode and another process "
-    "holds it, or it is being reset. `nvidia-smi` lists the processes and `nvidia-smi -q -d "
-    "COMPUTE` the compute mode; wait for or stop the other process, or use another GPU.";
-
-const char* advice_for_enumeration(int status) {
-  switch (status) {
-    case 2: return kMultiGpuAdvice;
-    case 46: return kUnavailableAdvice;
-    case 803: return kMismatchAdvice;
-    default: return kUnknownAdvice;
-  }
-}
-
 void check_visible_devices(RuleContext& ctx, const TraceFacts& f, const Enumeration& e) {
   auto value = f.env_value("CUDA_VISIBLE_DEVICES");
   if (!value) return;
@@ -179,12 +140,7 @@ void check_visible_devices(RuleContext& ctx, const TraceFacts& f, const Enumerat
     d.evidence += fmt::format(" Entries that are neither an index nor a GPU-/MIG- UUID: {}.", quoted_list(v.malformed));
   }
   if (at != nullptr) d.call = at->seq;
-  d.advice = "List the GPUs with `nvidia-smi -L` and set CUDA_VISIBLE_DEVICES to indices below "
-             "that count, or to their UUIDs (GPU-..., or MIG-... for MIG instances), comma "
-             "separated without spaces; unset it to see every GPU. Indices count the GPUs visible "
-             "to this process (inside a container: the ones passed to it) in CUDA's order: set "
-             "CUDA_DEVICE_ORDER=PCI_BUS_ID so they match nvidia-smi's numbering. Inside a job "
-             "scheduler (Slurm, Kubernetes) leave the variable the scheduler set alone.";
+  d.advice = kVisibleDevicesAdvice;
   ctx.add(std::move(d));
 }
 
@@ -206,13 +162,7 @@ void rule_device_enumeration(RuleContext& ctx) {
       d.evidence = fmt::format("{} returned {}{}; {}{}.", call_name(at), status_text(at),
                                at.rec().status == 0 ? " with a count of 0" : "", f.env_text("CUDA_VISIBLE_DEVICES"),
                                f.env_value("NVIDIA_VISIBLE_DEVICES") ? ", " + f.env_text("NVIDIA_VISIBLE_DEVICES") : "");
-      d.advice = "`nvidia-smi -L` should list the GPU. In a container, start it with `--gpus all` "
-                 "(or NVIDIA_VISIBLE_DEVICES=all with the NVIDIA runtime) so the GPU and "
-                 "/dev/nvidia* are passed in. Check that /dev/nvidiactl and /dev/nvidia0 exist and "
-                 "that this user can read and write them (`ls -l /dev/nvidia*`; join the video or "
-                 "render group, then log in again). On a GPU in MIG mode, CUDA sees only MIG "
-                 "instances: create one and select it by its MIG- UUID. `cublasspy doctor` checks "
-                 "the device nodes, the container and MIG.";
+      d.advice = kNoDeviceAdvice;
       ctx.add(std::move(d));
       continue;
     }

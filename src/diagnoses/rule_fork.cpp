@@ -55,9 +55,10 @@ void rule_fork_after_cuda_init(RuleContext& ctx) {
                                   : f.handle_creates.front();
       d.evidence += fmt::format(" The child then called {}", call_name(first));
       d.evidence += first.state == format::RecordState::kCompleted ? fmt::format(" -> {}.", status_text(first)) : " (never returned).";
+      d.call = first.seq;
     }
     if (failure != nullptr) {
-      d.call = failure->seq;
+      d.call = failure->seq;  // the failure is the evidence that matters most
       d.evidence += fmt::format(" {} call{} failed in the child, the first {} with {}.", f.failed_total,
                                 plural(f.failed_total), call_name(*failure), status_text(*failure));
     } else if (!f.in_flight.empty()) {

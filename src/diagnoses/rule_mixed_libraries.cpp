@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "process_info.h"
+#include "advice.h"
 #include "rule.h"
 
 namespace cublasspy::diagnoses {
@@ -77,7 +78,8 @@ std::vector<Loaded> loaded_libraries(const TraceFacts& f, bool compare_files) {
   };
   for (const std::string& lib : f.libraries) add(lib, std::nullopt);
   for (const LibraryLoad& load : f.loads) {
-    if (load.ok) add(load.result, load.seq);
+    // A probe (RTLD_NOLOAD) finds a library already there: it names the path, not who loaded it.
+    if (load.ok) add(load.result, load.probe() ? std::nullopt : std::optional<uint64_t>(load.seq));
   }
   return out;
 }
@@ -108,15 +110,6 @@ std::string cuda_version_in_path(const std::string& dir) {
   if (std::regex_search(dir, m, kVersioned)) return m[1].str() + "." + m[2].str();
   return "";
 }
-
-const char* kAdvice =
-    "A process must use one CUDA: libcudart, libcublas and libcublasLt of one CUDA version, from "
-    "one directory. Find who brings the other copy: `ldd` on your framework's CUDA libraries, pip's "
-    "nvidia-*-cu1x wheels, conda's cudatoolkit, /usr/local/cuda-*. Keep one source: everything "
-    "from conda/pip, or everything from the system CUDA; rebuilding the environment is often the "
-    "quickest way. Remove stale CUDA directories from LD_LIBRARY_PATH (~/.bashrc), or test with a "
-    "clean one: `LD_LIBRARY_PATH= python train.py`. `cublasspy doctor` lists the copies on the "
-    "library search path.";
 
 }  // namespace
 
@@ -194,7 +187,7 @@ void rule_mixed_libraries(RuleContext& ctx) {
                     ? "the process loaded CUDA libraries of different versions or builds"
                     : "LD_LIBRARY_PATH points at other CUDA libraries than the process loaded";
     for (const std::string& p : problems) d.evidence += (d.evidence.empty() ? "" : " ") + p;
-    d.advice = kAdvice;
+    d.advice = kMixedLibrariesAdvice;
     ctx.add(std::move(d));
   }
 }

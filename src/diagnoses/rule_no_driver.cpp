@@ -2,8 +2,11 @@
 // (libcuda.so.1 does not load, or what loads is the toolkit's stub) or older than the CUDA
 // runtime the program ships. Seeds 002 (scene A: "nvidia-smi not found", the version matrix),
 // 000 (the driver / nvcc / framework version table; Docker) and 004 (containers).
+#include <algorithm>
+
 #include <fmt/format.h>
 
+#include "advice.h"
 #include "rule.h"
 #include "version_text.h"
 
@@ -55,27 +58,21 @@ const CallView* first_failing_with(const TraceFacts& f, int status) {
   return best;
 }
 
-// "12 later calls failed as a consequence (first: cublasCreate_v2 (call #4) -> 1 ...)".
-std::string consequences(const TraceFacts& f) {
-  if (f.failed_total == 0) return "";
-  const CallView* first = f.first_failed_call();
-  return fmt::format(" {} call{} failed in this process, the first {} with {}.", f.failed_total,
-                     plural(f.failed_total), call_name(*first), status_text(*first));
+// "12 other calls failed after it, the first cublasCreate_v2 (call #4) with 1 ...": the
+// failures the finding explains, so nobody reads them as separate problems.
+std::string consequences(const TraceFacts& f, uint64_t named) {
+  uint64_t others = 0;
+  const CallView* next = nullptr;
+  for (const auto& key : f.failure_order) {
+    const FailureGroup& g = f.failures.at(key);
+    others += g.first.seq <= named ? g.count - 1 : g.count;
+    if (g.first.seq > named && (next == nullptr || g.first.seq < next->seq)) next = &g.first;
+  }
+  if (others == 0) return "";
+  std::string text = fmt::format(" {} other call{} failed as a consequence", others, plural(others));
+  if (next != nullptr) text += fmt::format(", e.g. {} with {}", call_name(*next), status_text(*next));
+  return text + ".";
 }
-
-const char* kInstallDriverAdvice =
-    "Install the NVIDIA driver for this GPU and reboot, then check that `nvidia-smi` lists the "
-    "GPU and that `ldconfig -p | grep libcuda.so.1` finds the driver library. In a container, "
-    "start it with the NVIDIA Container Toolkit (`docker run --gpus all ...`, or a GPU resource "
-    "in Kubernetes): it mounts libcuda.so.1 and /dev/nvidia* into the container. If the driver is "
-    "installed but not found, add its directory (e.g. /usr/lib/x86_64-linux-gnu) to the loader's "
-    "path. `cublasspy doctor` runs these checks.";
-
-const char* kStubAdvice =
-    "Take the CUDA toolkit's `lib64/stubs` directory out of LD_LIBRARY_PATH (and out of "
-    "/etc/ld.so.conf.d): its libcuda.so is a link-time stub that fails every call. The real "
-    "libcuda.so.1 comes with the NVIDIA driver; if the driver is not installed, install it and "
-    "check that `nvidia-smi` lists the GPU.";
 
 }  // namespace
 
@@ -115,7 +112,10 @@ void rule_no_driver(RuleContext& ctx) {
     }
     evidence += version_zero ? " The driver version reads 0." :
                 version < 0  ? " No driver version could be read." : "";
-    evidence += consequences(f);
+    uint64_t mentioned = d.call.value_or(0);  // the failures named above are not "other"
+    if (stub_status) mentioned = std::max(mentioned, stub_status->seq);
+    if (insufficient) mentioned = std::max(mentioned, insufficient->seq);
+    evidence += consequences(f, mentioned);
     d.summary = stub ? "CUDA found the toolkit's stub libcuda instead of the NVIDIA driver"
                      : "no NVIDIA driver: libcuda.so.1 is missing or does not work, so every CUDA and cuBLAS call fails";
     d.evidence = evidence.substr(evidence.find_first_not_of(' '));
@@ -148,18 +148,12 @@ void rule_driver_too_old(RuleContext& ctx) {
     if (insufficient != nullptr) {
       d.call = insufficient->seq;
       d.evidence += fmt::format(" {} returned {}.", call_name(*insufficient), status_text(*insufficient));
-      d.evidence += consequences(f);
+      d.evidence += consequences(f, insufficient->seq);
     } else {
       d.evidence += " No call failed yet: the runtime relies on minor-version compatibility, "
                     "which does not cover every feature (PTX compiled for the newer version fails).";
     }
-    d.advice = fmt::format(
-        "Upgrade the NVIDIA driver to one that supports CUDA {0} (`nvidia-smi` shows the highest "
-        "CUDA version the driver supports; it must be at least {0}), or install the build of your "
-        "framework made for the CUDA version your driver supports (for PyTorch: the wheel for that "
-        "CUDA, e.g. `pip install torch --index-url https://download.pytorch.org/whl/cu<version>`). "
-        "Compare `nvidia-smi` with `python -c \"import torch; print(torch.version.cuda)\"`.",
-        runtime > 0 ? cuda_version_text(runtime) : std::string("the runtime's version"));
+    d.advice = driver_too_old_advice(runtime > 0 ? cuda_version_text(runtime) : std::string("the runtime's version"));
     ctx.add(std::move(d));
   }
 }

@@ -44,7 +44,8 @@ void scan_segment(scan::ScanTally& t, const unsigned char* bytes, uint64_t n, ui
     if (largest < kNonfinite) {
       t.max_magnitude_bits = scan::max_bits(t.max_magnitude_bits, largest);
     } else {
-      tally_elements<F, kComplex>(t, reinterpret_cast<const unsigned char*>(block), kBlock, first_key + i);
+      const auto* bytes_of_block = reinterpret_cast<const unsigned char*>(block);
+      tally_elements<F, kComplex>(t, bytes_of_block, kBlock, first_key + i);
     }
   }
   tally_elements<F, kComplex>(t, bytes + i * kParts * sizeof(Bits), n - i, first_key + i);

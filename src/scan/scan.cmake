@@ -8,14 +8,22 @@ target_sources(cublasspy_core PRIVATE ${CBS_SCAN_DIR}/host_scan.cpp)
 
 option(CUBLASSPY_SCAN_KERNEL "Build the GPU scan kernel with nvcc (else scans run on the host)" ON)
 
+# nvcc must run: its list of GPU codes also says which targets this toolkit still builds.
+set(cbs_nvcc_usable FALSE)
 if(CUBLASSPY_SCAN_KERNEL AND CUBLASSPY_NVCC)
-  # sm_70 (Volta) left nvcc in CUDA 13: build it only where this nvcc still offers it. The
-  # compute_90 PTX lets the driver compile the kernel for GPUs newer than the newest cubin.
   execute_process(COMMAND ${CUBLASSPY_NVCC} --list-gpu-code
                   OUTPUT_VARIABLE cbs_nvcc_codes ERROR_QUIET RESULT_VARIABLE cbs_list_result)
+  if(cbs_list_result EQUAL 0 AND cbs_nvcc_codes MATCHES "sm_90")
+    set(cbs_nvcc_usable TRUE)
+  endif()
+endif()
+
+if(cbs_nvcc_usable)
+  # sm_70 (Volta) left nvcc in CUDA 13: build it only where this nvcc still offers it. The
+  # compute_90 PTX lets the driver compile the kernel for GPUs newer than the newest cubin.
   set(cbs_scan_archs "")
   foreach(arch 70 75 80 86 89 90)
-    if(NOT cbs_list_result EQUAL 0 OR cbs_nvcc_codes MATCHES "sm_${arch}")
+    if(cbs_nvcc_codes MATCHES "sm_${arch}")
       list(APPEND cbs_scan_archs ${arch})
     endif()
   endforeach()
@@ -50,10 +58,11 @@ if(CUBLASSPY_SCAN_KERNEL AND CUBLASSPY_NVCC)
   target_compile_definitions(cublasspy_shim_core PUBLIC CUBLASSPY_SCAN_KERNEL=1)
 else()
   if(CUBLASSPY_SCAN_KERNEL)
-    message(STATUS "cublasspy: nvcc not found (looked in PATH and /usr/local/cuda/bin): the shim "
-                   "is built without the GPU scan kernel; CUBLASSPY_SCAN will copy operands to "
-                   "the host and scan them there (slower). Set CUBLASSPY_NVCC to nvcc's path to "
-                   "build the kernel.")
+    message(WARNING "cublasspy: no usable nvcc (CUBLASSPY_NVCC='${CUBLASSPY_NVCC}'; looked in PATH "
+                    "and /usr/local/cuda/bin; CUDA 11.8 or later is needed for sm_90): the shim is "
+                    "built WITHOUT the GPU scan kernel, so CUBLASSPY_SCAN will copy operands to the "
+                    "host and scan them there (slower). Set CUBLASSPY_NVCC to nvcc's path to build "
+                    "it, or -DCUBLASSPY_SCAN_KERNEL=OFF to silence this.")
   endif()
   target_compile_definitions(cublasspy_shim_core PUBLIC CUBLASSPY_SCAN_KERNEL=0)
 endif()

@@ -42,12 +42,12 @@ __device__ __forceinline__ void scan_block(const ScanKernelParams& p) {
 
   // Most blocks see only finite values: skip the atomics that would add nothing.
   auto* r = reinterpret_cast<ScanTally*>(p.result);
-  using ull = unsigned long long;
-  if (t.nan_count) atomicAdd(reinterpret_cast<ull*>(&r->nan_count), t.nan_count);
-  if (t.pos_inf_count) atomicAdd(reinterpret_cast<ull*>(&r->pos_inf_count), t.pos_inf_count);
-  if (t.neg_inf_count) atomicAdd(reinterpret_cast<ull*>(&r->neg_inf_count), t.neg_inf_count);
-  if (t.first_key_inverted) atomicMax(reinterpret_cast<ull*>(&r->first_key_inverted), t.first_key_inverted);
-  if (t.max_magnitude_bits) atomicMax(reinterpret_cast<ull*>(&r->max_magnitude_bits), t.max_magnitude_bits);
+  auto at = [](uint64_t& field) { return reinterpret_cast<unsigned long long*>(&field); };
+  if (t.nan_count) atomicAdd(at(r->nan_count), t.nan_count);
+  if (t.pos_inf_count) atomicAdd(at(r->pos_inf_count), t.pos_inf_count);
+  if (t.neg_inf_count) atomicAdd(at(r->neg_inf_count), t.neg_inf_count);
+  if (t.first_key_inverted) atomicMax(at(r->first_key_inverted), t.first_key_inverted);
+  if (t.max_magnitude_bits) atomicMax(at(r->max_magnitude_bits), t.max_magnitude_bits);
 }
 
 }  // namespace

@@ -11,3 +11,5 @@ add_executable(reader_bench ${CMAKE_CURRENT_LIST_DIR}/reader_bench.cpp)
 target_link_libraries(reader_bench PRIVATE cublasspy_reader benchmark::benchmark)
 set_target_properties(reader_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-programs)
 add_test(NAME bench.reader_smoke COMMAND reader_bench --benchmark_min_time=0.01 --benchmark_filter=BM_ReadTrace/16384)
+
+cublasspy_test_program(call_loop ${CMAKE_CURRENT_LIST_DIR}/call_loop.cpp)

@@ -95,6 +95,9 @@ void register_all() {
                                  HostScan, c.type, 2048, 2048, 2048, 0.0)
         ->Unit(benchmark::kMillisecond);
   }
+  // 64 MiB: beyond the caches, what main memory allows.
+  benchmark::RegisterBenchmark("HostScan/f16/8192x4096", HostScan, DataType::kR16F, 8192, 4096,
+                               8192, 0.0)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("HostScan/f16/2000x2048_ld2048", HostScan, DataType::kR16F, 2000,
                                2048, 2048, 0.0)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("HostScan/f16/2048x2048_1pct_nan", HostScan, DataType::kR16F, 2048,

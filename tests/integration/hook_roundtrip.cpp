@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   }
   FILE* out = std::fopen(argv[1], "w");
   if (out == nullptr) return 2;
+  std::setvbuf(out, nullptr, _IOLBF, 0);  // what was written survives a crash in a hook
   ::roundtrip::Recorder recorder(out);
   CUBLASSPY_HOOKS(RT_INVOKE)
   call_legacy_hooks(recorder);

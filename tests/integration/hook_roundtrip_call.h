@@ -87,13 +87,13 @@ class Call {
     slot_ += Tag::kSlots;
     const int derived = derived_;
     derived_ += Tag::kDerived;
-    if constexpr (WritesBack<Tag>::value) {
+    if constexpr (kWritesBack<Tag>) {
       // A real host buffer, zero-filled; its value after the call is the expectation.
       using Pointee = std::remove_cv_t<std::remove_pointer_t<T>>;
       auto* p = static_cast<Pointee*>(block());
       after_.push_back([this, p, slot] { recorder_.line(fn_, "out", slot, tags::bits(*p)); });
       return p;
-    } else if constexpr (ReadsScalar<Tag>::value || kReadsAttrBuffer<Tag>) {
+    } else if constexpr (kReadsScalar<Tag> || kReadsAttrBuffer<Tag>) {
       // Host memory the shim may read: 16 bytes of a recognizable pattern.
       void* p = block();
       uint64_t pattern[2] = {0x1122334455667700ull + static_cast<uint64_t>(pos), 0x0102030405060708ull};
@@ -101,7 +101,7 @@ class Call {
       recorder_.line(fn_, "arg", slot, reinterpret_cast<uint64_t>(p));
       if constexpr (kReadsAttrBuffer<Tag>) recorder_.line(fn_, "derived", derived, pattern[0]);
       return static_cast<T>(p);
-    } else if constexpr (ReadsFirst<Tag>::value) {
+    } else if constexpr (kReadsFirst<Tag>) {
       // A per-group host array: the shim copies its first element into a derived slot.
       using Elem = std::remove_cv_t<std::remove_pointer_t<T>>;
       auto* p = static_cast<Elem*>(block());
@@ -120,11 +120,11 @@ class Call {
         // The slot of a complex scalar passed by value keeps its real part; the record's
         // alpha/beta keep both parts.
         recorder_.line(fn_, "arg", slot, tags::bits(static_cast<double>(value.x)));
-        recorder_.scalar(fn_, std::is_same_v<Tag, tags::AlphaValue> ? "alpha" : "beta", value.x, value.y);
+        recorder_.scalar(fn_, kIsAlpha<Tag> ? "alpha" : "beta", value.x, value.y);
       } else {
         recorder_.line(fn_, "arg", slot, tags::bits(value));
         if constexpr (kScalarByValue<Tag>) {
-          recorder_.scalar(fn_, std::is_same_v<Tag, tags::AlphaValue> ? "alpha" : "beta", value, 0.0);
+          recorder_.scalar(fn_, kIsAlpha<Tag> ? "alpha" : "beta", value, 0.0);
         }
       }
       return value;

@@ -1,10 +1,12 @@
 // What the per-hook round trip needs to know about an argument tag (interpose/arg_tags.h), shared
 // by the null CUDA stack and the round-trip program so that both follow the hook list:
-//   WritesBack:   an out-parameter; the callee writes through it, the shim records that value.
-//   ReadsScalar:  alpha/beta; the shim may read the pointee (host pointer mode).
-//   ReadsFirst:   a grouped GEMM's per-group array; the shim reads element 0 into a derived slot.
-//   ReadsAttrBuffer: a cuBLASLt attribute value; the shim reads up to 8 bytes into a derived slot.
-//   ScalarByValue: the legacy API's alpha/beta, passed by value.
+//   WritesBack:      an out-parameter; the callee writes through it, the shim records that value.
+//   ReadsScalar:     alpha/beta; the shim may read the pointee (host pointer mode).
+//   ReadsFirst:      a grouped GEMM's per-group array; the shim reads element 0 (derived slot).
+//   ReadsAttrBuffer: a cuBLASLt attribute value; the shim reads up to 8 bytes (derived slot).
+//   ScalarByValue:   the legacy API's alpha/beta, passed by value.
+// Tags are often specialized by deriving (AllocatedPtr is an Out<kPointer> that also bumps a
+// counter), so each trait asks "derives from", not "is".
 #pragma once
 
 #include <type_traits>
@@ -19,20 +21,29 @@ using ::cublasspy::LtObject;
 using ::cublasspy::ScalarType;
 using ::cublasspy::format::ArgKind;
 
-template <class Tag> struct WritesBack : std::false_type {};
-template <ArgKind K> struct WritesBack<tags::Out<K>> : std::true_type {};
-template <Library L> struct WritesBack<tags::HandleCreatedBy<L>> : std::true_type {};
-template <LtObject O> struct WritesBack<tags::LtCreated<O, true>> : std::true_type {};
+namespace detail {
+template <ArgKind K> std::true_type out_base(const tags::Out<K>*);
+template <Library L> std::true_type out_base(const tags::HandleCreatedBy<L>*);
+template <LtObject O> std::true_type out_base(const tags::LtCreated<O, true>*);
+std::false_type out_base(const void*);
 
-template <class Tag> struct ReadsScalar : std::false_type {};
-template <ScalarType S> struct ReadsScalar<tags::Alpha<S>> : std::true_type {};
-template <ScalarType S> struct ReadsScalar<tags::Beta<S>> : std::true_type {};
+template <ScalarType S> std::true_type scalar_base(const tags::Alpha<S>*);
+template <ScalarType S> std::true_type scalar_base(const tags::Beta<S>*);
+std::false_type scalar_base(const void*);
 
-template <class Tag> struct ReadsFirst : std::false_type {};
-template <class Elem, ArgKind K> struct ReadsFirst<tags::First<Elem, K>> : std::true_type {};
+template <class Elem, ArgKind K> std::true_type first_base(const tags::First<Elem, K>*);
+std::false_type first_base(const void*);
+}  // namespace detail
 
-template <class Tag> inline constexpr bool kReadsAttrBuffer = std::is_same_v<Tag, tags::LtAttrBuffer>;
 template <class Tag>
-inline constexpr bool kScalarByValue = std::is_same_v<Tag, tags::AlphaValue> || std::is_same_v<Tag, tags::BetaValue>;
+inline constexpr bool kWritesBack = decltype(detail::out_base(static_cast<const Tag*>(nullptr)))::value;
+template <class Tag>
+inline constexpr bool kReadsScalar = decltype(detail::scalar_base(static_cast<const Tag*>(nullptr)))::value;
+template <class Tag>
+inline constexpr bool kReadsFirst = decltype(detail::first_base(static_cast<const Tag*>(nullptr)))::value;
+template <class Tag> inline constexpr bool kReadsAttrBuffer = std::is_base_of_v<tags::LtAttrBuffer, Tag>;
+template <class Tag>
+inline constexpr bool kScalarByValue = std::is_base_of_v<tags::AlphaValue, Tag> || std::is_base_of_v<tags::BetaValue, Tag>;
+template <class Tag> inline constexpr bool kIsAlpha = std::is_base_of_v<tags::AlphaValue, Tag>;
 
 }  // namespace roundtrip

@@ -207,6 +207,8 @@ TEST(SyntheticTrace, FailureScanAndChecks) {
   EXPECT_NE(out.find("first failure"), std::string::npos) << out;
   EXPECT_NE(out.find("#2 cublasCgemm_v2 -> CUBLAS_STATUS_EXECUTION_FAILED (13)"), std::string::npos) << out;
   EXPECT_NE(out.find("check invalid-leading-dimension"), std::string::npos) << out;
+  EXPECT_NE(out.find("scan a: 3 NaN, 0 +Inf, 0 -Inf, first at row 1, col 2, batch 0"), std::string::npos) << out;
+  EXPECT_EQ(out.find("scan b"), std::string::npos) << "a clean operand adds no line\n" << out;
   EXPECT_NE(out.find("exited"), std::string::npos) << out;
 }
 

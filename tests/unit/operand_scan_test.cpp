@@ -441,6 +441,26 @@ TEST_F(EngineTest, MisalignedOperandGoesToTheHostPath) {
   EXPECT_TRUE(was_scanned(summaries_[0]));
 }
 
+TEST_F(EngineTest, OverflowingSizesNeverReachTheKernel) {
+  fake_.module_result = CUDA_SUCCESS;
+  std::vector<float> raw(64, 1.0f);
+  // (batch - 1) * stride wraps around 2^64 to a small number: a naive range check would pass.
+  Matrix a = matrix(fake_.add(raw), DataType::kR32F, 2, 2, 2, int64_t{1} << 62);
+  GemmCall g = gemm(a, a, a, 5);
+  beta_zero_ = true;
+  KernelCache cache(kImage);
+  GemmScanResult r = scan(g, true, ScanMode::kInputs, &cache);
+  EXPECT_EQ(fake_.launches, 0);
+  EXPECT_EQ(r.kernel_operands, 0);
+  EXPECT_EQ(r.host_operands + r.failed_operands, 2);  // the driver's copies: safe whatever they read
+  DumpBudget budget(1 << 20);
+  GemmDumpRequest request;
+  request.prefix = "/nonexistent-dir/x";
+  GemmDumpResult d = dump_gemm(api_, g, request, budget);
+  EXPECT_EQ(d.written, 0);
+  EXPECT_EQ(budget.used(), 0u);
+}
+
 TEST_F(EngineTest, KernelPointerArrayWithABadMemberFallsBack) {
   fake_.module_result = CUDA_SUCCESS;
   std::vector<float> m0(4, 1.0f);

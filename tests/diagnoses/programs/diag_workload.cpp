@@ -14,11 +14,13 @@
 //     --misaligned-a     A starts 2 bytes into its allocation         (misaligned-operand)
 //     --oom-first        a cudaMalloc of 1 TiB (fails: out of memory) before cublasCreate
 //     --set-device N     cudaSetDevice(N) first
+//     --segv-after       die of SIGSEGV after the last call returned (no call in flight)
 //
 // Linked against the real toolkit; LD_LIBRARY_PATH=<build>/standin runs it on the CPU stand-in,
 // whose fault plan (STANDIN_*) the test sets. It carries on whatever fails and prints each
 // status, so a test can compare what the program saw with what the trace says. Exit status 0.
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -35,7 +37,7 @@ struct Options {
   int gemms = 1;
   bool sync = true;
   bool nan_a = false, fp32_overflow = false, half_overflow = false, bad_lda = false;
-  bool alias = false, host_a = false, misaligned_a = false, oom_first = false;
+  bool alias = false, host_a = false, misaligned_a = false, oom_first = false, segv_after = false;
   int set_device = -1;
 };
 
@@ -53,6 +55,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--host-a") o.host_a = true;
     else if (a == "--misaligned-a") o.misaligned_a = true;
     else if (a == "--oom-first") o.oom_first = true;
+    else if (a == "--segv-after") o.segv_after = true;
     else if (a == "--set-device" && i + 1 < argc) o.set_device = std::atoi(argv[++i]);
     else {
       std::fprintf(stderr, "diag_workload: unknown option %s\n", a.c_str());
@@ -130,5 +133,9 @@ int main(int argc, char** argv) {
   if (o.half_overflow) run_half_gemm(handle);
 
   std::printf("cublasDestroy_v2 %d\n", static_cast<int>(cublasDestroy(handle)));
+  if (o.segv_after) {
+    std::fflush(stdout);
+    std::raise(SIGSEGV);
+  }
   return 0;
 }

@@ -9,3 +9,17 @@
 #include "null_functions.h"
 
 CUBLASSPY_HOOKS(NULL_DEFINE)
+
+#if defined(NULL_CUDA_CUBLASLT)
+// Not hooked, but the shim asks them about descriptors it never saw being made (the made-up
+// ones of the round trip): "nothing known", without touching the descriptor. Without them the
+// shim would search for them in every loaded library on each such call.
+extern "C" __attribute__((visibility("default"))) cublasStatus_t cublasLtMatmulDescGetAttribute(
+    cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, void*, size_t, size_t*) {
+  return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+extern "C" __attribute__((visibility("default"))) cublasStatus_t cublasLtMatrixLayoutGetAttribute(
+    cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, void*, size_t, size_t*) {
+  return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+#endif

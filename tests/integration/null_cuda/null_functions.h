@@ -1,5 +1,5 @@
 // The "null" CUDA stack: one definition per hooked function, generated from the hook list, that
-// returns success and touches nothing but its out-parameters (hook_tag_traits.h: WritesBack), so
+// returns success and touches nothing but its out-parameters (hook_tag_traits.h: kWritesBack), so
 // the round-trip program can pass made-up addresses that must never be dereferenced.
 // Included by null_functions.cpp (v2 API, cuBLASLt, CUDA) and null_legacy.cpp (the v1 API).
 #pragma once
@@ -26,7 +26,7 @@ T written_value() {
 
 template <class Tag, class T>
 void touch(T arg) {
-  if constexpr (roundtrip::WritesBack<Tag>::value) {
+  if constexpr (roundtrip::kWritesBack<Tag>) {
     if (arg != nullptr) *arg = written_value<std::remove_cv_t<std::remove_pointer_t<T>>>();
   }
 }

@@ -1,0 +1,57 @@
+// async-error: the stand-in's GEMM "faults on the device" (a sticky 700) and returns success;
+// without --sync the error surfaces at the next synchronization, with --sync the shim pins it
+// to the GEMM.
+#include <gtest/gtest.h>
+
+#include "test_helpers.h"
+
+namespace cublasspy::test {
+namespace {
+
+TracedRun faulting_gemm(bool sync) {
+  RunOptions o;
+  o.env["STANDIN_ASYNC_ERROR"] = "cublasSgemm_v2:1:700";
+  if (sync) o.env["CUBLASSPY_SYNC"] = "1";
+  o.args = {"--gemms", "2"};
+  return run_traced(program_path("diag_workload"), o);
+}
+
+TEST(AsyncError, NotPinnedAdvisesSync) {
+  TracedRun run = faulting_gemm(false);
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  ASSERT_TRUE(d.call && d.pid) << explain(run, found);
+  EXPECT_EQ(function_of_call(run, *d.pid, *d.call), "cudaStreamSynchronize");
+  EXPECT_TRUE(contains(d.summary, "700 cudaErrorIllegalAddress")) << d.summary;
+  // The suspect: the GEMM launched since the last clean synchronization.
+  EXPECT_TRUE(contains(d.evidence, "cublasSgemm_v2 (m=4 n=3 k=2")) << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, "sticky")) << d.evidence;
+  EXPECT_TRUE(contains(d.advice, "--sync")) << d.advice;
+  // The second GEMM's EXECUTION_FAILED and the second sync's 700 are the sticky error.
+  EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
+}
+
+TEST(AsyncError, PinnedToTheGemmWithSync) {
+  TracedRun run = faulting_gemm(true);
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  ASSERT_TRUE(d.call && d.pid) << explain(run, found);
+  EXPECT_EQ(function_of_call(run, *d.pid, *d.call), "cublasSgemm_v2");
+  EXPECT_TRUE(contains(d.evidence, "CUBLASSPY_SYNC")) << d.evidence;
+  EXPECT_FALSE(contains(d.advice, "rerun with `cublasspy run --sync")) << d.advice;
+  EXPECT_TRUE(contains(d.advice, "--check")) << d.advice;
+  EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
+}
+
+TEST(AsyncError, HealthyRunInSyncModeIsFine) {
+  RunOptions o;
+  o.env["CUBLASSPY_SYNC"] = "1";
+  o.args = {"--gemms", "2"};
+  TracedRun run = run_traced(program_path("diag_workload"), o);
+  auto found = run.diagnose();
+  EXPECT_FALSE(has_id(found, "async-error")) << explain(run, found);
+  EXPECT_TRUE(found.empty()) << explain(run, found);
+}
+
+}  // namespace
+}  // namespace cublasspy::test

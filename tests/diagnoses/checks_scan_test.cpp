@@ -1,0 +1,119 @@
+// The findings of CUBLASSPY_CHECK=1 and CUBLASSPY_SCAN, from runs that pass a bad lda, alias
+// the output, hand in NaN, overflow fp32 and fp16. A run where the shim recorded no check bits
+// (or no scan) at all although the mode was on is skipped, with a message: those parts of the
+// shim plug in separately (interpose/post_call.cpp), and these tests go live with them.
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "test_helpers.h"
+
+namespace cublasspy::test {
+namespace {
+
+bool any_call(const TracedRun& run, const std::function<bool(const format::Record&)>& predicate) {
+  bool found = false;
+  for (const TraceFile& t : run.opened) {
+    t.for_each_call([&](const CallView& c) { found = found || predicate(c.rec()); });
+  }
+  return found;
+}
+
+bool shim_checks(const TracedRun& run) {
+  return any_call(run, [](const format::Record& r) { return r.check_bits != 0; });
+}
+bool shim_scans(const TracedRun& run) {
+  return any_call(run, [](const format::Record& r) { return (r.flags & format::kFlagScanned) != 0; });
+}
+
+TracedRun checked(std::vector<std::string> args) {
+  RunOptions o;
+  o.env["CUBLASSPY_CHECK"] = "1";
+  o.args = std::move(args);
+  return run_traced(program_path("diag_workload"), o);
+}
+
+TracedRun scanned(std::vector<std::string> args, const char* mode = "all") {
+  RunOptions o;
+  o.env["CUBLASSPY_SCAN"] = mode;
+  o.args = std::move(args);
+  return run_traced(program_path("diag_workload"), o);
+}
+
+#define SKIP_UNLESS(cond, what) \
+  if (!(cond)) GTEST_SKIP() << "the shim recorded no " what " in this run (not wired in yet)"
+
+TEST(Checks, InvalidLeadingDimension) {
+  TracedRun run = checked({"--bad-lda"});
+  SKIP_UNLESS(shim_checks(run), "CUBLASSPY_CHECK findings");
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "invalid-leading-dimension");
+  EXPECT_EQ(d.severity, Severity::kError);
+  EXPECT_TRUE(contains(d.evidence, "lda=3")) << explain(run, found);
+  ASSERT_TRUE(d.call && d.pid);
+  EXPECT_EQ(function_of_call(run, *d.pid, *d.call), "cublasSgemm_v2");
+  // The call's INVALID_VALUE is explained by the check, not a finding of its own.
+  EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
+}
+
+TEST(Checks, OutputAliasesInput) {
+  TracedRun run = checked({"--alias"});
+  SKIP_UNLESS(shim_checks(run), "CUBLASSPY_CHECK findings");
+  auto found = run.diagnose();
+  EXPECT_TRUE(has_id(found, "output-aliases-input")) << explain(run, found);
+}
+
+TEST(Checks, MisalignedOperandIsAWarning) {
+  TracedRun run = checked({"--misaligned-a"});
+  SKIP_UNLESS(shim_checks(run), "CUBLASSPY_CHECK findings");
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "misaligned-operand");
+  EXPECT_EQ(d.severity, Severity::kWarning) << explain(run, found);
+}
+
+TEST(Checks, CleanCallHasNoCheckFinding) {
+  TracedRun run = checked({});
+  auto found = run.diagnose();
+  EXPECT_FALSE(shim_checks(run)) << "a clean call must not be flagged";
+  EXPECT_TRUE(found.empty()) << explain(run, found);
+}
+
+TEST(Scan, NaNInput) {
+  TracedRun run = scanned({"--nan-a"});
+  SKIP_UNLESS(shim_scans(run), "scan summaries");
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "non-finite-input");
+  EXPECT_TRUE(contains(d.evidence, "A holds 1 NaN (first at row 1, column 0)")) << explain(run, found);
+  EXPECT_FALSE(has_id(found, "non-finite-output")) << "the output is a consequence";
+  EXPECT_TRUE(contains(d.advice, "Dataset")) << d.advice;
+}
+
+TEST(Scan, Fp32OverflowFromFiniteInputs) {
+  TracedRun run = scanned({"--fp32-overflow"});
+  SKIP_UNLESS(shim_scans(run), "scan summaries");
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "non-finite-output");
+  EXPECT_EQ(d.severity, Severity::kError);
+  EXPECT_TRUE(contains(d.evidence, "inputs were finite")) << explain(run, found);
+  EXPECT_FALSE(has_id(found, "non-finite-input")) << explain(run, found);
+  EXPECT_FALSE(has_id(found, "half-overflow")) << "fp32 is not a 16-bit type";
+}
+
+TEST(Scan, HalfOverflow) {
+  TracedRun run = scanned({"--gemms", "0", "--half-overflow"});
+  SKIP_UNLESS(shim_scans(run), "scan summaries");
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "half-overflow");
+  EXPECT_TRUE(contains(d.summary, "CUDA_R_16F")) << explain(run, found);
+  EXPECT_TRUE(contains(d.advice, "65504")) << d.advice;
+  EXPECT_FALSE(has_id(found, "non-finite-output")) << explain(run, found);
+}
+
+TEST(Scan, FiniteRunHasNoScanFinding) {
+  TracedRun run = scanned({});
+  auto found = run.diagnose();
+  EXPECT_TRUE(found.empty()) << explain(run, found);
+}
+
+}  // namespace
+}  // namespace cublasspy::test

@@ -1,0 +1,61 @@
+// execution-failed: failing statuses nothing else explains, one finding per function and status.
+#include <gtest/gtest.h>
+
+#include "test_helpers.h"
+
+namespace cublasspy::test {
+namespace {
+
+TracedRun run_with(std::map<std::string, std::string> env, std::vector<std::string> args = {}) {
+  RunOptions o;
+  o.env = std::move(env);
+  o.args = std::move(args);
+  return run_traced(program_path("diag_workload"), o);
+}
+
+TEST(ExecutionFailed, GemmExecutionFailed) {
+  TracedRun run = run_with({{"STANDIN_FAIL", "cublasSgemm_v2:1:13"}});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "execution-failed");
+  EXPECT_TRUE(contains(d.summary, "CUBLAS_STATUS_EXECUTION_FAILED")) << explain(run, found);
+  EXPECT_TRUE(contains(d.evidence, "m=4 n=3 k=2")) << d.evidence;
+  ASSERT_TRUE(d.call && d.pid);
+  EXPECT_EQ(function_of_call(run, *d.pid, *d.call), "cublasSgemm_v2");
+  for (const char* part : {"--sync", "--check", "--scan", "Xid"}) {
+    EXPECT_TRUE(contains(d.advice, part)) << part << " missing from: " << d.advice;
+  }
+}
+
+TEST(ExecutionFailed, RepeatedFailuresAreOneFinding) {
+  TracedRun run = run_with({{"STANDIN_FAIL", "cublasSgemm_v2:*:13"}}, {"--gemms", "3"});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "execution-failed");
+  EXPECT_TRUE(contains(d.summary, "(3 calls)")) << explain(run, found);
+}
+
+TEST(ExecutionFailed, InvalidValueAdvisesCheck) {
+  TracedRun run = run_with({{"STANDIN_FAIL", "cublasSgemm_v2:1:7"}});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "execution-failed");
+  EXPECT_TRUE(contains(d.summary, "CUBLAS_STATUS_INVALID_VALUE")) << explain(run, found);
+  EXPECT_TRUE(contains(d.advice, "--check")) << d.advice;
+}
+
+TEST(ExecutionFailed, OutOfMemoryAllocation) {
+  TracedRun run = run_with({}, {"--oom-first"});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "execution-failed");
+  EXPECT_TRUE(contains(d.summary, "cudaMalloc")) << explain(run, found);
+  EXPECT_TRUE(contains(d.advice, "1099511627776 bytes")) << d.advice;
+  EXPECT_FALSE(has_id(found, "cublas-init-failed")) << explain(run, found);
+}
+
+TEST(ExecutionFailed, SilentWhenARootCauseExplainsTheFailures) {
+  TracedRun run = run_with({{"STANDIN_NO_DRIVER", "1"}});
+  auto found = run.diagnose();
+  EXPECT_TRUE(has_id(found, "no-driver")) << explain(run, found);
+  EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
+}
+
+}  // namespace
+}  // namespace cublasspy::test

@@ -1,0 +1,80 @@
+// The shim exports dlopen and dlsym; both must keep glibc's caller-relative behaviour: a bare
+// name is searched along the CALLER's RUNPATH (with $ORIGIN being the caller's directory), and
+// dlsym(RTLD_NEXT) from another preloaded library finds what follows THAT library.
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "run_program.h"
+
+namespace cublasspy::integration {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string loaded_path(const std::string& out) {
+  std::smatch m;
+  if (!std::regex_search(out, m, std::regex(R"(loaded (\S+))"))) return "";
+  std::error_code ec;
+  fs::path p = fs::canonical(m[1].str(), ec);
+  return ec ? m[1].str() : p.string();
+}
+
+TEST(Loader, BareNameDlopenFollowsTheCallersRunpath) {
+  if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+  ScratchDir dir;
+  const std::string subject = program("shim_runpath_dlopen");
+  // Precondition: the program's RUNPATH, not LD_LIBRARY_PATH, leads to the stand-in.
+  ProgramResult elf = run_program({"readelf", "-d", subject}, {}, dir);
+  ASSERT_NE(elf.out.find("RUNPATH"), std::string::npos) << elf.out;
+  ASSERT_NE(elf.out.find("$ORIGIN/../standin"), std::string::npos) << elf.out;
+
+  const std::string standin = fs::canonical(kStandinDir + "/libcublas.so.13").string();
+  ProgramResult plain = run_program({subject}, {}, dir);
+  ASSERT_TRUE(plain.exited_ok()) << plain.describe();
+  ASSERT_EQ(loaded_path(plain.out), standin) << "glibc alone loads the stand-in";
+
+  ProgramResult r = run_program({subject}, traced(dir), dir);
+  ASSERT_TRUE(r.exited_ok()) << r.describe();
+  EXPECT_EQ(loaded_path(r.out), standin) << "under the shim the same library must load\n" << r.out;
+
+  auto trace = open_trace(trace_path(dir, r.pid));
+  ASSERT_TRUE(trace);
+  bool found = false;
+  for (const CallView& load : calls_of(*trace, "dlopen")) {
+    if (text_arg(load, "filename") != "libcublas.so.13") continue;
+    found = true;
+    EXPECT_EQ(load.rec().status, 0);
+    std::error_code ec;
+    EXPECT_EQ(fs::canonical(text_arg(load, "result"), ec).string(), standin) << text_arg(load, "result");
+  }
+  EXPECT_TRUE(found) << "the program's dlopen was recorded";
+}
+
+class RtldNext : public ::testing::TestWithParam<bool> {};
+
+TEST_P(RtldNext, AnotherPreloadedLibraryStillFindsTheNextDefinition) {
+  const bool shim_first = GetParam();
+  const std::string wrapper = program("libshim_puts_wrapper.so");
+  ScratchDir dir;
+  ProgramResult plain = run_program({program("shim_say_hello")}, {{"LD_PRELOAD", wrapper}}, dir);
+  ASSERT_TRUE(plain.exited_ok()) << plain.describe();
+  ASSERT_EQ(plain.out, "[wrapped] hello\n");
+
+  std::string preload = shim_first ? kShim + ":" + wrapper : wrapper + ":" + kShim;
+  ProgramResult r = run_program({program("shim_say_hello")},
+                                traced(dir) + Env{{"LD_PRELOAD", preload}}, dir, std::chrono::seconds(20));
+  EXPECT_TRUE(r.exited_ok()) << "LD_PRELOAD=" << preload << "\n" << r.describe();
+  EXPECT_EQ(r.out, "[wrapped] hello\n") << "LD_PRELOAD=" << preload;
+  EXPECT_TRUE(dir.files().empty()) << "no CUDA call, no trace";
+}
+
+INSTANTIATE_TEST_SUITE_P(BothOrders, RtldNext, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? std::string("ShimFirst") : std::string("ShimSecond");
+                         });
+
+}  // namespace
+}  // namespace cublasspy::integration

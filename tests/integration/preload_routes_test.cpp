@@ -1,0 +1,122 @@
+// Calls that never reach a preloaded definition and must be recorded anyway: dlopen(RTLD_LOCAL)
+// + dlsym (ctypes, TensorFlow, JAX), Python ctypes itself, the static CUDA runtime (driver
+// functions through cuGetProcAddress_v2), NVIDIA's own __nvcc_device_query; and a hook called
+// before main from another library's constructor.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "run_program.h"
+
+namespace cublasspy::integration {
+namespace {
+
+class PreloadRoutes : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+  }
+  // Runs argv on the stand-in with and without the shim; the outputs must match. Returns the
+  // traced run.
+  ProgramResult run_both(const std::vector<std::string>& argv, const Env& extra = {}) {
+    ProgramResult plain = run_program(argv, on_standin() + extra, dir_);
+    ProgramResult r = run_program(argv, traced(dir_) + on_standin() + extra, dir_);
+    EXPECT_TRUE(plain.exited_ok()) << plain.describe();
+    EXPECT_TRUE(r.exited_ok()) << r.describe();
+    EXPECT_EQ(r.out, plain.out) << "the shim changed the program's output";
+    return r;
+  }
+  ScratchDir dir_;
+};
+
+TEST_F(PreloadRoutes, DlopenLocalAndDlsymPointersAreRecorded) {
+  ProgramResult r = run_both({program("shim_dlopen_local")});
+  EXPECT_NE(r.out.find("cublasSgemm_v2 0 c 4 6 4 6"), std::string::npos) << r.out;
+  auto trace = open_trace(trace_path(dir_, r.pid));
+  ASSERT_TRUE(trace);
+  auto create = calls_of(*trace, "cublasCreate_v2");
+  auto gemm = calls_of(*trace, "cublasSgemm_v2");
+  ASSERT_EQ(create.size(), 1u);
+  ASSERT_EQ(gemm.size(), 1u);
+  EXPECT_EQ(create[0].rec().status, 0);
+  EXPECT_EQ(gemm[0].rec().status, 0);
+  EXPECT_EQ(gemm[0].arg("handle"), create[0].arg("handle"));
+  EXPECT_EQ(gemm[0].arg("m"), 2u);
+  EXPECT_EQ(gemm[0].rec().pointer_mode, 0) << "the handle created through dlsym is known";
+  EXPECT_EQ(calls_of(*trace, "cudaMalloc").size(), 3u);
+  EXPECT_EQ(calls_of(*trace, "cublasDestroy_v2").size(), 1u);
+}
+
+TEST_F(PreloadRoutes, PythonCtypesCallIsRecorded) {
+  if (std::system("command -v python3 >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  ProgramResult r = run_both({"python3", kSourceDir + "/programs/ctypes_device_count.py"},
+                             {{"STANDIN_DEVICE_COUNT", "3"}});
+  EXPECT_NE(r.out.find("cudaGetDeviceCount 0 count 3"), std::string::npos) << r.out;
+  auto trace = open_trace(trace_path(dir_, r.pid));
+  ASSERT_TRUE(trace);
+  auto count = calls_of(*trace, "cudaGetDeviceCount");
+  ASSERT_EQ(count.size(), 1u);
+  EXPECT_EQ(count[0].rec().status, 0);
+  EXPECT_EQ(count[0].arg("count"), 3u);
+}
+
+TEST_F(PreloadRoutes, StaticRuntimeReachesTheDriverThroughCuGetProcAddress) {
+  std::string subject = program("shim_static_runtime_device_count");
+  if (access(subject.c_str(), X_OK) != 0) GTEST_SKIP() << "no libcudart_static.a to link with";
+  // The stand-in cannot serve the static runtime's private export tables (cuGetExportTable
+  // answers 801), so after cuInit the runtime gives up and cudaGetDeviceCount returns 801 there,
+  // before any cuDeviceGetCount. What is tested is the way in: the runtime's dlopen of the
+  // driver, and cuInit, which it can only have reached through cuGetProcAddress_v2.
+  ProgramResult r = run_both({subject}, {{"STANDIN_DEVICE_COUNT", "2"}});
+  EXPECT_NE(r.out.find("cudaGetDeviceCount "), std::string::npos) << r.out;
+  auto trace = open_trace(trace_path(dir_, r.pid));
+  ASSERT_TRUE(trace);
+  bool loaded_driver = false;
+  for (const CallView& load : calls_of(*trace, "dlopen")) {
+    loaded_driver = loaded_driver || (text_arg(load, "filename") == "libcuda.so.1" && load.rec().status == 0);
+  }
+  EXPECT_TRUE(loaded_driver) << "the static runtime's dlopen(\"libcuda.so.1\") was recorded";
+  auto init = calls_of(*trace, "cuInit");
+  ASSERT_EQ(init.size(), 1u) << "cuInit was handed out by cuGetProcAddress_v2 as the shim's wrapper";
+  EXPECT_EQ(init[0].rec().status, 0);
+  EXPECT_EQ(init[0].arg("flags"), 0u);
+  EXPECT_TRUE(calls_of(*trace, "cudaGetDeviceCount").empty()) << "the static runtime's own is invisible";
+}
+
+TEST_F(PreloadRoutes, NvidiasDeviceQueryIsRecordedAndUnchanged) {
+  const std::string query = "/usr/local/cuda/bin/__nvcc_device_query";
+  if (access(query.c_str(), X_OK) != 0) GTEST_SKIP() << "no " << query;
+  ProgramResult r = run_both({query});
+  EXPECT_FALSE(r.out.empty());
+  auto trace = open_trace(trace_path(dir_, r.pid));
+  ASSERT_TRUE(trace);
+  EXPECT_FALSE(calls_of(*trace, "cuInit").empty());
+  auto count = calls_of(*trace, "cuDeviceGetCount");
+  ASSERT_FALSE(count.empty());
+  EXPECT_EQ(count.back().arg("count"), 1u) << "the stand-in's default: one device";
+}
+
+TEST_F(PreloadRoutes, HookCalledFromAnotherLibrarysConstructorBeforeMain) {
+  ProgramResult r = run_both({program("shim_constructor_user")});
+  EXPECT_NE(r.out.find("constructor cublasCreate_v2 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cublasSgemm_v2 0 c[0] 6"), std::string::npos) << r.out;
+  auto trace = open_trace(trace_path(dir_, r.pid));
+  ASSERT_TRUE(trace);
+  auto create = calls_of(*trace, "cublasCreate_v2");
+  auto gemm = calls_of(*trace, "cublasSgemm_v2");
+  ASSERT_EQ(create.size(), 1u);
+  ASSERT_EQ(gemm.size(), 1u);
+  EXPECT_EQ(create[0].rec().status, 0);
+  EXPECT_LT(create[0].seq, gemm[0].seq);
+  EXPECT_EQ(gemm[0].arg("handle"), create[0].arg("handle"));
+  // The handle made before main was registered: its pointer mode, and so alpha, are known.
+  EXPECT_EQ(gemm[0].rec().pointer_mode, 0);
+  EXPECT_TRUE(gemm[0].rec().flags & format::kFlagAlphaKnown);
+  EXPECT_EQ(gemm[0].rec().alpha[0], 3.0);
+}
+
+}  // namespace
+}  // namespace cublasspy::integration

@@ -1,0 +1,486 @@
+#include "plan_builder.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <stdexcept>
+
+#include "dump_files.h"
+#include "gemm_call.h"
+#include "hook_signatures.h"
+#include "npy_writer.h"
+#include "tolerance.h"
+
+namespace cublasspy::replay {
+namespace {
+
+using format::ArgKind;
+
+// Pointer-array forms get one allocation per member: beyond this, the batch count is not a
+// batch the program could have had either.
+constexpr int64_t kMaxMembers = int64_t{1} << 20;
+
+// cudaDataType and cublasComputeType_t values (library_types.h, cublas_api.h).
+constexpr int kR16F = 2, kR32F = 0, kR64F = 1, kC32F = 4, kC64F = 5, kR32I = 10, kR8U = 8, kR16BF = 14;
+
+struct Refusal : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+bool integer_kind(ArgKind k) {
+  switch (k) {
+    case ArgKind::kInt: case ArgKind::kUInt: case ArgKind::kOperation: case ArgKind::kDataType:
+    case ArgKind::kComputeType: case ArgKind::kGemmAlgo: case ArgKind::kLegacyChar: case ArgKind::kPointerMode:
+    case ArgKind::kMathMode: case ArgKind::kOrder: case ArgKind::kEpilogue:
+      return true;
+    default:
+      return false;
+  }
+}
+
+CallKind kind_of(Family family, const std::string& name) {
+  switch (family) {
+    case Family::kGemmBatched: return CallKind::kGemmBatched;
+    case Family::kGemmStridedBatched: return CallKind::kGemmStridedBatched;
+    case Family::kGemmGrouped: return CallKind::kGemmGrouped;
+    case Family::kLtMatmul: return CallKind::kLtMatmul;
+    case Family::kLegacyGemm: return CallKind::kLegacyGemm;
+    default: return name.rfind("cublasXt", 0) == 0 ? CallKind::kXtGemm : CallKind::kGemm;
+  }
+}
+
+// What alpha and beta point to, for the cuBLAS entry points: the compute type's scalar for the
+// Ex forms (cuBLAS's table), else the type the name implies (cublasXtSgemm as cublasSgemm).
+int scalar_type_of(const std::string& name, int compute_type, int c_type) {
+  const bool complex = is_complex(static_cast<DataType>(c_type));
+  switch (compute_type) {
+    case 64: case 65: return kR16F;                            // COMPUTE_16F
+    case 70: case 71: return complex ? kC64F : kR64F;          // COMPUTE_64F
+    case 72: case 73: return kR32I;                            // COMPUTE_32I
+    case -1: break;
+    default: return complex ? kC32F : kR32F;                   // the 32F family
+  }
+  std::string plain = name;
+  if (plain.rfind("cublasXt", 0) == 0) plain = "cublas" + plain.substr(8);
+  DataType t = implied_type(plain.c_str());
+  return t == DataType::kUnknown ? kR32F : static_cast<int>(t);
+}
+
+std::string hex(uint64_t v) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%" PRIx64, v);
+  return text;
+}
+
+class Builder {
+ public:
+  Builder(const TraceFile& trace, const CallView& call, const PlanOptions& options, PlanResult& out)
+      : trace_(trace), call_(call), options_(options), out_(out) {}
+
+  ReplayPlan build() {
+    const std::string name = call_.function_name();
+    const FunctionSignature* sig = find_signature(name);
+    const Family family = call_.function ? static_cast<Family>(call_.function->family) : Family::kOther;
+    if (sig == nullptr || !is_replayable_family(family)) {
+      throw Refusal(name + " is not a GEMM: there is nothing to replay (replay re-executes GEMM calls; "
+                    "`cublasspy report` and `cublasspy doctor` explain the others)");
+    }
+    p_.function = name;
+    p_.kind = kind_of(family, name);
+    p_.call_seq = call_.seq;
+    p_.seed = options_.seed;
+    p_.repeat = options_.repeat;
+    p_.verify = options_.verify;
+    for (const ArgView& a : call_.args()) {
+      if (a.name[0] == '\0' || a.raw == format::kArgUnset || !integer_kind(a.kind)) continue;
+      p_.values[a.name] = static_cast<int64_t>(a.raw);
+    }
+    if (p_.kind == CallKind::kLtMatmul) {
+      build_lt();
+    } else {
+      build_cublas();
+    }
+    check_total();
+    attach_dumps();
+    p_.tolerance = tolerance_for(tolerance_inputs());
+    return p_;
+  }
+
+ private:
+  int64_t required(const char* slot, const char* why) const {
+    auto v = call_.arg(slot);
+    if (!v || *v == format::kArgUnset) throw Refusal(std::string("the record has no ") + slot + ": " + why);
+    return static_cast<int64_t>(*v);
+  }
+  int64_t optional_slot(const char* slot, int64_t fallback) const {
+    auto v = call_.arg(slot);
+    return v && *v != format::kArgUnset ? static_cast<int64_t>(*v) : fallback;
+  }
+  uint64_t address(const char* slot) const {
+    auto v = call_.arg(slot);
+    return v && *v != format::kArgUnset ? *v : 0;
+  }
+
+  void scalars(bool known_alpha, bool known_beta) {
+    const format::Record& r = call_.rec();
+    if (known_alpha) p_.alpha = {r.alpha[0], r.alpha[1]};
+    if (known_beta) p_.beta = {r.beta[0], r.beta[1]};
+    if (!known_alpha || !known_beta) {
+      // Unknown (device pointer mode, or a grouped call's host arrays): beta 1 reads C as any
+      // non-zero beta would, so a bad C still faults.
+      if (!known_alpha) p_.alpha = {1, 0};
+      if (!known_beta) p_.beta = {1, 0};
+      out_.notes.push_back(std::string(!known_alpha && !known_beta ? "alpha and beta were" : !known_alpha ? "alpha was" : "beta was") +
+                           " not recorded (device memory, or not read): the replay uses alpha 1, beta 1");
+    }
+  }
+
+  void handle_state() {
+    const format::Record& r = call_.rec();
+    p_.pointer_mode = r.pointer_mode == 1 ? 1 : 0;
+    if (r.pointer_mode < 0 && p_.kind != CallKind::kLegacyGemm && p_.kind != CallKind::kXtGemm) {
+      out_.notes.push_back("the handle's pointer mode is unknown (created before tracing): the replay uses host");
+    }
+    p_.math_mode = r.math_mode;
+    p_.own_stream = r.stream != 0 && p_.kind != CallKind::kXtGemm && p_.kind != CallKind::kLegacyGemm;
+    if (p_.kind == CallKind::kGemm || p_.kind == CallKind::kGemmBatched || p_.kind == CallKind::kGemmStridedBatched ||
+        p_.kind == CallKind::kGemmGrouped) {
+      if (auto ws = workspace_before(trace_, r.handle, call_.seq)) p_.workspace_bytes = static_cast<int64_t>(*ws);
+    }
+  }
+
+  // cuBLAS entry points (v2, _64, Ex, batched, strided, grouped, v1, cublasXt): the normalized
+  // view says it all.
+  void build_cublas() {
+    const GemmCall g = gemm_from_record(*call_.function, call_.rec());
+    if (!g.valid) throw Refusal("the record lacks the GEMM's sizes (m, n, k)");
+    p_.transa = g.trans_a;
+    p_.transb = g.trans_b;
+    p_.m = g.m, p_.n = g.n, p_.k = g.k;
+    p_.compute_type = g.compute_type;
+    check_sizes();
+    int64_t members = 1;
+    bool arrays = false;
+    switch (p_.kind) {
+      case CallKind::kGemmBatched:
+        members = g.batch_count;
+        arrays = true;
+        break;
+      case CallKind::kGemmStridedBatched:
+        members = g.batch_count;
+        break;
+      case CallKind::kGemmGrouped: {
+        members = required("first_group_size", "the first group's size was not read");
+        arrays = true;
+        int64_t groups = optional_slot("group_count", 1);
+        if (groups > 1) {
+          out_.notes.push_back("the trace describes the first of " + std::to_string(groups) +
+                               " groups only: the replay runs that group alone");
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    if (members < 0 || members > (arrays ? kMaxMembers : int64_t{1} << 31)) {
+      throw Refusal("a batch of " + std::to_string(members) + " members is not one a program could pass (the record is "
+                    "damaged, or the call is invalid: cuBLAS rejects a negative batch count)");
+    }
+    p_.batch = members;
+    const bool uint8_bias = p_.function == "cublasUint8gemmBias";
+    const char* names[3] = {"a", "b", "c"};
+    for (int i = 0; i < 3; ++i) {
+      const Matrix& mat = g.op[i];
+      OperandPlan o;
+      o.name = names[i];
+      o.data_type = uint8_bias ? kR8U : static_cast<int>(mat.type);
+      if (element_bytes(static_cast<DataType>(o.data_type)) == 0) {
+        throw Refusal("operand " + std::string(names[i]) + " has a data type the replay does not know (" +
+                      std::to_string(static_cast<int>(mat.type)) + ")");
+      }
+      o.rows = mat.rows;
+      o.cols = mat.cols;
+      o.ld = mat.ld;
+      o.members = members;
+      o.pointer_array = arrays;
+      o.stride = p_.kind == CallKind::kGemmStridedBatched ? mat.stride : 0;
+      o.output = i == 2;
+      place(o, arrays ? mat.array_ptr : mat.ptr, /*may_share=*/!arrays);
+      if (p_.kind == CallKind::kGemmGrouped) o.null = mat.ptr == 0;  // the grouped view keeps the array in ptr
+      add_operand(o);
+    }
+    const format::Record& r = call_.rec();
+    if (uint8_bias) {
+      p_.scalar_type = kR32F;
+    } else {
+      p_.scalar_type = scalar_type_of(p_.function, g.compute_type, g.op[2].type == DataType::kUnknown ? 0 : static_cast<int>(g.op[2].type));
+    }
+    scalars(p_.kind != CallKind::kGemmGrouped && (r.flags & format::kFlagAlphaKnown),
+            p_.kind != CallKind::kGemmGrouped && (r.flags & format::kFlagBetaKnown));
+    handle_state();
+  }
+
+  // cublasLtMatmul: the descriptors' settings the shim copied into derived slots.
+  void build_lt() {
+    const char* why = "the call's descriptors were not recorded (created before tracing, or built inside another "
+                      "library call: replay the outer call instead)";
+    p_.lt.compute_type = static_cast<int>(required("compute_type", why));
+    p_.lt.scale_type = static_cast<int>(required("scale_type", why));
+    p_.m = required("m", why);
+    p_.n = required("n", why);
+    p_.k = required("k", why);
+    p_.transa = static_cast<int>(optional_slot("transa", 0));
+    p_.transb = static_cast<int>(optional_slot("transb", 0));
+    p_.lt.epilogue = static_cast<int>(optional_slot("epilogue", 1));
+    p_.compute_type = p_.lt.compute_type;
+    p_.scalar_type = p_.lt.scale_type;
+    check_sizes();
+    const int64_t batch = optional_slot("batch_count", 1);
+    if (batch < 1 || batch > (int64_t{1} << 31)) throw Refusal("a batch count of " + std::to_string(batch) + " is not valid");
+    p_.batch = batch;
+    const char* names[4] = {"a", "b", "c", "d"};
+    const char* lds[4] = {"lda", "ldb", "ldc", "ldd"};
+    for (int i = 0; i < 4; ++i) {
+      OperandPlan o;
+      o.name = names[i];
+      o.data_type = static_cast<int>(required((o.name + "_type").c_str(), why));
+      if (element_bytes(static_cast<DataType>(o.data_type)) == 0) {
+        throw Refusal("operand " + o.name + " has a data type the replay does not know (" + std::to_string(o.data_type) + ")");
+      }
+      // A layout's rows and cols are the stored matrix's own (ORDER says only how they lie).
+      if (i == 0) {
+        o.rows = p_.transa ? p_.k : p_.m;
+        o.cols = p_.transa ? p_.m : p_.k;
+      } else if (i == 1) {
+        o.rows = p_.transb ? p_.n : p_.k;
+        o.cols = p_.transb ? p_.k : p_.n;
+      } else {
+        o.rows = p_.m;
+        o.cols = p_.n;
+      }
+      o.ld = required(lds[i], why);
+      o.row_order = optional_slot((o.name + "_order").c_str(), 0) == 1;
+      o.stride = batch > 1 ? optional_slot(("stride_" + o.name).c_str(), 0) : 0;
+      o.members = batch;
+      o.output = i == 3;
+      place(o, address(names[i]), /*may_share=*/true);
+      add_operand(o);
+    }
+    if ((p_.lt.epilogue & 4) && address("bias") != 0) {
+      // CUBLASLT_EPILOGUE_*BIAS: a vector of m, in D's type (bf16 for fp8 outputs), as cuBLASLt defaults.
+      OperandPlan bias;
+      bias.name = "bias";
+      const int d_type = p_.operand("d")->data_type;
+      bias.data_type = element_bytes(static_cast<DataType>(d_type)) == 1 ? kR16BF : d_type;
+      bias.rows = p_.m, bias.cols = 1, bias.ld = std::max<int64_t>(p_.m, 1);
+      place(bias, address("bias"), false);
+      add_operand(bias);
+    }
+    for (const char* scale : {"a_scale", "b_scale", "d_scale"}) {
+      if (address(scale) == 0) continue;
+      OperandPlan s;
+      s.name = scale;
+      s.data_type = kR32F;
+      s.rows = s.cols = s.ld = 1;
+      s.fill = Fill::kOnes;
+      place(s, address(scale), false);
+      add_operand(s);
+    }
+    if (address("workspace") != 0) {
+      p_.lt.workspace_bytes = optional_slot("workspace_size_in_bytes", 0);
+      if (p_.lt.workspace_bytes < 0) throw Refusal("the workspace size is negative");
+    }
+    p_.values["workspace_size_in_bytes"] = p_.lt.workspace_bytes;
+    if (address("algo") != 0) {
+      out_.notes.push_back("the program chose a cuBLASLt algorithm (not recorded): the replay lets cuBLASLt pick one");
+    }
+    const format::Record& r = call_.rec();
+    scalars(r.flags & format::kFlagAlphaKnown, r.flags & format::kFlagBetaKnown);
+    p_.pointer_mode = r.pointer_mode == 1 ? 1 : 0;
+    p_.own_stream = address("stream") != 0;
+  }
+
+  void check_sizes() const {
+    for (auto [name, v] : {std::pair{"m", p_.m}, std::pair{"n", p_.n}, std::pair{"k", p_.k}}) {
+      if (v < 0) {
+        throw Refusal(std::string(name) + " is " + std::to_string(v) +
+                      ": the call is invalid as recorded (cuBLAS rejects it with CUBLAS_STATUS_INVALID_VALUE); "
+                      "fix the caller, there is nothing to replay");
+      }
+    }
+  }
+
+  // The program's address: null stays null, the alignment modulo 256 is kept, and an address
+  // an earlier operand had means the same memory.
+  void place(OperandPlan& o, uint64_t original, bool may_share) {
+    o.null = original == 0;
+    o.misalignment = static_cast<uint32_t>(original % 256);
+    if (!may_share || o.null) return;
+    for (const auto& [addr, name] : seen_) {
+      if (addr == original) {
+        o.same_memory_as = name;
+        return;
+      }
+    }
+    seen_.emplace_back(original, o.name);
+  }
+
+  // Checks an operand's numbers and its extent before anything is allocated.
+  void add_operand(const OperandPlan& o) {
+    const std::string ld_name = o.name.size() == 1 ? "ld" + o.name : o.name + " ld";
+    if (o.rows < 0 || o.cols < 0) throw Refusal("operand " + o.name + " has a negative size");
+    const int64_t spans = o.row_order ? o.cols : o.rows;
+    if (o.ld < std::max<int64_t>(1, spans)) {
+      throw Refusal(ld_name + " " + std::to_string(o.ld) + " is below the " + std::to_string(spans) + " " +
+                    (o.row_order ? "columns" : "rows") + " of " + o.name +
+                    " as stored: the call is invalid as recorded (cuBLAS rejects it with "
+                    "CUBLAS_STATUS_INVALID_VALUE); fix the caller, there is nothing to replay");
+    }
+    if (o.stride < 0) throw Refusal("the stride of " + o.name + " is negative (" + std::to_string(o.stride) + ")");
+    // The extent, in 128 bits: no product of recorded numbers may wrap.
+    using u128 = unsigned __int128;
+    const u128 elem = static_cast<u128>(element_bytes(static_cast<DataType>(o.data_type)));
+    u128 one = 0;
+    if (o.rows > 0 && o.cols > 0) {
+      one = o.row_order ? static_cast<u128>(o.rows - 1) * static_cast<u128>(o.ld) + static_cast<u128>(o.cols)
+                        : static_cast<u128>(o.cols - 1) * static_cast<u128>(o.ld) + static_cast<u128>(o.rows);
+    }
+    u128 bytes = one * elem;
+    if (o.pointer_array) {
+      bytes *= static_cast<u128>(std::max<int64_t>(o.members, 1));
+    } else if (o.members > 1 && o.stride > 0 && one > 0) {
+      bytes = (one + static_cast<u128>(o.stride) * static_cast<u128>(o.members - 1)) * elem;
+    }
+    if (o.null || !o.same_memory_as.empty()) bytes = 0;  // nothing of its own to allocate
+    if (bytes > static_cast<u128>(options_.max_bytes)) {
+      throw Refusal("operand " + o.name + " alone would need " + byte_text_128(bytes) + " of device memory, above --max-bytes " +
+                    byte_text(options_.max_bytes) + ": pass a larger --max-bytes if the device has room");
+    }
+    p_.operands.push_back(o);
+  }
+
+  static std::string byte_text_128(unsigned __int128 bytes) {
+    if (bytes > static_cast<unsigned __int128>(UINT64_MAX)) return "more than 16 EiB";
+    return byte_text(static_cast<uint64_t>(bytes));
+  }
+
+  void check_total() const {
+    if (p_.workspace_bytes > 0 && static_cast<uint64_t>(p_.workspace_bytes) > options_.max_bytes) {
+      throw Refusal("the handle's workspace (" + byte_text(static_cast<uint64_t>(p_.workspace_bytes)) +
+                    ") is above --max-bytes " + byte_text(options_.max_bytes));
+    }
+    if (p_.lt.workspace_bytes > 0 && static_cast<uint64_t>(p_.lt.workspace_bytes) > options_.max_bytes) {
+      throw Refusal("the cuBLASLt workspace (" + byte_text(static_cast<uint64_t>(p_.lt.workspace_bytes)) +
+                    ") is above --max-bytes " + byte_text(options_.max_bytes));
+    }
+    const uint64_t total = p_.total_bytes();
+    if (total > options_.max_bytes) {
+      std::string parts;
+      for (const OperandPlan& o : p_.operands) {
+        if (o.null || !o.same_memory_as.empty()) continue;
+        uint64_t b = o.bytes() * static_cast<uint64_t>(o.pointer_array ? std::max<int64_t>(o.members, 1) : 1);
+        parts += (parts.empty() ? "" : ", ") + o.name + " " + byte_text(b);
+      }
+      throw Refusal("the replay would need " + byte_text(total) + " of device memory (" + parts + "), above --max-bytes " +
+                    byte_text(options_.max_bytes) + ": pass a larger --max-bytes if the device has room");
+    }
+  }
+
+  // The .npy dumps next to the trace, checked against the operands they claim to be.
+  void attach_dumps() {
+    const format::Record& r = call_.rec();
+    const bool call_succeeded = call_.state == format::RecordState::kCompleted && r.status == 0 && r.async_status == 0;
+    for (OperandPlan& o : p_.operands) {
+      if (o.name.size() != 1 || o.null) continue;  // a, b, c, d only
+      std::string problem;
+      auto dump = find_operand_dump(trace_.path(), call_.seq, o.name, &problem);
+      if (!dump) {
+        if (!problem.empty()) out_.notes.push_back("the dump of " + o.name + " is unusable: " + problem);
+        continue;
+      }
+      const uint64_t expected = o.bytes() * static_cast<uint64_t>(o.pointer_array ? std::max<int64_t>(o.members, 1) : 1);
+      const std::string type_name = dump->meta.value("type", std::string());
+      const char* want_type = data_type_name(static_cast<DataType>(o.data_type));
+      if (dump->data_bytes != expected || (!type_name.empty() && want_type && type_name != want_type)) {
+        out_.notes.push_back("the dump of " + o.name + " (" + std::to_string(dump->data_bytes) + " bytes, " +
+                             (type_name.empty() ? "?" : type_name) + ") does not match the operand (" +
+                             std::to_string(expected) + " bytes, " + (want_type ? want_type : "?") + "): not used");
+        continue;
+      }
+      if (o.output && dump->holds_result() && call_succeeded) {
+        out_.notes.push_back("the dump of " + o.name + " was taken after the call and holds its result, not its input: " +
+                             o.name + " gets random values");
+        continue;
+      }
+      if (!o.same_memory_as.empty()) continue;  // the memory's owner brings the values
+      out_.dumped_operands.push_back(o.name);
+      if (options_.data == DataSource::kDump) {
+        o.fill = Fill::kDump;
+        o.dump_path = dump->npy_path;
+        o.dump_offset = dump->data_offset;
+      }
+    }
+    if (options_.data == DataSource::kDump && out_.dumped_operands.empty()) {
+      throw Refusal("there are no usable operand dumps of call " + std::to_string(call_.seq) + " next to " + trace_.path() +
+                    " (" + dump_path(trace_.path(), call_.seq, "a", ".npy") +
+                    " ...): record them with `cublasspy run --dump failing` (or --dump all)");
+    }
+  }
+
+  ToleranceInputs tolerance_inputs() const {
+    ToleranceInputs t;
+    const OperandPlan* out = p_.operand(p_.kind == CallKind::kLtMatmul ? "d" : "c");
+    t.output_type = out ? out->data_type : kR32F;
+    t.input_type = p_.operand("a") ? p_.operand("a")->data_type : kR32F;
+    t.compute_type = p_.compute_type;
+    t.math_mode = p_.math_mode;
+    t.half_accumulate = p_.function.rfind("cublasHgemm", 0) == 0;
+    t.k = p_.k;
+    return t;
+  }
+
+  const TraceFile& trace_;
+  const CallView& call_;
+  const PlanOptions& options_;
+  PlanResult& out_;
+  ReplayPlan p_;
+  std::vector<std::pair<uint64_t, std::string>> seen_;
+};
+
+}  // namespace
+
+std::string byte_text(uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 6) v /= 1024, ++u;
+  char text[32];
+  if (u == 0) std::snprintf(text, sizeof text, "%" PRIu64 " B", bytes);
+  else std::snprintf(text, sizeof text, "%.1f %s", v, units[u]);
+  return text;
+}
+
+std::optional<uint64_t> workspace_before(const TraceFile& trace, uint64_t handle, uint64_t seq) {
+  std::optional<uint64_t> found;
+  trace.for_each_call([&](const CallView& c) {
+    if (c.seq >= seq || c.failed() || c.in_flight()) return;
+    if (std::string_view(c.function_name()) != "cublasSetWorkspace_v2") return;
+    if (c.arg("handle").value_or(0) != handle) return;
+    auto bytes = c.arg("workspace_size_in_bytes");
+    if (bytes && *bytes != format::kArgUnset) found = *bytes;
+  });
+  return found;
+}
+
+PlanResult build_plan(const TraceFile& trace, const CallView& call, const PlanOptions& options) {
+  PlanResult out;
+  try {
+    out.plan = Builder(trace, call, options, out).build();
+  } catch (const Refusal& r) {
+    out.plan.reset();
+    out.refusal = r.what();
+  }
+  return out;
+}
+
+}  // namespace cublasspy::replay

@@ -1,0 +1,112 @@
+// What one replay does, decided by the tool from a trace record (plan_builder.h) and carried to
+// the runner (a fresh process, tools/replay_runner) as JSON on its stdin. Everything the runner
+// needs is here, already checked: it never sees the trace, and trusts only numbers the tool
+// has bounded (plan_builder.cpp refuses what would not fit --max-bytes).
+//
+// Matrices are described as stored (before any transpose), column-major unless `row_order`.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace cublasspy::replay {
+
+// How the entry point is driven: which handle, how operands are addressed.
+enum class CallKind {
+  kGemm,                 // cublas<T>gemm, GemmEx, ... (one problem)
+  kGemmBatched,          // pointer arrays
+  kGemmStridedBatched,   // one allocation per operand, members `stride` apart
+  kGemmGrouped,          // per-group host arrays of sizes, pointer arrays of members
+  kLtMatmul,             // cublasLtMatmul: descriptors rebuilt from the record
+  kLegacyGemm,           // v1 API: no handle, scalars by value, status from cublasGetError
+  kXtGemm,               // cublasXt: host memory, its own handle
+};
+const char* call_kind_name(CallKind kind);  // "gemm", "gemm_batched", ...
+bool parse_call_kind(const std::string& text, CallKind& out);
+
+// Where an operand's initial values come from.
+enum class Fill { kRandom, kOnes, kDump };
+
+struct OperandPlan {
+  std::string name;          // "a", "b", "c", "d" (cuBLASLt), "bias", "a_scale", "b_scale", "d_scale"
+  int data_type = 0;         // cudaDataType
+  int64_t rows = 0, cols = 0, ld = 0;
+  bool row_order = false;    // cuBLASLt CUBLASLT_ORDER_ROW: element (r, c) at r * ld + c
+  int64_t stride = 0;        // elements from one batch member to the next (0: all share one)
+  int64_t members = 1;       // batch members
+  bool pointer_array = false;  // members allocated apart, passed as a device array of pointers
+  bool null = false;         // the program passed a null pointer, and so will the replay
+  uint32_t misalignment = 0; // the program's address modulo 256, kept so alignment bugs replay
+  std::string same_memory_as;  // an earlier operand the program passed the same address for
+  bool output = false;       // written by the call (C of cuBLAS, D of cuBLASLt)
+  Fill fill = Fill::kRandom;
+  std::string dump_path;     // Fill::kDump: raw bytes of the whole extent, from dump_offset
+  uint64_t dump_offset = 0;
+
+  uint64_t member_elements() const;  // one matrix: first element to one past the last
+  uint64_t extent_elements() const;  // the allocation: every member (pointer arrays: one)
+  uint64_t bytes() const;            // extent_elements() * element size (0 for unknown types)
+  // Element (r, c) of member b, in elements from the start of the member's allocation.
+  uint64_t offset(int64_t r, int64_t c) const {
+    return static_cast<uint64_t>(row_order ? r * ld + c : r + c * ld);
+  }
+};
+
+// The cuBLASLt matmul descriptor, as recorded.
+struct LtPlan {
+  int compute_type = 0;
+  int scale_type = 0;
+  int epilogue = 1;          // CUBLASLT_EPILOGUE_DEFAULT
+  int64_t workspace_bytes = 0;
+};
+
+struct ReplayPlan {
+  std::string function;      // exported name, resolved by dlsym in the runner
+  CallKind kind = CallKind::kGemm;
+  uint64_t call_seq = 0;     // for messages
+
+  // Integer and enum arguments by the trace's slot names (m, lda, transa, a_type, algo, ...),
+  // exactly as the program passed them.
+  std::map<std::string, int64_t> values;
+
+  // Handle state at the time of the call.
+  int pointer_mode = 0;      // 0 host, 1 device (cuBLASLt: the descriptor's)
+  int math_mode = -1;        // -1: unknown, leave the library's default
+  bool own_stream = false;   // the program used a stream other than the default one
+  int64_t workspace_bytes = -1;  // cublasSetWorkspace on the handle; -1: not set
+
+  // alpha and beta: their storage type (cudaDataType) and values.
+  int scalar_type = 0;
+  std::array<double, 2> alpha{1, 0}, beta{0, 0};
+
+  // The GEMM (of the first group, for grouped calls): what the reference computes.
+  int transa = 0, transb = 0;
+  int64_t m = 0, n = 0, k = 0;
+  int64_t batch = 1;         // members (grouped: the first group's size)
+  int compute_type = -1;     // cublasComputeType_t; -1 for the typed entry points
+  std::vector<OperandPlan> operands;
+  LtPlan lt;
+
+  // Execution.
+  uint64_t seed = 1;
+  int64_t repeat = 1;
+  bool verify = false;
+  double tolerance = 0;      // largest accepted error relative to the magnitudes involved
+  double timeout_s = 0;      // informational: the tool enforces it
+
+  const OperandPlan* operand(const std::string& name) const;
+  OperandPlan* operand(const std::string& name);
+  uint64_t total_bytes() const;  // every allocation the runner makes, workspaces included
+};
+
+void to_json(nlohmann::json& j, const OperandPlan& p);
+void from_json(const nlohmann::json& j, OperandPlan& p);
+void to_json(nlohmann::json& j, const ReplayPlan& p);
+void from_json(const nlohmann::json& j, ReplayPlan& p);
+
+}  // namespace cublasspy::replay
