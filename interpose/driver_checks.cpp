@@ -174,16 +174,6 @@ const GemmSlots& slots_of(uint16_t id, const format::FunctionEntry& entry, GemmS
   return local;
 }
 
-bool is_gemm(uint16_t family) {
-  switch (static_cast<Family>(family)) {
-    case Family::kGemm: case Family::kGemmBatched: case Family::kGemmStridedBatched:
-    case Family::kGemmGrouped: case Family::kLtMatmul: case Family::kLegacyGemm:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
 
 
@@ -206,7 +196,7 @@ bool run_checks(Runtime&, CallContext& ctx) {
   if (rec.depth != 0) return false;
   if (rec.function_id >= function_count()) return false;
   const format::FunctionEntry& entry = function_table()[rec.function_id];
-  if (!is_gemm(entry.family)) return false;
+  if (!format::is_gemm_family(entry.family)) return false;
   GemmSlots local;
   GemmCall call = gemm_from_record(slots_of(rec.function_id, entry, local), rec);
   if (!call.valid) return false;

@@ -15,15 +15,10 @@
 // translation unit that includes the headers expands an entry (hooks.cpp, hooks_legacy.cpp).
 #include <cstdint>
 
+#include "trace_format.h"
+
 namespace cublasspy {
-
-// Lets the reader group functions without knowing their names (FunctionEntry::family).
-enum class Family : uint16_t {
-  kOther = 0, kDevice = 1, kHandle = 2, kGemm = 3, kGemmBatched = 4, kGemmStridedBatched = 5,
-  kGemmGrouped = 6, kLtMatmul = 7, kLtDescriptor = 8, kLibraryLoad = 9, kLegacyGemm = 10,
-  kSync = 11, kMemory = 12,
-};
-
+using Family = format::Family;  // FunctionEntry::family: lets a reader group functions
 }  // namespace cublasspy
 
 #define CBS_STATUS_FAIL CUBLAS_STATUS_NOT_INITIALIZED

@@ -51,13 +51,8 @@ void report(const DriverApi& api, const GemmScanResult& r) {
 }  // namespace
 
 bool is_device_gemm(const format::FunctionEntry& entry) {
-  switch (static_cast<Family>(entry.family)) {
-    case Family::kGemm: case Family::kGemmBatched: case Family::kGemmStridedBatched:
-    case Family::kGemmGrouped: case Family::kLtMatmul: case Family::kLegacyGemm:
-      return std::strncmp(entry.name, "cublasXt", 8) != 0;
-    default:
-      return false;
-  }
+  // cublasXt GEMMs take host memory: nothing to scan on a device.
+  return format::is_gemm_family(entry.family) && std::strncmp(entry.name, "cublasXt", 8) != 0;
 }
 
 bool scan_found_nonfinite(const CallContext& ctx) {

@@ -74,16 +74,6 @@ bool is_asynchronous_error(int code) {
   }
 }
 
-bool launches_device_work(uint16_t family) {
-  switch (static_cast<Family>(family)) {
-    case Family::kGemm: case Family::kGemmBatched: case Family::kGemmStridedBatched:
-    case Family::kGemmGrouped: case Family::kLtMatmul: case Family::kLegacyGemm:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // CUBLASSPY_SYNC: wait for the call's stream and read what the device says. The driver's
 // cuStreamSynchronize serves programs with a shared or a static runtime alike (streams are the
 // same objects) and returns a sticky error without clearing anything the program will read.
@@ -128,7 +118,7 @@ PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
   uint16_t family = function_table()[id].family;
   uint64_t seq = format::word_seq(ctx.rec.word);
   ThreadState& ts = thread_state();
-  if (rt.config.sync && !failed && launches_device_work(family)) {
+  if (rt.config.sync && !failed && format::is_gemm_family(family)) {
     ts.internal++;
     int rc = synchronize_stream(ctx.rec.stream);
     ts.internal--;

@@ -151,6 +151,25 @@ struct FunctionEntry {
 };
 static_assert(sizeof(FunctionEntry) == 56 + 32 * kMaxArgs);
 
+// FunctionEntry::family: lets a reader group functions without knowing their names. Stable
+// values: append only.
+enum class Family : uint16_t {
+  kOther = 0, kDevice = 1, kHandle = 2, kGemm = 3, kGemmBatched = 4, kGemmStridedBatched = 5,
+  kGemmGrouped = 6, kLtMatmul = 7, kLtDescriptor = 8, kLibraryLoad = 9, kLegacyGemm = 10,
+  kSync = 11, kMemory = 12,
+};
+
+// The families that compute a GEMM on the device (launch work on a stream).
+constexpr bool is_gemm_family(uint16_t family) {
+  switch (static_cast<Family>(family)) {
+    case Family::kGemm: case Family::kGemmBatched: case Family::kGemmStridedBatched:
+    case Family::kGemmGrouped: case Family::kLtMatmul: case Family::kLegacyGemm:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Per-function totals, kept apart from the ring so they survive wrap-around.
 struct FunctionCounters {
   uint64_t calls;

@@ -73,7 +73,7 @@ std::vector<Diagnosis> TracedRun::diagnose() const { return cublasspy::diagnose(
 TracedRun run_traced(const std::string& program, const RunOptions& o) {
   TracedRun run;
   run.dir = make_directory();
-  run.cleanup = std::make_shared<DirectoryRemover>(DirectoryRemover{run.dir});
+  run.cleanup = std::shared_ptr<DirectoryRemover>(new DirectoryRemover{run.dir});  // no temporary to destroy
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) {
     if (inherited(*e)) env.emplace_back(*e);

@@ -104,6 +104,15 @@ set_target_properties(shim_hook_roundtrip PROPERTIES BUILD_RPATH ${SHIM_IT_NULL_
 shim_it_place(shim_hook_roundtrip)
 
 # --- The tests ------------------------------------------------------------------------------
+# Python for the ctypes test and the coverage script: the interpreter itself, not a launcher
+# script in front of it (pyenv's shims run bash on every start, a second each here).
+find_package(Python3 COMPONENTS Interpreter QUIET)
+set(SHIM_IT_PYTHON "")
+if(Python3_Interpreter_FOUND)
+  execute_process(COMMAND ${Python3_EXECUTABLE} -c "import sys; print(sys.executable)"
+                  OUTPUT_VARIABLE SHIM_IT_PYTHON OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+endif()
+
 add_library(shim_it_support STATIC ${SHIM_IT_DIR}/run_program.cpp)
 target_include_directories(shim_it_support PUBLIC ${SHIM_IT_DIR})
 target_link_libraries(shim_it_support PUBLIC cublasspy_reader GTest::gtest)
@@ -112,7 +121,8 @@ target_compile_definitions(shim_it_support PUBLIC
   CUBLASSPY_STANDIN_PATH="${CUBLASSPY_STANDIN_DIR}"
   CUBLASSPY_PROGRAM_DIR="${SHIM_IT_PROGRAM_DIR}"
   CUBLASSPY_INTEGRATION_SOURCE_DIR="${SHIM_IT_DIR}"
-  CUBLASSPY_CUDA_LIBDIR_PATH="${CUBLASSPY_CUDA_LIBDIR}")
+  CUBLASSPY_CUDA_LIBDIR_PATH="${CUBLASSPY_CUDA_LIBDIR}"
+  CUBLASSPY_PYTHON_PATH="${SHIM_IT_PYTHON}")
 target_compile_options(shim_it_support PRIVATE -Wall -Wextra)
 
 add_executable(shim_integration_test
@@ -154,9 +164,8 @@ gtest_discover_tests(shim_hook_roundtrip_test TEST_PREFIX shim. DISCOVERY_TIMEOU
                      PROPERTIES TIMEOUT 60)
 
 # Every GEMM entry point of the real libraries is hooked (the lead's script).
-find_package(Python3 COMPONENTS Interpreter QUIET)
-if(Python3_Interpreter_FOUND)
+if(SHIM_IT_PYTHON)
   add_test(NAME shim.hook_coverage
-           COMMAND ${Python3_EXECUTABLE} ${SHIM_IT_DIR}/check_hook_coverage.py
+           COMMAND ${SHIM_IT_PYTHON} ${SHIM_IT_DIR}/check_hook_coverage.py
                    $<TARGET_FILE:cublasspy> ${CUBLASSPY_CUDA_LIBDIR})
 endif()

@@ -4,7 +4,6 @@
 // before main from another library's constructor.
 #include <unistd.h>
 
-#include <cstdlib>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -51,8 +50,8 @@ TEST_F(PreloadRoutes, DlopenLocalAndDlsymPointersAreRecorded) {
 }
 
 TEST_F(PreloadRoutes, PythonCtypesCallIsRecorded) {
-  if (std::system("command -v python3 >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
-  ProgramResult r = run_both({"python3", kSourceDir + "/programs/ctypes_device_count.py"},
+  if (kPython.empty()) GTEST_SKIP() << "no python3";
+  ProgramResult r = run_both({kPython, kSourceDir + "/programs/ctypes_device_count.py"},
                              {{"STANDIN_DEVICE_COUNT", "3"}});
   EXPECT_NE(r.out.find("cudaGetDeviceCount 0 count 3"), std::string::npos) << r.out;
   auto trace = open_trace(trace_path(dir_, r.pid));

@@ -21,6 +21,7 @@ inline const std::string kShim = CUBLASSPY_SHIM_PATH;          // libcublasspy.s
 inline const std::string kStandinDir = CUBLASSPY_STANDIN_PATH;  // the CPU stand-in's libraries
 inline const std::string kProgramDir = CUBLASSPY_PROGRAM_DIR;   // the subject programs
 inline const std::string kSourceDir = CUBLASSPY_INTEGRATION_SOURCE_DIR;  // tests/integration
+inline const std::string kPython = CUBLASSPY_PYTHON_PATH;  // "" when there is none
 
 // A subject program built by integration.cmake (<build>/test-programs/NAME).
 std::string program(const std::string& name);

@@ -31,4 +31,16 @@ add_dependencies(tools_test cublasspy_cli cublasspy simple_gemm tools_test_empty
 if(TARGET standin)
   add_dependencies(tools_test standin)
 endif()
-gtest_discover_tests(tools_test TEST_PREFIX tools. DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)
+
+# Sanitizer builds: the programs under test stay plain (the shim is preloaded into them, before
+# any sanitizer runtime could be), and the sanitized tool tolerates a preloaded library.
+foreach(subject simple_gemm tools_test_empty_preload)
+  target_compile_options(${subject} PRIVATE -fno-sanitize=all)
+  target_link_options(${subject} PRIVATE -fno-sanitize=all)
+endforeach()
+set(TOOLS_TEST_ENV "")
+if(CUBLASSPY_SANITIZE STREQUAL "address")
+  set(TOOLS_TEST_ENV "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0")
+endif()
+gtest_discover_tests(tools_test TEST_PREFIX tools. DISCOVERY_TIMEOUT 60
+                     PROPERTIES TIMEOUT 120 ENVIRONMENT "${TOOLS_TEST_ENV}")

@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <stdexcept>
+#include <string_view>
 
 #include "dump_files.h"
 #include "gemm_call.h"
@@ -66,12 +67,6 @@ int scalar_type_of(const std::string& name, int compute_type, int c_type) {
   return t == DataType::kUnknown ? kR32F : static_cast<int>(t);
 }
 
-std::string hex(uint64_t v) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%" PRIx64, v);
-  return text;
-}
-
 class Builder {
  public:
   Builder(const TraceFile& trace, const CallView& call, const PlanOptions& options, PlanResult& out)
@@ -102,7 +97,7 @@ class Builder {
     }
     check_total();
     attach_dumps();
-    p_.tolerance = tolerance_for(tolerance_inputs());
+    p_.tolerance = tolerance_for(tolerance_inputs_for(p_));
     return p_;
   }
 
@@ -205,18 +200,19 @@ class Builder {
       o.pointer_array = arrays;
       o.stride = p_.kind == CallKind::kGemmStridedBatched ? mat.stride : 0;
       o.output = i == 2;
-      place(o, arrays ? mat.array_ptr : mat.ptr, /*may_share=*/!arrays);
-      if (p_.kind == CallKind::kGemmGrouped) o.null = mat.ptr == 0;  // the grouped view keeps the array in ptr
+      // Pointer-array forms: the array's address (a grouped call's is in ptr: GemmCall keeps
+      // pointer_arrays for the Batched family only).
+      place(o, g.pointer_arrays ? mat.array_ptr : mat.ptr, /*may_share=*/!arrays);
       add_operand(o);
     }
     const format::Record& r = call_.rec();
     if (uint8_bias) {
-      p_.scalar_type = kR32F;
+      p_.scalar_type = kR32F;  // no alpha or beta: biases, a multiplier and a shift instead
     } else {
-      p_.scalar_type = scalar_type_of(p_.function, g.compute_type, g.op[2].type == DataType::kUnknown ? 0 : static_cast<int>(g.op[2].type));
+      p_.scalar_type = scalar_type_of(p_.function, g.compute_type, static_cast<int>(g.op[2].type));
+      scalars(p_.kind != CallKind::kGemmGrouped && (r.flags & format::kFlagAlphaKnown),
+              p_.kind != CallKind::kGemmGrouped && (r.flags & format::kFlagBetaKnown));
     }
-    scalars(p_.kind != CallKind::kGemmGrouped && (r.flags & format::kFlagAlphaKnown),
-            p_.kind != CallKind::kGemmGrouped && (r.flags & format::kFlagBetaKnown));
     handle_state();
   }
 
@@ -427,18 +423,6 @@ class Builder {
     }
   }
 
-  ToleranceInputs tolerance_inputs() const {
-    ToleranceInputs t;
-    const OperandPlan* out = p_.operand(p_.kind == CallKind::kLtMatmul ? "d" : "c");
-    t.output_type = out ? out->data_type : kR32F;
-    t.input_type = p_.operand("a") ? p_.operand("a")->data_type : kR32F;
-    t.compute_type = p_.compute_type;
-    t.math_mode = p_.math_mode;
-    t.half_accumulate = p_.function.rfind("cublasHgemm", 0) == 0;
-    t.k = p_.k;
-    return t;
-  }
-
   const TraceFile& trace_;
   const CallView& call_;
   const PlanOptions& options_;
@@ -458,6 +442,18 @@ std::string byte_text(uint64_t bytes) {
   if (u == 0) std::snprintf(text, sizeof text, "%" PRIu64 " B", bytes);
   else std::snprintf(text, sizeof text, "%.1f %s", v, units[u]);
   return text;
+}
+
+ToleranceInputs tolerance_inputs_for(const ReplayPlan& p) {
+  ToleranceInputs t;
+  const OperandPlan* out = p.operand(p.kind == CallKind::kLtMatmul ? "d" : "c");
+  t.output_type = out ? out->data_type : kR32F;
+  t.input_type = p.operand("a") ? p.operand("a")->data_type : kR32F;
+  t.compute_type = p.compute_type;
+  t.math_mode = p.math_mode;
+  t.half_accumulate = p.function.rfind("cublasHgemm", 0) == 0;
+  t.k = p.k;
+  return t;
 }
 
 std::optional<uint64_t> workspace_before(const TraceFile& trace, uint64_t handle, uint64_t seq) {

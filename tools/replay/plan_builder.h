@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "replay_plan.h"
+#include "tolerance.h"
 #include "trace_reader.h"
 
 namespace cublasspy::replay {
@@ -40,6 +41,9 @@ struct PlanResult {
 std::optional<uint64_t> workspace_before(const TraceFile& trace, uint64_t handle, uint64_t seq);
 
 PlanResult build_plan(const TraceFile& trace, const CallView& call, const PlanOptions& options);
+
+// What the tolerance of a plan's --verify rests on (tolerance.h).
+ToleranceInputs tolerance_inputs_for(const ReplayPlan& plan);
 
 // "1.5 GiB", "96 KiB", "12 B".
 std::string byte_text(uint64_t bytes);

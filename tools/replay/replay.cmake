@@ -30,14 +30,6 @@ target_sources(cublasspy_tools PRIVATE
   ${CBS_REPLAY_DIR}/runner_client.cpp
   ${CBS_REPLAY_DIR}/verdict.cpp)
 target_link_libraries(cublasspy_tools PUBLIC cublasspy_replay_common)
-# The .npy header reader (src/npy_writer.cpp), for as long as the core library does not carry it.
-get_target_property(CBS_REPLAY_CORE_SOURCES cublasspy_core SOURCES)
-get_target_property(CBS_REPLAY_TOOL_SOURCES cublasspy_tools SOURCES)
-if(NOT "npy_writer.cpp" IN_LIST CBS_REPLAY_CORE_SOURCES AND
-   NOT "${PROJECT_SOURCE_DIR}/src/npy_writer.cpp" IN_LIST CBS_REPLAY_TOOL_SOURCES)
-  target_sources(cublasspy_tools PRIVATE ${PROJECT_SOURCE_DIR}/src/npy_writer.cpp)
-endif()
-
 add_executable(cublasspy_replay_runner
   ${CBS_REPLAY_RUNNER_DIR}/call_adapters.cpp
   ${CBS_REPLAY_RUNNER_DIR}/call_adapters_legacy.cpp

@@ -250,22 +250,22 @@ class Session {
       const int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
       times.push_back(ns);
       const bool call_failed = status != 0 || sync_error != 0;
-      if (run == 0 || call_failed) {
-        emit_event({{"event", "run"}, {"run", run}, {"status", status}, {"sync_error", sync_error}, {"ns", ns}});
+      // The first result comes back to the host: its NaN/Inf count says whether the call (or its
+      // data) produces non-finite values, as a scan of the program's call may have found.
+      int copy_error = 0;
+      if (!call_failed && (run == 0 || plan_.verify)) copy_error = operands_->download(output_name());
+      if (run == 0 || call_failed || copy_error) {
+        json e = {{"event", "run"}, {"run", run}, {"status", status}, {"sync_error", sync_error}, {"ns", ns}};
+        if (!call_failed && copy_error == 0) e["nonfinite_output"] = nonfinite_output();
+        if (copy_error) e["copy_back_error"] = copy_error;
+        emit_event(e);
       }
-      if (call_failed) {
+      if (call_failed || copy_error) {
         failed_run = run;
-        failure = "status";
+        failure = call_failed ? "status" : "copy";
         break;
       }
       if (plan_.verify) {
-        int e = operands_->download(output_name());
-        if (e != 0) {
-          emit_event({{"event", "run"}, {"run", run}, {"status", status}, {"sync_error", e}, {"ns", ns}, {"copy_back_failed", true}});
-          failed_run = run;
-          failure = "copy";
-          break;
-        }
         Comparison c = verify();
         if (run == 0 || !c.passed) emit_event(comparison_json(c, run));
         if (!first_comparison) first_comparison = c;
@@ -288,6 +288,22 @@ class Session {
                       {"total_ns", total}});
     }
     emit_event(summary);
+  }
+
+  // NaN and infinite elements of the result (every member's m x n), from the last download.
+  uint64_t nonfinite_output() const {
+    const HostOperand out = operands_->current(output_name());
+    if (out.plan == nullptr || out.bytes == nullptr || out.plan->null) return 0;
+    uint64_t count = 0;
+    for (int64_t b = 0; b < std::max<int64_t>(plan_.batch, 1); ++b) {
+      for (int64_t j = 0; j < plan_.n; ++j) {
+        for (int64_t i = 0; i < plan_.m; ++i) {
+          std::complex<double> v = out.at(b, i, j);
+          if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) ++count;
+        }
+      }
+    }
+    return count;
   }
 
   Comparison verify() {

@@ -1,0 +1,122 @@
+"""Runs the workloads of workloads.py under `cublasspy run` and checks each report.
+Writes OUT/results.json; exit status 1 when anything was missed."""
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(cublasspy, out, name, options=(), env=None, traced=True):
+    trace_dir = os.path.join(out, name)
+    os.makedirs(trace_dir, exist_ok=True)
+    cmd = [sys.executable, os.path.join(HERE, "workloads.py"), name.split(".")[0]]
+    if traced:
+        cmd = [cublasspy, "run", "-o", os.path.join(trace_dir, "t-%p.cbt"), *options, "--"] + cmd
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=240)
+    with open(os.path.join(trace_dir, "output.txt"), "w") as f:
+        f.write(proc.stdout + "\n--- stderr ---\n" + proc.stderr)
+    report = None
+    traces = sorted(glob.glob(os.path.join(trace_dir, "t-*.cbt")))
+    if traced and traces:
+        rep = subprocess.run([cublasspy, "report", "--json", "--all", *traces], capture_output=True, text=True)
+        if rep.returncode == 0:
+            report = json.loads(rep.stdout)
+            with open(os.path.join(trace_dir, "report.json"), "w") as f:
+                f.write(rep.stdout)
+    return proc, report
+
+
+def diagnosis_ids(report):
+    return [d["id"] for d in (report or {}).get("diagnoses", [])]
+
+
+def find_diagnosis(report, ident):
+    for d in (report or {}).get("diagnoses", []):
+        if d["id"] == ident:
+            return d
+    return None
+
+
+def call_by_seq(report, seq):
+    for t in (report or {}).get("traces", []):
+        for c in t.get("calls", []):
+            if c["seq"] == seq:
+                return c
+    return None
+
+
+def seconds(proc):
+    m = re.search(r"seconds=([0-9.]+)", proc.stdout)
+    return float(m.group(1)) if m else None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cublasspy", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    results = {}
+
+    # 1. A clean training step: no findings; the time trace mode adds.
+    base, _ = run(a.cublasspy, a.out, "clean_step.baseline", traced=False)
+    traced, rep = run(a.cublasspy, a.out, "clean_step")
+    errors = [d for d in (rep or {}).get("diagnoses", []) if d["severity"] == "error"]
+    b, t = seconds(base), seconds(traced)
+    calls = sum(tr["totals"]["calls"] for tr in (rep or {}).get("traces", []))
+    results["clean_step"] = {
+        "ok": base.returncode == 0 and traced.returncode == 0 and rep is not None and not errors,
+        "baseline_seconds": b, "traced_seconds": t, "calls": calls,
+        "overhead_ratio": (t / b) if b and t else None,
+        "overhead_ns_per_call": ((t - b) * 1e9 / calls) if b and t and calls else None,
+        "diagnoses": diagnosis_ids(rep)}
+
+    # 2. NaN in a Linear input, found by the input scan at that GEMM.
+    proc, rep = run(a.cublasspy, a.out, "nan_input", ["--scan", "inputs"])
+    d = find_diagnosis(rep, "non-finite-input")
+    call = call_by_seq(rep, d["call"]) if d and d.get("call") else None
+    results["nan_input"] = {"ok": bool(d and call and ("gemm" in call["function"].lower() or "Matmul" in call["function"])),
+                            "diagnosis": d, "function": call and call["function"]}
+
+    # 3. fp16 overflow.
+    proc, rep = run(a.cublasspy, a.out, "fp16_overflow", ["--scan", "all"])
+    d = find_diagnosis(rep, "half-overflow")
+    results["fp16_overflow"] = {"ok": d is not None, "diagnosis": d}
+
+    # 4. Bad pointer through ctypes: --sync pins the illegal address on cublasSgemm_v2.
+    proc, rep = run(a.cublasspy, a.out, "bad_pointer", ["--sync"])
+    d = find_diagnosis(rep, "async-error")
+    call = call_by_seq(rep, d["call"]) if d and d.get("call") else None
+    results["bad_pointer"] = {"ok": bool(call and call["function"] == "cublasSgemm_v2"),
+                              "diagnosis": d, "function": call and call["function"]}
+
+    # 5. CUDA_VISIBLE_DEVICES naming a device that does not exist.
+    proc, rep = run(a.cublasspy, a.out, "missing_device", env={"CUDA_VISIBLE_DEVICES": "97"})
+    ids = diagnosis_ids(rep)
+    results["missing_device"] = {"ok": "invalid-visible-devices" in ids or "no-device" in ids, "diagnoses": ids}
+
+    # 6. Scan throughput against copy bandwidth.
+    base, _ = run(a.cublasspy, a.out, "scan_throughput.baseline", traced=False)
+    scanned, rep = run(a.cublasspy, a.out, "scan_throughput", ["--scan", "inputs"])
+    m0 = re.search(r"seconds=([0-9.]+) copy_seconds=([0-9.]+) bytes_per_call=(\d+)", base.stdout)
+    m1 = re.search(r"seconds=([0-9.]+)", scanned.stdout)
+    fig = None
+    if m0 and m1:
+        gemm_s, copy_s, nbytes = float(m0.group(1)), float(m0.group(2)), int(m0.group(3))
+        extra = max(float(m1.group(1)) - gemm_s, 1e-9) / 20
+        fig = {"scan_GBps": nbytes / extra / 1e9, "copy_GBps": 2 * nbytes * 20 / copy_s / 1e9}
+    results["scan_throughput"] = {"ok": fig is not None and scanned.returncode == 0, **(fig or {})}
+
+    with open(os.path.join(a.out, "results.json"), "w") as f:
+        json.dump(results, f, indent=2)
+    missed = [k for k, v in results.items() if not v["ok"]]
+    print(json.dumps(results, indent=2))
+    print("gpu-check:", "all passed" if not missed else "MISSED: " + ", ".join(missed))
+    return 1 if missed else 0
+
+
+sys.exit(main())

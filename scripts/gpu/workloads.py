@@ -1,0 +1,113 @@
+"""The PyTorch workloads of scripts/gpu-check.sh. Each is run in its own process under
+`cublasspy run`: `python3 workloads.py NAME`."""
+import ctypes
+import os
+import sys
+import time
+
+
+def clean_step(steps=200):
+    """A small MLP training step: Linear (cuBLASLt addmm), fp16 autocast (GemmEx), bmm."""
+    import torch
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(1024, 4096), torch.nn.GELU(), torch.nn.Linear(4096, 1024)).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    x = torch.randn(256, 1024, device="cuda")
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        with torch.autocast("cuda", dtype=torch.float16):
+            y = model(x)
+            a = torch.bmm(y.view(16, 16, 1024), y.view(16, 1024, 16))
+            loss = y.float().pow(2).mean() + a.float().mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    torch.cuda.synchronize()
+    print(f"seconds={time.perf_counter() - t0:.4f}")
+
+
+def nan_input():
+    """A NaN in a Linear layer's input: the scan must name that GEMM."""
+    import torch
+    lin = torch.nn.Linear(512, 256, bias=False).cuda()
+    x = torch.randn(64, 512, device="cuda")
+    x[5, 7] = float("nan")
+    y = lin(x)
+    torch.cuda.synchronize()
+    print("nan in output:", bool(torch.isnan(y).any()))
+
+
+def fp16_overflow():
+    """Finite fp16 inputs whose product exceeds 65504."""
+    import torch
+    a = torch.full((128, 128), 200.0, device="cuda", dtype=torch.float16)
+    b = torch.full((128, 128), 200.0, device="cuda", dtype=torch.float16)
+    c = a @ b
+    torch.cuda.synchronize()
+    print("inf in output:", bool(torch.isinf(c).any()))
+
+
+def bad_pointer():
+    """A GEMM on an address that is not device memory, through ctypes: an illegal address that
+    surfaces asynchronously; --sync must pin it on the cublasSgemm_v2 call."""
+    import torch  # makes libcublas/libcudart of the wheel loadable
+    torch.cuda.init()
+    lib_dir = os.path.join(os.path.dirname(torch.__file__), "lib")
+    def load(names):
+        for n in names:
+            for d in [lib_dir] + [os.path.join(p, "lib") for p in sys.path if "nvidia" in p] + [""]:
+                try:
+                    return ctypes.CDLL(os.path.join(d, n) if d else n)
+                except OSError:
+                    pass
+        raise OSError(f"cannot load any of {names}")
+    cublas = load(["libcublas.so.13", "libcublas.so.12"])
+    cudart = load(["libcudart.so.13", "libcudart.so.12"])
+    handle = ctypes.c_void_p()
+    assert cublas.cublasCreate_v2(ctypes.byref(handle)) == 0
+    n = 256
+    good = ctypes.c_void_p()
+    assert cudart.cudaMalloc(ctypes.byref(good), ctypes.c_size_t(n * n * 4)) == 0
+    bad = ctypes.c_void_p(0x10000)  # not a device allocation
+    one, zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
+    st = cublas.cublasSgemm_v2(handle, 0, 0, n, n, n, ctypes.byref(one), bad, n, good, n,
+                               ctypes.byref(zero), good, n)
+    err = cudart.cudaDeviceSynchronize()
+    print(f"sgemm status={st} sync error={err}")
+
+
+def missing_device():
+    """CUDA_VISIBLE_DEVICES names a device that does not exist (set by the caller)."""
+    import torch
+    print("available:", torch.cuda.is_available(), "count:", torch.cuda.device_count())
+    try:
+        torch.zeros(1, device="cuda")
+    except Exception as e:  # what users see
+        print("error:", e)
+
+
+def scan_throughput():
+    """Large GEMM inputs, so that the per-call cost of CUBLASSPY_SCAN=inputs can be compared
+    with copy bandwidth (the figure is computed by gpu_check.py from two runs)."""
+    import torch
+    n = 8192
+    a = torch.randn(n, n, device="cuda", dtype=torch.float16)
+    b = torch.randn(n, n, device="cuda", dtype=torch.float16)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(20):
+        c = a @ b
+    torch.cuda.synchronize()
+    t = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    for _ in range(20):
+        a.clone()
+        b.clone()
+    torch.cuda.synchronize()
+    copy = time.perf_counter() - t1
+    print(f"seconds={t:.4f} copy_seconds={copy:.4f} bytes_per_call={2 * n * n * 2}")
+
+
+if __name__ == "__main__":
+    globals()[sys.argv[1]]()

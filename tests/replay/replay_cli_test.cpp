@@ -1,0 +1,450 @@
+// `cublasspy replay` end to end: the subject program (programs/replay_subjects.cpp) runs under
+// the real shim on the CPU stand-in and leaves a trace; the real tool replays its calls through
+// the real runner, on the stand-in (faults scripted with STANDIN_*) and on this machine's real,
+// driverless CUDA libraries.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "hook_signatures.h"
+#include "test_support.h"
+#include "trace_reader.h"
+
+namespace cublasspy::replay {
+namespace {
+
+using tools::testing::EnvChanges;
+using tools::testing::ProcessResult;
+using tools::testing::run_process;
+using tools::testing::TempDir;
+
+const std::string kTool = CUBLASSPY_TOOL;
+const std::string kShim = CUBLASSPY_SHIM;
+const std::string kStandin = STANDIN_DIR;
+const std::string kSubjects = REPLAY_SUBJECTS;
+const std::string kRunner = REPLAY_RUNNER;
+
+EnvChanges merged(EnvChanges a, const EnvChanges& b) {
+  for (const auto& [k, v] : b) a[k] = v;
+  return a;
+}
+
+EnvChanges standin() { return {{"LD_LIBRARY_PATH", kStandin}}; }
+
+// Runs the subject in `mode` under the shim on the stand-in and returns its one trace.
+std::string trace_subject(const TempDir& dir, const std::string& mode, const EnvChanges& extra = {}) {
+  EnvChanges env = merged(standin(), {{"LD_PRELOAD", kShim}, {"CUBLASSPY_TRACE", dir / "subject-%p.cbt"},
+                                      {"CUBLASSPY_LOG", "off"}});
+  ProcessResult r = run_process({kSubjects, mode}, merged(env, extra));
+  std::vector<std::string> traces = dir.files(".cbt");
+  if (traces.size() != 1) {
+    ADD_FAILURE() << "expected one trace from `replay_subjects " << mode << "`, found " << traces.size() << "\n"
+                  << r.out << r.err;
+    return "";
+  }
+  return traces.front();
+}
+
+struct Call {
+  uint64_t seq;
+  std::string function;
+  bool nested;
+  int status;
+};
+
+std::vector<Call> gemm_calls(const std::string& path) {
+  std::string error;
+  auto trace = TraceFile::open(path, error);
+  EXPECT_TRUE(trace) << error;
+  std::vector<Call> calls;
+  if (!trace) return calls;
+  trace->for_each_call([&](const CallView& c) {
+    if (c.function && is_replayable_family(static_cast<Family>(c.function->family))) {
+      calls.push_back({c.seq, c.function_name(), c.rec().depth > 0, c.in_flight() ? -1 : c.rec().status});
+    }
+  });
+  return calls;
+}
+
+const Call* find_call(const std::vector<Call>& calls, const std::string& fn, int nth = 1) {
+  for (const Call& c : calls) {
+    if (c.function == fn && !c.nested && --nth == 0) return &c;
+  }
+  return nullptr;
+}
+
+struct Replay {
+  ProcessResult process;
+  nlohmann::json doc;
+  const nlohmann::json& first() const { return doc["replays"][0]; }
+};
+
+// `cublasspy replay TRACE ARGS... --json` with `env`.
+Replay replay(const std::string& trace, std::vector<std::string> args, const EnvChanges& env = standin()) {
+  std::vector<std::string> argv = {kTool, "replay", trace};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.push_back("--json");
+  Replay r;
+  r.process = run_process(argv, merged(env, {{"CUBLASSPY_REPLAY_RUNNER", kRunner}}));
+  r.doc = nlohmann::json::parse(r.process.out, nullptr, false);
+  EXPECT_FALSE(r.doc.is_discarded()) << "not JSON:\n" << r.process.out << r.process.err;
+  if (r.doc.is_discarded()) r.doc = {{"replays", {nlohmann::json::object()}}};
+  return r;
+}
+
+std::string verdict(const Replay& r) { return r.first()["verdict"].is_object() ? r.first()["verdict"]["id"].get<std::string>() : ""; }
+
+// --- every GEMM entry point -----------------------------------------------------------------------
+
+class EveryEntryPoint : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    trace_ = trace_subject(*dir_, "every");
+    calls_ = gemm_calls(trace_);
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static TempDir* dir_;
+  static std::string trace_;
+  static std::vector<Call> calls_;
+};
+TempDir* EveryEntryPoint::dir_ = nullptr;
+std::string EveryEntryPoint::trace_;
+std::vector<Call> EveryEntryPoint::calls_;
+
+// Each GEMM entry point of the hook list that the stand-in exports was called and recorded, and
+// its replay (a fresh process, random data) succeeds and matches the host reference.
+TEST_F(EveryEntryPoint, ReplaysAndVerifies) {
+  ASSERT_FALSE(calls_.empty());
+  std::set<std::string> expected, verified;
+  for (const FunctionSignature& s : all_signatures()) {
+    if (!is_replayable_family(s.family)) continue;
+    if (s.name.rfind("cublasXt", 0) == 0 || s.name == "cublasUint8gemmBias") continue;  // not in the stand-in
+    expected.insert(s.name);
+  }
+  for (const Call& c : calls_) {
+    if (c.nested) continue;  // made inside cublasGemmEx: see NestedCallsAreRefusedWithAReason
+    EXPECT_EQ(c.status, 0) << c.function << " failed in the subject itself";
+    Replay r = replay(trace_, {"--call", std::to_string(c.seq), "--verify"});
+    const nlohmann::json& one = r.first();
+    EXPECT_EQ(r.process.exit_code, 0) << c.function << ":\n" << r.process.out << r.process.err;
+    EXPECT_EQ(verdict(r), "succeeds") << c.function << ":\n" << one.dump(2);
+    const nlohmann::json& verify = one["runs"][0]["verify"];
+    if (verify.is_object() && verify.value("passed", false)) {
+      EXPECT_GT(verify.value("checked", 0), 0) << c.function;
+      verified.insert(c.function);
+    } else {
+      ADD_FAILURE() << c.function << " was not verified:\n" << one.dump(2);
+    }
+  }
+  std::vector<std::string> missing;
+  std::set_difference(expected.begin(), expected.end(), verified.begin(), verified.end(), std::back_inserter(missing));
+  EXPECT_TRUE(missing.empty()) << "entry points not replayed and verified: " << ::testing::PrintToString(missing);
+}
+
+// cuBLASLt calls made inside cublasGemmEx (the stand-in, like the real library, builds their
+// descriptors without the API) cannot be rebuilt: the replay says so and names the way out.
+TEST_F(EveryEntryPoint, NestedCallsAreRefusedWithAReason) {
+  const Call* nested = nullptr;
+  for (const Call& c : calls_) {
+    if (c.nested && c.function == "cublasLtMatmul") nested = &c;
+  }
+  ASSERT_NE(nested, nullptr) << "the subject's fp16 cublasGemmEx should have made a nested cublasLtMatmul";
+  Replay r = replay(trace_, {"--call", std::to_string(nested->seq)});
+  EXPECT_EQ(r.process.exit_code, 2);
+  EXPECT_FALSE(r.first()["replayed"].get<bool>());
+  EXPECT_NE(r.first()["refusal"].get<std::string>().find("replay the outer call"), std::string::npos) << r.first().dump(2);
+}
+
+// A grouped call is replayed as its first group, and the replay says so.
+TEST_F(EveryEntryPoint, GroupedCallsSayOnlyTheFirstGroupIsReplayed) {
+  const Call* grouped = find_call(calls_, "cublasSgemmGroupedBatched");
+  ASSERT_NE(grouped, nullptr);
+  Replay r = replay(trace_, {"--call", std::to_string(grouped->seq), "--no-run"});
+  std::string notes = r.first()["notes"].dump();
+  EXPECT_NE(notes.find("first of 2 groups"), std::string::npos) << notes;
+}
+
+// The C++ reproducer builds with the printed command against the real toolkit, fails honestly
+// on this driverless machine, and succeeds on the stand-in.
+TEST_F(EveryEntryPoint, EmittedCppBuildsAndRuns) {
+  const std::pair<const char*, int> picks[] = {{"cublasSgemm_v2", 1},    {"cublasGemmStridedBatchedEx_64", 1},
+                                               {"cublasHgemmBatched", 1}, {"cublasGemmGroupedBatchedEx", 1},
+                                               {"cublasLtMatmul", 2},     {"cublasZgemm", 1}};
+  for (const auto& [fn, nth] : picks) {
+    const Call* c = find_call(calls_, fn, nth);
+    ASSERT_NE(c, nullptr) << fn;
+    const std::string source = *dir_ / (std::string("repro_") + fn + ".cpp");
+    Replay r = replay(trace_, {"--call", std::to_string(c->seq), "--emit-cpp", source, "--no-run"});
+    ASSERT_EQ(r.process.exit_code, 0) << r.process.out << r.process.err;
+    const std::string command = r.first()["emitted"]["build_command"].get<std::string>();
+    ProcessResult build = run_process({"sh", "-c", command});
+    ASSERT_EQ(build.exit_code, 0) << fn << ": " << command << "\n" << build.err;
+    const std::string binary = source.substr(0, source.size() - 4);
+    ProcessResult real = run_process({binary}, {{"LD_LIBRARY_PATH", std::nullopt}});
+    EXPECT_EQ(real.exit_code, 1) << fn << "\n" << real.out << real.err;
+    EXPECT_NE(real.out.find("CUBLAS_STATUS_NOT_INITIALIZED"), std::string::npos) << fn << "\n" << real.out;
+    ProcessResult fake = run_process({binary}, standin());
+    EXPECT_EQ(fake.exit_code, 0) << fn << "\n" << fake.out << fake.err;
+    EXPECT_NE(fake.out.find(std::string(fn) + ": CUBLAS_STATUS_SUCCESS"), std::string::npos) << fake.out;
+  }
+}
+
+// The PyTorch reproducer of every replayable call is valid Python.
+TEST_F(EveryEntryPoint, EmittedPythonCompiles) {
+  std::vector<std::string> argv = {"python3", "-m", "py_compile"};
+  for (const Call& c : calls_) {
+    if (c.nested) continue;
+    const std::string script = *dir_ / ("repro_" + std::to_string(c.seq) + ".py");
+    Replay r = replay(trace_, {"--call", std::to_string(c.seq), "--emit-python", script, "--no-run"});
+    ASSERT_EQ(r.process.exit_code, 0) << c.function << r.process.err;
+    std::string text = tools::testing::read_file(script);
+    EXPECT_NE(text.find("torch.as_strided"), std::string::npos) << c.function;
+    argv.push_back(script);
+  }
+  ProcessResult compiled = run_process(argv);
+  EXPECT_EQ(compiled.exit_code, 0) << compiled.out << compiled.err;
+}
+
+// --- what an outcome means ------------------------------------------------------------------------
+
+// A failure the stand-in injects for one shape: the program's call fails; the replay with the
+// same fault reproduces it with random data; without the fault it does not reproduce.
+TEST(ReplayOutcome, FailureForAShapeReproduces) {
+  TempDir dir;
+  const EnvChanges fault = {{"STANDIN_FAIL_SHAPE", "16,8,4:13"}};
+  std::string trace = trace_subject(dir, "shapes", fault);
+  std::vector<Call> calls = gemm_calls(trace);
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0].status, 0);
+  EXPECT_EQ(calls[1].status, 13);
+  Replay reproduced = replay(trace, {"--call", std::to_string(calls[1].seq)}, merged(standin(), fault));
+  EXPECT_EQ(reproduced.process.exit_code, 1) << reproduced.process.out;
+  EXPECT_EQ(verdict(reproduced), "reproduced-random");
+  EXPECT_EQ(reproduced.first()["runs"][0]["status_name"], "CUBLAS_STATUS_EXECUTION_FAILED");
+  // The same fault leaves the other shapes alone.
+  Replay other = replay(trace, {"--call", std::to_string(calls[0].seq)}, merged(standin(), fault));
+  EXPECT_EQ(verdict(other), "succeeds");
+  Replay gone = replay(trace, {"--call", std::to_string(calls[1].seq)});
+  EXPECT_EQ(gone.process.exit_code, 0);
+  EXPECT_EQ(verdict(gone), "not-reproduced");
+  EXPECT_NE(gone.first()["verdict"]["advice"].get<std::string>().find("--sync"), std::string::npos);
+  // --failing replays the failing call only.
+  Replay failing = replay(trace, {"--failing"}, merged(standin(), fault));
+  ASSERT_EQ(failing.doc["replays"].size(), 1u);
+  EXPECT_EQ(failing.first()["call"], calls[1].seq);
+  EXPECT_EQ(failing.doc["exit_status"], 1);
+}
+
+// A silent wrong result (the stand-in adds 1 to an element and returns success) passes unnoticed
+// without --verify and is caught with it, at the run it happens in.
+TEST(ReplayOutcome, VerifyCatchesAWrongResult) {
+  TempDir dir;
+  std::string trace = trace_subject(dir, "shapes");
+  std::vector<Call> calls = gemm_calls(trace);
+  ASSERT_EQ(calls.size(), 3u);
+  const std::string seq = std::to_string(calls[2].seq);
+  const EnvChanges wrong = merged(standin(), {{"STANDIN_WRONG_RESULT", "cublasSgemm_v2:1"}});
+  EXPECT_EQ(verdict(replay(trace, {"--call", seq}, wrong)), "succeeds");
+  Replay caught = replay(trace, {"--call", seq, "--verify"}, wrong);
+  EXPECT_EQ(caught.process.exit_code, 1);
+  EXPECT_EQ(verdict(caught), "wrong-result");
+  const nlohmann::json& v = caught.first()["runs"][0]["verify"];
+  EXPECT_FALSE(v["passed"].get<bool>());
+  EXPECT_GT(v["max_error"].get<double>(), v["tolerance"].get<double>());
+  EXPECT_EQ(v["worst"]["row"], 0);
+  EXPECT_EQ(v["worst"]["col"], 0);
+  // In a stress loop, the third call goes wrong: the replay stops there.
+  Replay stressed = replay(trace, {"--call", seq, "--verify", "--repeat", "10"},
+                           merged(standin(), {{"STANDIN_WRONG_RESULT", "cublasSgemm_v2:3"}}));
+  EXPECT_EQ(verdict(stressed), "wrong-result");
+  EXPECT_EQ(stressed.first()["runs"][0]["failed_run"], 2);
+  EXPECT_EQ(stressed.first()["runs"][0]["runs"], 3);
+  Replay clean = replay(trace, {"--call", seq, "--verify", "--repeat", "10"});
+  EXPECT_EQ(verdict(clean), "succeeds");
+  EXPECT_EQ(clean.first()["runs"][0]["runs"], 10);
+  EXPECT_TRUE(clean.first()["runs"][0]["time_ns"]["median"].is_number());
+}
+
+// An asynchronous fault of an earlier call makes a later, correct call fail in the program; on
+// its own, the later call succeeds: the verdict sends the user to --sync.
+TEST(ReplayOutcome, EarlierAsynchronousErrorIsNotReproduced) {
+  TempDir dir;
+  std::string trace = trace_subject(dir, "async", {{"STANDIN_ASYNC_ERROR", "cublasSgemm_v2:1:700"}});
+  std::vector<Call> calls = gemm_calls(trace);
+  ASSERT_EQ(calls.size(), 2u);
+  ASSERT_EQ(calls[1].status, 13) << "the sticky error should fail the second call";
+  Replay r = replay(trace, {"--call", std::to_string(calls[1].seq), "--verify"});
+  EXPECT_EQ(verdict(r), "not-reproduced");
+  EXPECT_NE(r.first()["verdict"]["advice"].get<std::string>().find("cublasspy run --sync"), std::string::npos);
+}
+
+// A NaN in the program's A makes the result non-finite (a scan sees it); random data does not:
+// with the dumps, the replay pins it on the data.
+TEST(ReplayOutcome, NonFiniteResultReproducedOnlyWithTheCapturedData) {
+  TempDir dir;
+  std::string trace = trace_subject(dir, "nan", {{"CUBLASSPY_SCAN", "outputs"}, {"CUBLASSPY_DUMP", "all"}});
+  std::vector<Call> calls = gemm_calls(trace);
+  ASSERT_EQ(calls.size(), 1u);
+  Replay r = replay(trace, {"--call", std::to_string(calls[0].seq)});
+  EXPECT_GT(r.first()["original"]["nonfinite_output"].get<uint64_t>(), 0u) << r.first().dump(2);
+  EXPECT_EQ(verdict(r), "reproduced-captured-data") << r.first().dump(2);
+  ASSERT_EQ(r.first()["runs"].size(), 2u);
+  EXPECT_EQ(r.first()["runs"][0]["data"], "random");
+  EXPECT_EQ(r.first()["runs"][0]["nonfinite_output"], 0);
+  EXPECT_EQ(r.first()["runs"][1]["data"], "dump");
+  EXPECT_GT(r.first()["runs"][1]["nonfinite_output"].get<uint64_t>(), 0u);
+  // The dumps A and B were used; C's dump holds the result (taken after the call): not used.
+  std::set<std::string> dumped = r.first()["dumped_operands"].get<std::set<std::string>>();
+  EXPECT_EQ(dumped, (std::set<std::string>{"a", "b"}));
+  // --data dump starts with the dumps.
+  Replay from_dump = replay(trace, {"--call", std::to_string(calls[0].seq), "--data", "dump"});
+  EXPECT_EQ(from_dump.first()["runs"][0]["data"], "dump");
+  EXPECT_EQ(verdict(from_dump), "reproduced-captured-data");
+}
+
+TEST(ReplayOutcome, DataDumpWithoutDumpsIsRefused) {
+  TempDir dir;
+  std::string trace = trace_subject(dir, "shapes");
+  Replay r = replay(trace, {"--call", std::to_string(gemm_calls(trace)[0].seq), "--data", "dump"});
+  EXPECT_EQ(r.process.exit_code, 2);
+  EXPECT_NE(r.first()["refusal"].get<std::string>().find("--dump failing"), std::string::npos);
+}
+
+// A crash in the call: the program died in it; the replay dies too when the fault is there.
+TEST(ReplayOutcome, CrashInTheCallReproduces) {
+  TempDir dir;
+  std::string trace = trace_subject(dir, "shapes", {{"STANDIN_CRASH", "cublasSgemm_v2:2"}});
+  std::vector<Call> calls = gemm_calls(trace);
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[1].status, -1) << "the crashing call stays in flight";
+  Replay r = replay(trace, {"--call", std::to_string(calls[1].seq)},
+                    merged(standin(), {{"STANDIN_CRASH", "cublasSgemm_v2:1"}}));
+  EXPECT_EQ(verdict(r), "reproduced-random");
+  EXPECT_TRUE(r.first()["runs"][0]["crashed"].get<bool>());
+  EXPECT_EQ(r.first()["runs"][0]["signal"], 11);
+}
+
+TEST(ReplayOutcome, HangIsCutByTheTimeout) {
+  TempDir dir;
+  std::string trace = trace_subject(dir, "shapes");
+  Replay r = replay(trace, {"--call", std::to_string(gemm_calls(trace)[0].seq), "--timeout", "2"},
+                    merged(standin(), {{"STANDIN_HANG", "cublasSgemm_v2:1"}}));
+  EXPECT_EQ(verdict(r), "fails-on-replay");
+  EXPECT_TRUE(r.first()["runs"][0]["timed_out"].get<bool>());
+}
+
+// On this machine's real libraries (no driver) the replay cannot create a handle, and says so.
+TEST(ReplayOutcome, RealLibrariesWithoutADriverCannotRun) {
+  TempDir dir;
+  std::string trace = trace_subject(dir, "shapes");
+  Replay r = replay(trace, {"--call", std::to_string(gemm_calls(trace)[0].seq)}, {{"LD_LIBRARY_PATH", std::nullopt}});
+  EXPECT_EQ(r.process.exit_code, 3);
+  EXPECT_EQ(verdict(r), "cannot-run");
+  EXPECT_NE(r.first()["verdict"]["summary"].get<std::string>().find("CUBLAS_STATUS_NOT_INITIALIZED"), std::string::npos);
+  EXPECT_NE(r.first()["runs"][0]["libraries"].dump(), "null") << "the real libraries were loaded";
+}
+
+// --- the handle's state and the bounds ------------------------------------------------------------
+
+TEST(ReplayPlanning, HandleStateIsCarried) {
+  TempDir dir;
+  std::string trace = trace_subject(dir, "modes");
+  std::vector<Call> calls = gemm_calls(trace);
+  ASSERT_EQ(calls.size(), 1u);
+  Replay r = replay(trace, {"--call", std::to_string(calls[0].seq), "--verify"});
+  EXPECT_EQ(verdict(r), "succeeds") << r.first().dump(2);
+  const std::string notes = r.first()["notes"].dump();
+  EXPECT_NE(notes.find("not recorded (device memory"), std::string::npos) << notes;
+  EXPECT_GE(r.first()["plan"]["bytes"].get<uint64_t>(), uint64_t{1} << 20) << "the 1 MiB workspace";
+  EXPECT_NE(r.first()["plan"]["tolerance_basis"].get<std::string>().find("TF32"), std::string::npos);
+  // The reproducers carry the same state.
+  const std::string py = dir / "modes.py", cpp = dir / "modes.cpp";
+  replay(trace, {"--call", std::to_string(calls[0].seq), "--emit-python", py, "--emit-cpp", cpp, "--no-run"});
+  std::string python = tools::testing::read_file(py), source = tools::testing::read_file(cpp);
+  EXPECT_NE(python.find("allow_tf32 = True"), std::string::npos);
+  EXPECT_NE(source.find("CUBLAS_POINTER_MODE_DEVICE"), std::string::npos);
+  EXPECT_NE(source.find("cublasSetWorkspace(handle, workspace, 1048576)"), std::string::npos);
+  EXPECT_NE(source.find("cublasSetStream(handle, stream)"), std::string::npos);
+}
+
+TEST(ReplayPlanning, SizesBeyondMaxBytesAreRefused) {
+  TempDir dir;
+  std::string trace = trace_subject(dir, "huge");
+  Replay r = replay(trace, {"--call", std::to_string(gemm_calls(trace)[0].seq)});
+  EXPECT_EQ(r.process.exit_code, 2);
+  const std::string why = r.first()["refusal"].get<std::string>();
+  EXPECT_NE(why.find("16.0 GiB"), std::string::npos) << why;
+  EXPECT_NE(why.find("--max-bytes 4.0 GiB"), std::string::npos) << why;
+  // A small call, a smaller bound.
+  TempDir other;
+  std::string small = trace_subject(other, "shapes");
+  Replay bounded = replay(small, {"--call", std::to_string(gemm_calls(small)[0].seq), "--max-bytes", "1KiB"});
+  EXPECT_EQ(bounded.process.exit_code, 2);
+  EXPECT_NE(bounded.first()["refusal"].get<std::string>().find("above --max-bytes 1.0 KiB"), std::string::npos);
+}
+
+TEST(ReplayPlanning, InvalidLeadingDimensionIsRefusedAsTheBug) {
+  TempDir dir;
+  std::string trace = trace_subject(dir, "invalid");
+  std::vector<Call> calls = gemm_calls(trace);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].status, 7);
+  Replay r = replay(trace, {"--call", std::to_string(calls[0].seq)});
+  EXPECT_EQ(r.process.exit_code, 2);
+  EXPECT_NE(r.first()["refusal"].get<std::string>().find("lda 4 is below the 8 rows of a"), std::string::npos)
+      << r.first()["refusal"];
+}
+
+TEST(ReplayCli, UsageErrors) {
+  TempDir dir;
+  std::string trace = trace_subject(dir, "shapes");
+  ProcessResult no_call = run_process({kTool, "replay", trace});
+  EXPECT_EQ(no_call.exit_code, 2);
+  EXPECT_NE(no_call.err.find("--call SEQ"), std::string::npos);
+  ProcessResult both = run_process({kTool, "replay", trace, "--call", "1", "--failing"});
+  EXPECT_EQ(both.exit_code, 2);
+  ProcessResult missing = run_process({kTool, "replay", trace, "--call", "99999"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("is not in the trace"), std::string::npos) << missing.err;
+  ProcessResult not_gemm = run_process({kTool, "replay", trace, "--call", "1"}, {{"CUBLASSPY_REPLAY_RUNNER", kRunner}});
+  EXPECT_EQ(not_gemm.exit_code, 2);
+  EXPECT_NE(not_gemm.out.find("is not a GEMM"), std::string::npos) << not_gemm.out;
+  ProcessResult bad_trace = run_process({kTool, "replay", dir / "nothing.cbt", "--call", "1"});
+  EXPECT_EQ(bad_trace.exit_code, 2);
+}
+
+// Text output: what happened and what it means, in words.
+TEST(ReplayCli, TextOutputExplains) {
+  TempDir dir;
+  const EnvChanges fault = {{"STANDIN_FAIL_SHAPE", "16,8,4:13"}};
+  std::string trace = trace_subject(dir, "shapes", fault);
+  ProcessResult r = run_process({kTool, "replay", trace, "--call", std::to_string(gemm_calls(trace)[1].seq)},
+                                merged(merged(standin(), fault), {{"CUBLASSPY_REPLAY_RUNNER", kRunner}}));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("in the program: returned CUBLAS_STATUS_EXECUTION_FAILED (13)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("replayed with random data (seed 1): CUBLAS_STATUS_EXECUTION_FAILED (13)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("verdict (reproduced-random)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("suspect the library, the driver or the hardware"), std::string::npos) << r.out;
+}
+
+// The runner loads CUDA at run time: neither it nor the tool names a CUDA library in DT_NEEDED.
+TEST(ReplayCli, NeitherToolNorRunnerLinksCuda) {
+  for (const std::string& binary : {kTool, kRunner}) {
+    ProcessResult r = run_process({"readelf", "-d", binary});
+    ASSERT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.out.find("libcu"), std::string::npos) << binary << "\n" << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace cublasspy::replay

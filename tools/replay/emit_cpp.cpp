@@ -1,0 +1,494 @@
+// The C++ reproducer: one file, the CUDA headers and libraries only. Its operands get the same
+// seeded values as the runner's (the generator and encoders below are element_codec.cpp's,
+// written out), so a bug report's program and `cublasspy replay` compute the same thing.
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <cstdlib>
+#include <sstream>
+
+#include "emitters.h"
+#include "gemm_call.h"
+#include "hook_signatures.h"
+#include "trace_reader.h"
+
+namespace cublasspy::replay {
+namespace {
+
+// Helpers every reproducer carries: status printing, the seeded values, device copies.
+constexpr const char* kPrelude = R"CPP(
+namespace {
+
+bool cuda_ok(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return true;
+  std::printf("%s: %s (%d): %s\n", what, cudaGetErrorName(e), static_cast<int>(e), cudaGetErrorString(e));
+  return false;
+}
+
+bool cublas_ok(cublasStatus_t s, const char* what) {
+  if (s == CUBLAS_STATUS_SUCCESS) return true;
+  std::printf("%s: %s (%d)\n", what, cublasGetStatusName(s), static_cast<int>(s));
+  return false;
+}
+
+// The seeded values of `cublasspy replay --seed N` (splitmix64; one stream per operand).
+struct Seeded {
+  uint64_t state;
+  Seeded(uint64_t seed, const char* name) {
+    uint64_t h = 1469598103934665603ull;
+    for (const char* c = name; *c; ++c) h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
+    state = seed ^ h;
+  }
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+};
+
+// cudaDataType: the real type of one part, and sizes.
+int part_type(int t) {
+  switch (t) {
+    case CUDA_C_16F: return CUDA_R_16F;
+    case CUDA_C_16BF: return CUDA_R_16BF;
+    case CUDA_C_32F: return CUDA_R_32F;
+    case CUDA_C_64F: return CUDA_R_64F;
+    case CUDA_C_8I: return CUDA_R_8I;
+    case CUDA_C_32I: return CUDA_R_32I;
+    default: return t;
+  }
+}
+int parts(int t) { return part_type(t) == t ? 1 : 2; }
+int part_bytes(int t) {
+  switch (part_type(t)) {
+    case CUDA_R_64F: return 8;
+    case CUDA_R_32F: case CUDA_R_32I: return 4;
+    case CUDA_R_16F: case CUDA_R_16BF: return 2;
+    default: return 1;
+  }
+}
+
+// Round to nearest even into a binary float of E exponent and M mantissa bits ("fn": E4M3).
+uint32_t small_float(double v, int E, int M, bool fn) {
+  const int bias = (1 << (E - 1)) - 1;
+  const uint32_t sign = std::signbit(v) ? 1u << (E + M) : 0u;
+  const uint32_t nan = fn ? (1u << (E + M)) - 1 : (((1u << E) - 1) << M) | (1u << (M - 1));
+  const uint32_t inf = ((1u << E) - 1) << M, max = fn ? (1u << (E + M)) - 2 : inf - 1;
+  if (std::isnan(v)) return sign | nan;
+  double a = std::fabs(v);
+  if (std::isinf(a)) return sign | (fn ? nan : inf);
+  if (a == 0) return sign;
+  int e;
+  std::frexp(a, &e);
+  const int exponent = e - 1, min_normal = 1 - bias;
+  uint64_t bits;
+  if (exponent < min_normal) {
+    bits = static_cast<uint64_t>(std::nearbyint(std::ldexp(a, M - min_normal)));
+  } else {
+    double q = std::nearbyint(std::ldexp(a, M - exponent));
+    bits = (static_cast<uint64_t>(exponent + bias) << M) + static_cast<uint64_t>(q) - (uint64_t{1} << M);
+  }
+  return sign | (bits > max ? (fn ? nan : inf) : static_cast<uint32_t>(bits));
+}
+
+template <typename T> T clamp_round(double v) {
+  double r = std::nearbyint(v), lo = static_cast<double>(std::numeric_limits<T>::min()),
+         hi = static_cast<double>(std::numeric_limits<T>::max());
+  return static_cast<T>(r < lo ? lo : r > hi ? hi : r);
+}
+
+void encode(int t, unsigned char* p, int part, double v) {
+  unsigned char* at = p + part * part_bytes(t);
+  switch (part_type(t)) {
+    case CUDA_R_64F: std::memcpy(at, &v, 8); break;
+    case CUDA_R_32F: { float f = static_cast<float>(v); std::memcpy(at, &f, 4); break; }
+    case CUDA_R_16F: { uint16_t b = static_cast<uint16_t>(small_float(v, 5, 10, false)); std::memcpy(at, &b, 2); break; }
+    case CUDA_R_16BF: { uint16_t b = static_cast<uint16_t>(small_float(v, 8, 7, false)); std::memcpy(at, &b, 2); break; }
+    case CUDA_R_8F_E4M3: *at = static_cast<unsigned char>(small_float(v, 4, 3, true)); break;
+    case CUDA_R_8F_E5M2: *at = static_cast<unsigned char>(small_float(v, 5, 2, false)); break;
+    case CUDA_R_8I: { int8_t b = clamp_round<int8_t>(v); std::memcpy(at, &b, 1); break; }
+    case CUDA_R_8U: *at = clamp_round<uint8_t>(v); break;
+    case CUDA_R_32I: { int32_t b = clamp_round<int32_t>(v); std::memcpy(at, &b, 4); break; }
+    default: break;
+  }
+}
+
+double next_value(Seeded& s, int t) {
+  uint64_t bits = s.next();
+  switch (part_type(t)) {
+    case CUDA_R_8I: return static_cast<double>(static_cast<int64_t>(bits % 17) - 8);
+    case CUDA_R_8U: return static_cast<double>(bits % 17);
+    case CUDA_R_32I: return static_cast<double>(static_cast<int64_t>(bits % 129) - 64);
+    default: return static_cast<double>(bits >> 11) * 0x1.0p-52 - 1.0;
+  }
+}
+
+// `bytes` of seeded values of type t (ones when `ones`).
+std::vector<unsigned char> values(int t, size_t bytes, uint64_t seed, const char* name, bool ones = false) {
+  std::vector<unsigned char> host(bytes);
+  Seeded s(seed, name);
+  const size_t elem = static_cast<size_t>(part_bytes(t) * parts(t));
+  for (size_t at = 0; at + elem <= bytes; at += elem) {
+    for (int part = 0; part < parts(t); ++part) encode(t, &host[at], part, ones ? (part == 0) : next_value(s, t));
+  }
+  return host;
+}
+
+// A device copy of host[offset, offset + bytes), `misalignment` bytes past a 256-byte boundary.
+void* to_device(const std::vector<unsigned char>& host, size_t offset, size_t bytes, unsigned misalignment) {
+  void* base = nullptr;
+  if (!cuda_ok(cudaMalloc(&base, bytes + 256), "cudaMalloc")) std::exit(1);
+  void* p = static_cast<char*>(base) + misalignment;
+  if (!cuda_ok(cudaMemcpy(p, host.data() + offset, bytes, cudaMemcpyHostToDevice), "cudaMemcpy")) std::exit(1);
+  return p;
+}
+
+}  // namespace
+)CPP";
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string op_name(int64_t op) { return op == 1 ? "CUBLAS_OP_T" : op == 2 ? "CUBLAS_OP_C" : "CUBLAS_OP_N"; }
+
+// A literal of the parameter's C type.
+std::string literal(const std::string& type, int64_t v) {
+  if (type == "cublasOperation_t") return op_name(v);
+  if (type == "cudaDataType" || type == "cudaDataType_t") {
+    std::string name = data_type_text(static_cast<int>(v));
+    return name.rfind("CUDA_", 0) == 0 ? name : "static_cast<cudaDataType>(" + std::to_string(v) + ")";
+  }
+  if (type == "cublasComputeType_t") {
+    std::string name = compute_type_text(static_cast<int>(v));
+    return name.rfind("CUBLAS_", 0) == 0 ? name : "static_cast<cublasComputeType_t>(" + std::to_string(v) + ")";
+  }
+  if (type == "cublasGemmAlgo_t") {
+    if (v == -1) return "CUBLAS_GEMM_DEFAULT";
+    if (v == 99) return "CUBLAS_GEMM_DEFAULT_TENSOR_OP";
+    return "static_cast<cublasGemmAlgo_t>(" + std::to_string(v) + ")";
+  }
+  if (type == "char") return std::string("'") + static_cast<char>(v) + "'";
+  std::string text = std::to_string(v);
+  if (v > INT_MAX || v < INT_MIN) text += "LL";
+  return text;
+}
+
+// The C type of a scalar of cudaDataType t, and its value as an expression.
+std::string scalar_ctype(int t) {
+  switch (t) {
+    case 1: return "double";
+    case 4: return "cuComplex";
+    case 5: return "cuDoubleComplex";
+    default: return "float";
+  }
+}
+std::string scalar_value(int t, const std::array<double, 2>& v) {
+  std::ostringstream s;
+  s.precision(17);
+  switch (t) {
+    case 1: s << v[0]; break;
+    case 4: s << "make_cuComplex(" << v[0] << "f, " << v[1] << "f)"; break;
+    case 5: s << "make_cuDoubleComplex(" << v[0] << ", " << v[1] << ")"; break;
+    default: s << static_cast<float>(v[0]) << "f"; break;
+  }
+  std::string text = s.str();
+  // "1f" is not a C++ literal: give whole numbers a decimal point.
+  if (t != 1 && t != 4 && t != 5 && text.find_first_of(".e") == std::string::npos) text.insert(text.size() - 1, ".0");
+  return text;
+}
+
+std::string strip_pointer(std::string type) {
+  if (type.rfind("const ", 0) == 0) type = type.substr(6);
+  while (!type.empty() && (type.back() == '*' || type.back() == ' ')) type.pop_back();
+  return type;
+}
+
+class CppWriter {
+ public:
+  CppWriter(const ReplayPlan& p, const EmitContext& c) : p_(p), c_(c) {}
+
+  std::string write() {
+    const FunctionSignature* sig = find_signature(p_.function);
+    header();
+    out_ << kPrelude << "\nint main() {\n";
+    out_ << "  const uint64_t seed = " << p_.seed << ";  // cublasspy replay --seed\n";
+    out_ << "  (void)seed;\n";
+    handle();
+    operands();
+    scalars();
+    extras();
+    call(sig);
+    out_ << "}\n";
+    return out_.str();
+  }
+
+ private:
+  bool legacy() const { return p_.kind == CallKind::kLegacyGemm; }
+  bool lt() const { return p_.kind == CallKind::kLtMatmul; }
+  bool xt() const { return p_.kind == CallKind::kXtGemm; }
+
+  void header() {
+    out_ << "// Reproducer of call " << c_.seq << " of " << c_.trace_path << ": " << p_.function << " (in the program: "
+         << c_.original_outcome << ").\n"
+         << "// Written by `cublasspy replay --emit-cpp`: the captured arguments and handle state, operands filled\n"
+         << "// with the replay's seeded values. Build and run:\n"
+         << "//   " << cpp_build_command("repro.cpp") << "\n"
+         << "//   ./repro    (exit status 0: the call succeeded; 1: it failed, and it says where)\n";
+    for (const std::string& n : c_.notes) out_ << "// Note: " << n << "\n";
+    out_ << "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
+         << "#include <limits>\n#include <vector>\n\n#include <cuComplex.h>\n#include <cuda_runtime_api.h>\n"
+         << (legacy() ? "#include <cublas.h>\n" : "#include <cublas_v2.h>\n");
+    if (lt()) out_ << "#include <cublasLt.h>\n";
+    if (xt()) out_ << "#include <cublasXt.h>\n";
+  }
+
+  void handle() {
+    if (p_.own_stream) {
+      out_ << "  cudaStream_t stream = nullptr;\n"
+           << "  if (!cuda_ok(cudaStreamCreate(&stream), \"cudaStreamCreate\")) return 1;\n";
+    } else if (lt()) {
+      out_ << "  cudaStream_t stream = nullptr;  // the default stream, as in the program\n";
+    }
+    if (legacy()) {
+      out_ << "  if (!cublas_ok(cublasInit(), \"cublasInit\")) return 1;\n";
+    } else if (xt()) {
+      out_ << "  cublasXtHandle_t handle = nullptr;\n"
+           << "  if (!cublas_ok(cublasXtCreate(&handle), \"cublasXtCreate\")) return 1;\n"
+           << "  int devices[1] = {0};\n"
+           << "  if (!cublas_ok(cublasXtDeviceSelect(handle, 1, devices), \"cublasXtDeviceSelect\")) return 1;\n";
+    } else if (lt()) {
+      out_ << "  cublasLtHandle_t handle = nullptr;\n"
+           << "  if (!cublas_ok(cublasLtCreate(&handle), \"cublasLtCreate\")) return 1;\n";
+    } else {
+      out_ << "  cublasHandle_t handle = nullptr;\n"
+           << "  if (!cublas_ok(cublasCreate(&handle), \"cublasCreate\")) return 1;\n";
+      if (p_.own_stream) out_ << "  if (!cublas_ok(cublasSetStream(handle, stream), \"cublasSetStream\")) return 1;\n";
+      if (p_.kind != CallKind::kGemmGrouped) {
+        out_ << "  if (!cublas_ok(cublasSetPointerMode(handle, "
+             << (p_.pointer_mode == 1 ? "CUBLAS_POINTER_MODE_DEVICE" : "CUBLAS_POINTER_MODE_HOST")
+             << "), \"cublasSetPointerMode\")) return 1;\n";
+      }
+      if (p_.math_mode >= 0) {
+        out_ << "  if (!cublas_ok(cublasSetMathMode(handle, static_cast<cublasMath_t>(" << p_.math_mode
+             << ")), \"cublasSetMathMode\")) return 1;  // " << math_mode_text(p_.math_mode) << "\n";
+      }
+      if (p_.workspace_bytes > 0) {
+        out_ << "  void* workspace = nullptr;\n"
+             << "  if (!cuda_ok(cudaMalloc(&workspace, " << p_.workspace_bytes << "), \"cudaMalloc (workspace)\")) return 1;\n"
+             << "  if (!cublas_ok(cublasSetWorkspace(handle, workspace, " << p_.workspace_bytes
+             << "), \"cublasSetWorkspace\")) return 1;\n";
+      }
+    }
+  }
+
+  void operands() {
+    for (const OperandPlan& o : p_.operands) {
+      const std::string type = data_type_text(o.data_type);
+      out_ << "\n  // " << o.name << ": " << type << ", " << o.rows << " x " << o.cols << " as stored, ld " << o.ld
+           << (o.row_order ? " (row order)" : "");
+      if (o.members > 1) out_ << ", " << o.members << " members" << (o.pointer_array ? " apart" : ", stride " + std::to_string(o.stride));
+      out_ << "\n";
+      if (o.null) {
+        out_ << "  void* " << o.name << " = nullptr;  // the program passed a null pointer\n";
+        continue;
+      }
+      if (!o.same_memory_as.empty()) {
+        out_ << "  void* " << o.name << " = " << o.same_memory_as << ";  // the same address as in the program\n";
+        continue;
+      }
+      const uint64_t members = o.pointer_array ? static_cast<uint64_t>(std::max<int64_t>(o.members, 1)) : 1;
+      uint64_t bytes = o.bytes();
+      // An operand another one shares spans both extents.
+      for (const OperandPlan& other : p_.operands) {
+        if (other.same_memory_as == o.name) bytes = std::max(bytes, other.bytes());
+      }
+      out_ << "  std::vector<unsigned char> host_" << o.name << " = values(" << o.data_type << ", " << bytes * members
+           << ", seed, " << quote(o.name) << (o.fill == Fill::kOnes ? ", true" : "") << ");\n";
+      if (xt()) {
+        out_ << "  void* " << o.name << " = host_" << o.name << ".data();  // cublasXt takes host memory\n";
+      } else if (o.pointer_array) {
+        out_ << "  std::vector<void*> " << o.name << "_members(" << members << ");\n"
+             << "  for (size_t i = 0; i < " << o.name << "_members.size(); ++i) " << o.name << "_members[i] = to_device(host_"
+             << o.name << ", i * " << bytes << ", " << bytes << ", 0);\n"
+             << "  void* " << o.name << " = nullptr;  // the device array of the members' addresses\n"
+             << "  if (!cuda_ok(cudaMalloc(&" << o.name << ", " << members << " * sizeof(void*)), \"cudaMalloc\")) return 1;\n"
+             << "  if (!cuda_ok(cudaMemcpy(" << o.name << ", " << o.name << "_members.data(), " << members
+             << " * sizeof(void*), cudaMemcpyHostToDevice), \"cudaMemcpy\")) return 1;\n";
+      } else {
+        out_ << "  void* " << o.name << " = to_device(host_" << o.name << ", 0, " << bytes << ", " << o.misalignment << ");";
+        out_ << (o.misalignment ? "  // misaligned as in the program\n" : "\n");
+      }
+    }
+  }
+
+  void scalars() {
+    if (p_.function == "cublasUint8gemmBias") return;
+    const std::string ctype = scalar_ctype(p_.scalar_type);
+    if (legacy()) {
+      out_ << "\n  // alpha and beta, passed by value\n"
+           << "  const " << ctype << " alpha = " << scalar_value(p_.scalar_type, p_.alpha) << ";\n"
+           << "  const " << ctype << " beta = " << scalar_value(p_.scalar_type, p_.beta) << ";\n";
+      return;
+    }
+    out_ << "\n  // alpha and beta, as " << data_type_text(p_.scalar_type) << "\n"
+         << "  alignas(16) unsigned char alpha_bytes[16] = {}, beta_bytes[16] = {};\n";
+    for (int part = 0; part < (is_complex(static_cast<DataType>(p_.scalar_type)) ? 2 : 1); ++part) {
+      std::ostringstream a, b;
+      a.precision(17);
+      b.precision(17);
+      a << p_.alpha[part];
+      b << p_.beta[part];
+      out_ << "  encode(" << p_.scalar_type << ", alpha_bytes, " << part << ", " << a.str() << ");\n"
+           << "  encode(" << p_.scalar_type << ", beta_bytes, " << part << ", " << b.str() << ");\n";
+    }
+    out_ << "  void* alpha = alpha_bytes;\n  void* beta = beta_bytes;\n";
+    const bool device = p_.pointer_mode == 1 && p_.kind != CallKind::kGemmGrouped && !xt();
+    if (device) {
+      out_ << "  // device pointer mode: the scalars live in device memory\n"
+           << "  std::vector<unsigned char> scalar_alpha(alpha_bytes, alpha_bytes + 16), scalar_beta(beta_bytes, beta_bytes + 16);\n"
+           << "  alpha = to_device(scalar_alpha, 0, 16, 0);\n  beta = to_device(scalar_beta, 0, 16, 0);\n";
+    }
+  }
+
+  void extras() {
+    if (p_.kind == CallKind::kGemmGrouped) {
+      out_ << "\n  // One group: the first of the program's (the trace describes that one)\n"
+           << "  const int64_t group_count = 1;\n  (void)group_count;\n";
+    }
+    if (!lt()) return;
+    out_ << "\n  // The cuBLASLt descriptors, as the program had set them\n"
+         << "  cublasLtMatmulDesc_t compute_desc = nullptr;\n"
+         << "  if (!cublas_ok(cublasLtMatmulDescCreate(&compute_desc, " << literal("cublasComputeType_t", p_.lt.compute_type)
+         << ", " << literal("cudaDataType", p_.lt.scale_type) << "), \"cublasLtMatmulDescCreate\")) return 1;\n"
+         << "  const cublasOperation_t transa = " << op_name(p_.transa) << ", transb = " << op_name(p_.transb) << ";\n"
+         << "  if (!cublas_ok(cublasLtMatmulDescSetAttribute(compute_desc, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa), \"TRANSA\")) return 1;\n"
+         << "  if (!cublas_ok(cublasLtMatmulDescSetAttribute(compute_desc, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb), \"TRANSB\")) return 1;\n";
+    if (p_.pointer_mode == 1) {
+      out_ << "  const int32_t pointer_mode = CUBLASLT_POINTER_MODE_DEVICE;\n"
+           << "  if (!cublas_ok(cublasLtMatmulDescSetAttribute(compute_desc, CUBLASLT_MATMUL_DESC_POINTER_MODE, &pointer_mode, sizeof pointer_mode), \"POINTER_MODE\")) return 1;\n";
+    }
+    if (p_.lt.epilogue != 1) {
+      out_ << "  const uint32_t epilogue = " << p_.lt.epilogue << ";\n"
+           << "  if (!cublas_ok(cublasLtMatmulDescSetAttribute(compute_desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue), \"EPILOGUE\")) return 1;\n";
+    }
+    if (const OperandPlan* bias = p_.operand("bias")) {
+      out_ << "  const int32_t bias_type = " << bias->data_type << ";\n"
+           << "  if (!cublas_ok(cublasLtMatmulDescSetAttribute(compute_desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias), \"BIAS_POINTER\")) return 1;\n"
+           << "  if (!cublas_ok(cublasLtMatmulDescSetAttribute(compute_desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type), \"BIAS_DATA_TYPE\")) return 1;\n";
+    }
+    for (const char* scale : {"a_scale", "b_scale", "d_scale"}) {
+      if (p_.operand(scale) == nullptr) continue;
+      std::string attr = std::string(scale).substr(0, 1);
+      for (char& ch : attr) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      out_ << "  if (!cublas_ok(cublasLtMatmulDescSetAttribute(compute_desc, CUBLASLT_MATMUL_DESC_" << attr
+           << "_SCALE_POINTER, &" << scale << ", sizeof " << scale << "), \"" << attr << "_SCALE_POINTER\")) return 1;\n";
+    }
+    for (const char* name : {"a", "b", "c", "d"}) {
+      const OperandPlan* o = p_.operand(name);
+      if (o == nullptr) continue;
+      out_ << "  cublasLtMatrixLayout_t " << name << "desc = nullptr;\n"
+           << "  if (!cublas_ok(cublasLtMatrixLayoutCreate(&" << name << "desc, " << literal("cudaDataType", o->data_type) << ", "
+           << o->rows << ", " << o->cols << ", " << o->ld << "), \"cublasLtMatrixLayoutCreate\")) return 1;\n";
+      if (o->row_order) {
+        out_ << "  { const int32_t order = CUBLASLT_ORDER_ROW;\n"
+             << "    if (!cublas_ok(cublasLtMatrixLayoutSetAttribute(" << name
+             << "desc, CUBLASLT_MATRIX_LAYOUT_ORDER, &order, sizeof order), \"ORDER\")) return 1; }\n";
+      }
+      if (o->members > 1) {
+        out_ << "  { const int32_t count = " << o->members << "; const int64_t stride = " << o->stride << ";\n"
+             << "    if (!cublas_ok(cublasLtMatrixLayoutSetAttribute(" << name
+             << "desc, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count), \"BATCH_COUNT\")) return 1;\n"
+             << "    if (!cublas_ok(cublasLtMatrixLayoutSetAttribute(" << name
+             << "desc, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride), \"STRIDED_BATCH_OFFSET\")) return 1; }\n";
+      }
+    }
+    out_ << "  void* workspace = nullptr;\n";
+    if (p_.lt.workspace_bytes > 0) {
+      out_ << "  if (!cuda_ok(cudaMalloc(&workspace, " << p_.lt.workspace_bytes << "), \"cudaMalloc (workspace)\")) return 1;\n";
+    }
+  }
+
+  // One argument, by the parameter's trace name and C type.
+  std::string argument(const ParamSignature& param) {
+    const std::string& n = param.report_name;
+    const std::string& type = param.type;
+    const bool pointer = type.find('*') != std::string::npos;
+    if (n == "handle") return "handle";
+    if (lt()) {
+      if (n == "compute_desc" || n == "adesc" || n == "bdesc" || n == "cdesc" || n == "ddesc" || n == "stream" ||
+          n == "workspace")
+        return n;
+      if (n == "algo") return "nullptr  /* the program's algorithm is not recorded: cuBLASLt picks */";
+      if (n == "workspace_size_in_bytes") return std::to_string(p_.lt.workspace_bytes);
+    }
+    if (p_.operand(n) != nullptr && pointer) return "static_cast<" + type + ">(" + n + ")";
+    if (n == "alpha" || n == "beta") return legacy() ? n : "static_cast<" + type + ">(" + n + ")";
+    if (p_.kind == CallKind::kGemmGrouped && pointer) {
+      const std::string elem = strip_pointer(type);
+      if (n == "alpha_array" || n == "beta_array") {
+        return "static_cast<" + type + ">(" + std::string(n == "alpha_array" ? "alpha" : "beta") + ")";
+      }
+      std::string base = n;
+      if (base.size() > 6 && base.substr(base.size() - 6) == "_array") base.resize(base.size() - 6);
+      int64_t v = base == "group_size" ? p_.batch : p_.values.count(base) ? p_.values.at(base) : 0;
+      grouped_arrays_ << "  const " << elem << " " << n << "[1] = {" << literal(elem, v) << "};\n";
+      return n;
+    }
+    if (n == "group_count") return "1";
+    auto it = p_.values.find(n);
+    if (it == p_.values.end()) return "0 /* not recorded */";
+    return literal(type, it->second);
+  }
+
+  void call(const FunctionSignature* sig) {
+    std::vector<std::string> args;
+    for (const ParamSignature& param : sig->params) args.push_back(argument(param));
+    out_ << grouped_arrays_.str();
+    out_ << "\n  // The captured call\n";
+    if (legacy()) {
+      out_ << "  " << p_.function << "(";
+    } else {
+      out_ << "  const cublasStatus_t status = " << p_.function << "(";
+    }
+    for (size_t i = 0; i < args.size(); ++i) {
+      out_ << (i ? "," : "") << "\n      " << args[i] << "  /* " << sig->params[i].c_name << " */";
+    }
+    out_ << ");\n";
+    if (legacy()) out_ << "  const cublasStatus_t status = cublasGetError();\n";
+    out_ << "  std::printf(\"" << p_.function << ": %s (%d)\\n\", cublasGetStatusName(status), static_cast<int>(status));\n"
+         << "  const cudaError_t sync = " << (p_.own_stream ? "cudaStreamSynchronize(stream)" : "cudaDeviceSynchronize()")
+         << ";\n"
+         << "  if (sync != cudaSuccess) {\n"
+         << "    std::printf(\"synchronizing after the call: %s (%d): %s\\n\", cudaGetErrorName(sync), static_cast<int>(sync),\n"
+         << "                cudaGetErrorString(sync));\n  }\n"
+         << "  return status == CUBLAS_STATUS_SUCCESS && sync == cudaSuccess ? 0 : 1;\n";
+  }
+
+  const ReplayPlan& p_;
+  const EmitContext& c_;
+  std::ostringstream out_;
+  std::ostringstream grouped_arrays_;
+};
+
+}  // namespace
+
+std::string emit_cpp(const ReplayPlan& plan, const EmitContext& context) { return CppWriter(plan, context).write(); }
+
+std::string cpp_build_command(const std::string& source_path) {
+  const char* home = std::getenv("CUDA_HOME");
+  const std::string cuda = home && *home ? home : "/usr/local/cuda";
+  std::string out = source_path;
+  if (out.size() > 4 && out.substr(out.size() - 4) == ".cpp") out.resize(out.size() - 4);
+  else out += ".bin";
+  return "g++ -std=c++17 -O1 " + source_path + " -I" + cuda + "/include -L" + cuda + "/lib64 -Wl,-rpath," + cuda +
+         "/lib64 -lcublas -lcublasLt -lcudart -o " + out;
+}
+
+}  // namespace cublasspy::replay
