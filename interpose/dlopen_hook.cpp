@@ -138,17 +138,14 @@ void* load_as(const void* caller, const char* name, int flags) {
 
 }  // namespace
 
+// dlerror()'s text for the failed load being recorded on this thread, kept by
+// cublasspy_dlopen_record (reading dlerror() clears it, so the load itself keeps a copy).
+__attribute__((tls_model("initial-exec"))) static thread_local const char* t_load_error = nullptr;
+
 namespace tags {
-// After the load: the path that was loaded, or dlerror()'s text. Reading dlerror() clears it,
-// and the program may want it: a failed load is repeated so its error is set again.
+// After the load: the path that was loaded, or dlerror()'s text.
 std::string loaded_path_or_error(const char* filename, bool failed) {
-  if (failed) {
-    const char* err = dlerror();
-    std::string text = err ? err : "dlopen failed";
-    glibc_dlopen()(filename, RTLD_LAZY | RTLD_NOLOAD);  // cheap, fails the same way...
-    glibc_dlopen()(filename, RTLD_LAZY);                // ...and this sets the same error text
-    return text;
-  }
+  if (failed) return t_load_error != nullptr ? t_load_error : "dlopen failed";
   std::string path;
   if (void* h = glibc_dlopen()(filename, RTLD_LAZY | RTLD_NOLOAD)) {
     link_map* map = nullptr;
@@ -190,6 +187,7 @@ extern "C" void* cublasspy_dlopen_record(const char* filename, int flags) {
   const void* caller = __builtin_return_address(0);
 #define CBS_DLOPEN_ARGS (const char*, filename, LoadedFile), (int, flags, Int)
   constexpr int kParams = 0 CBS_MAP_SPACE(CBS_SLOTS, CBS_DLOPEN_ARGS);
+  std::string error_text;
   return intercept<FnId::kdlopen, void*>(
       nullptr, caller,
       [&](CallContext& ctx) {
@@ -202,11 +200,25 @@ extern "C" void* cublasspy_dlopen_record(const char* filename, int flags) {
         ctx.derived = kParams;
         CBS_MAP_SEMI(CBS_LATE, CBS_DLOPEN_ARGS)
       },
-      [&](void*) { return load_as(caller, filename, flags); },
+      [&](void*) {
+        void* handle = load_as(caller, filename, flags);
+        if (handle == nullptr) {
+          // Recording why reads dlerror(), which clears it, and the program must still find it.
+          // The identical call fails identically (a failed dlopen leaves nothing loaded) and sets
+          // it again. Never retry with other flags: RTLD_LAZY could succeed where RTLD_NOW
+          // failed, loading the library and running its constructors behind the program's back.
+          const char* error = dlerror();
+          error_text = error ? error : "dlopen failed";
+          t_load_error = error_text.c_str();
+          load_as(caller, filename, flags);
+        }
+        return handle;
+      },
       [&](CallContext& ctx, [[maybe_unused]] int status) {
         ctx.slot = 0;
         ctx.derived = kParams;
         CBS_MAP_SEMI(CBS_AFTER, CBS_DLOPEN_ARGS)
+        t_load_error = nullptr;
       });
 #undef CBS_DLOPEN_ARGS
 }

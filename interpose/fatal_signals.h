@@ -8,6 +8,11 @@ class TraceWriter;
 
 // Installs the handlers for SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, keeping the previous ones
 // to chain to. Called once, when the trace opens.
+// A forked child that opens its own trace may call it again: the handlers stay installed once.
 void install_fatal_signal_handlers(TraceWriter* writer);
+
+// True on a thread running inside the fatal-signal handler (an exit() called by the program's
+// own handler after a crash), false once that handler was left by siglongjmp.
+bool inside_fatal_signal_handler();
 
 }  // namespace cublasspy

@@ -52,11 +52,16 @@ bool ask_cublaslt(LtObject object, uint64_t desc, uint32_t attr, uint64_t* out) 
                                                  : "cublasLtMatmulDescGetAttribute";
   using Fn = cublasStatus_t (*)(void*, int, void*, size_t, size_t*);
   static std::atomic<Fn> cached[2];
+  static std::atomic<bool> missing[2];  // searched once and not found: do not search per call
   int which = object == LtObject::kLayout ? 1 : 0;
   Fn fn = cached[which].load(std::memory_order_acquire);
   if (fn == nullptr) {
+    if (missing[which].load(std::memory_order_relaxed)) return false;
     fn = reinterpret_cast<Fn>(find_loaded_symbol(Library::kCublasLt, name));
-    if (fn == nullptr) return false;
+    if (fn == nullptr) {
+      missing[which].store(true, std::memory_order_relaxed);
+      return false;
+    }
     cached[which].store(fn, std::memory_order_release);
   }
   uint64_t value = 0;

@@ -98,8 +98,11 @@ void note_first_async_error(Runtime& rt, uint64_t seq, int code) {
 }
 
 bool is_setup_call(uint16_t id) {
+  // Programs with the static runtime are seen only at the driver: cuInit, cuDeviceGetCount.
   return id == static_cast<uint16_t>(FnId::kcudaGetDeviceCount) ||
-         id == static_cast<uint16_t>(FnId::kcublasCreate_v2);
+         id == static_cast<uint16_t>(FnId::kcublasCreate_v2) ||
+         id == static_cast<uint16_t>(FnId::kcuInit) ||
+         id == static_cast<uint16_t>(FnId::kcuDeviceGetCount);
 }
 
 }  // namespace

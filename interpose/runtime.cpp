@@ -6,6 +6,7 @@
 #include <mutex>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -63,10 +64,31 @@ void on_fork_child() {
 
 void on_exit_mark() {
   Runtime* rt = g_runtime;
-  if (rt != nullptr) rt->writer.mark_exited();
+  if (rt == nullptr) return;
+  // A fatal signal whose handler the program left by siglongjmp (it recovered) still reads
+  // "signaled"; an exit from outside any handler is a normal end after all. An exit() made by
+  // the program's own handler after a crash keeps the signal.
+  if (!inside_fatal_signal_handler()) rt->writer.unmark_signaled();
+  rt->writer.mark_exited();
+}
+
+// Once, outside the signal handler that detached the trace (see TraceWriter::detach_on_fault).
+[[gnu::noinline, gnu::cold]] void report_detached(Runtime& rt) {
+  if (!rt.writer.take_detach_notice()) return;
+  t_state.internal++;
+  log_warning("the trace file " + rt.trace_path +
+              " was truncated while the process ran; its calls from now on are kept in memory "
+              "only (the file on disk is incomplete)");
+  t_state.internal--;
 }
 
 void initialize() {
+  // A set-user-ID or set-group-ID program (or one with file capabilities): the shim writes
+  // nothing on behalf of a user who may not own the files, and stays a pure pass-through.
+  if (getauxval(AT_SECURE) != 0) {
+    g_init.store(kDisabled, std::memory_order_release);
+    return;
+  }
   std::vector<std::string> errors;
   Config config = parse_config(&read_env, errors);
   for (const std::string& e : errors) write_stderr(e);
@@ -108,7 +130,10 @@ Runtime* runtime() {
 }
 
 bool ensure_trace(Runtime& rt) {
-  if (g_trace_attempted.load(std::memory_order_acquire)) return rt.writer.is_open();
+  if (g_trace_attempted.load(std::memory_order_acquire)) {
+    if (rt.writer.detached_unreported()) [[unlikely]] report_detached(rt);
+    return rt.writer.is_open();
+  }
   std::lock_guard<std::mutex> lock(g_open_mutex);
   if (g_trace_attempted.load(std::memory_order_acquire)) return rt.writer.is_open();
   long pid = getpid();

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,6 +62,15 @@ std::string base_of(const std::string& path) {
 
 // Maps a file of `bytes` at `path`, reserving its blocks. Returns nullptr and sets `why`.
 void* map_file(std::string& path, uint64_t bytes, std::string& why) {
+  // Past the file-size limit (ulimit -f), reserving the blocks would send SIGXFSZ, whose default
+  // action kills the host program: check first and never touch the file.
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      limit.rlim_cur < bytes) {
+    why = "cannot create " + path + ": the trace needs " + std::to_string(bytes) +
+          " bytes and the file-size limit (ulimit -f) is " + std::to_string(limit.rlim_cur);
+    return nullptr;
+  }
   int err = 0;
   int fd = create_exclusive(path, err);
   if (fd < 0) {
@@ -128,6 +138,9 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   } else {
     result.file_backed = true;
   }
+  file_backed_ = result.file_backed;
+  detach_state_.store(kAttached);
+  detach_unreported_.store(false);
 
   auto* bytes = static_cast<char*>(base);
   header_ = reinterpret_cast<FileHeader*>(bytes);
@@ -242,12 +255,35 @@ void TraceWriter::mark_exited() {
   atom(header_->end_state).compare_exchange_strong(running, static_cast<uint32_t>(EndState::kExited));
 }
 
+bool TraceWriter::detach_on_fault(const void* address) {
+  auto* base = reinterpret_cast<char*>(header_);
+  auto* at = static_cast<const char*>(address);
+  if (base == nullptr || !file_backed_ || at < base || at >= base + mapped_bytes_) return false;
+  int state = kAttached;
+  if (detach_state_.compare_exchange_strong(state, kDetaching)) {
+    // MAP_FIXED swaps the pages in one step: other threads never see a hole. The recording
+    // restarts from zeroed memory that nothing reads; the host program goes on.
+    void* p = ::mmap(base, mapped_bytes_, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    bool ok = p == base;
+    detach_state_.store(ok ? kDetached : kDetachFailed);
+    if (ok) detach_unreported_.store(true);
+    return ok;
+  }
+  // Another thread is replacing the mapping (the store faults again until it is done) or has
+  // replaced it; a fault after a failed replacement is fatal like any other.
+  return state != kDetachFailed;
+}
+
 void TraceWriter::abandon_after_fork() {
   if (header_ != nullptr) ::munmap(header_, mapped_bytes_);
   header_ = nullptr;
   ring_ = first_failure_ = nullptr;
   counters_ = nullptr;
   process_ = nullptr;
+  file_backed_ = false;
+  detach_state_.store(kAttached);
+  detach_unreported_.store(false);
 }
 
 }  // namespace cublasspy

@@ -51,6 +51,17 @@ class TraceWriter {
   // shared state is needed beyond the child's own view).
   void abandon_after_fork();
 
+  // Async-signal-safe, for the SIGBUS handler: when `address` lies in the trace's file mapping
+  // (someone truncated the file under the running process), replaces the whole mapping with
+  // anonymous memory at the same address, so the faulting store can be retried and the
+  // recording goes on in memory. True when the fault is the trace's and the store may be
+  // retried; false when it is not ours or the memory could not be replaced.
+  bool detach_on_fault(const void* address);
+  // True once after a detach (the warning is given outside the signal handler). Cheap: one
+  // relaxed load when nothing happened.
+  bool detached_unreported() const { return detach_unreported_.load(std::memory_order_relaxed); }
+  bool take_detach_notice() { return detach_unreported_.exchange(false); }
+
  private:
   format::FileHeader* header_ = nullptr;
   format::RecordSlot* ring_ = nullptr;
@@ -59,6 +70,10 @@ class TraceWriter {
   char* process_ = nullptr;
   uint64_t capacity_ = 0;
   uint64_t mapped_bytes_ = 0;
+  bool file_backed_ = false;
+  enum DetachState : int { kAttached = 0, kDetaching = 1, kDetached = 2, kDetachFailed = 3 };
+  std::atomic<int> detach_state_{kAttached};
+  std::atomic<bool> detach_unreported_{false};
 };
 
 }  // namespace cublasspy

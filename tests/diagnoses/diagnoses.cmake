@@ -7,6 +7,14 @@
 # temporary root, and run the real probe against the stand-in and this machine.
 set(CBS_DIAG_DIR ${CMAKE_CURRENT_LIST_DIR})
 
+# The doctor's sources join the library only through src/diagnoses/diagnoses.cmake (included
+# from src/CMakeLists.txt); without it the tools build the rules alone and these tests wait.
+get_target_property(cbs_diag_sources cublasspy_diagnoses SOURCES)
+if(NOT cbs_diag_sources MATCHES "doctor/doctor.cpp")
+  message(STATUS "cublasspy: diagnoses tests need include(diagnoses/diagnoses.cmake) in src/CMakeLists.txt")
+  return()
+endif()
+
 cublasspy_test_program(diag_workload ${CBS_DIAG_DIR}/programs/diag_workload.cpp)
 cublasspy_test_program(diag_fork ${CBS_DIAG_DIR}/programs/diag_fork.cpp)
 cublasspy_test_program(diag_second_cublas ${CBS_DIAG_DIR}/programs/diag_second_cublas.cpp)

@@ -59,5 +59,16 @@ TEST(ForkAfterCudaInit, ForkBeforeAnyCudaIsFine) {
   EXPECT_TRUE(found.empty()) << explain(run, found);
 }
 
+TEST(ForkAfterCudaInit, ParentThatOnlyLoadedTheLibrariesIsFine) {
+  // The parent's trace exists (it recorded the load) and the child is marked as its fork, but
+  // CUDA was never initialized before fork(): that is the safe pattern.
+  TracedRun run = run_fork("loaded-only");
+  auto found = run.diagnose();
+  const TraceFile* child = child_trace(run);
+  ASSERT_NE(child, nullptr) << explain(run, found);
+  EXPECT_EQ(child->header().parent_cuda_ready, 0u) << explain(run, found);
+  EXPECT_FALSE(has_id(found, "fork-after-cuda-init")) << explain(run, found);
+}
+
 }  // namespace
 }  // namespace cublasspy::test

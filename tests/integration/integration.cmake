@@ -64,6 +64,15 @@ if(EXISTS ${SHIM_IT_CUDART_STATIC})
   shim_it_place(shim_static_runtime_device_count)
 endif()
 
+# A CUDA-named library that only RTLD_LAZY could load, and a program whose RTLD_NOW dlopen of it
+# must fail cleanly.
+add_library(shim_cudnn_unresolved SHARED ${SHIM_IT_DIR}/programs/cudnn_unresolved.c)
+set_target_properties(shim_cudnn_unresolved PROPERTIES OUTPUT_NAME cudnn_shim_test_unresolved)
+shim_it_place(shim_cudnn_unresolved)
+add_executable(shim_failing_dlopen ${SHIM_IT_DIR}/programs/failing_dlopen.c)
+target_link_libraries(shim_failing_dlopen PRIVATE dl)
+shim_it_place(shim_failing_dlopen)
+
 # A second preloaded library that uses dlsym(RTLD_NEXT), and a program for it to wrap.
 add_library(shim_puts_wrapper SHARED ${SHIM_IT_DIR}/programs/puts_wrapper.c)
 target_link_libraries(shim_puts_wrapper PRIVATE dl)
@@ -121,7 +130,6 @@ target_compile_definitions(shim_it_support PUBLIC
   CUBLASSPY_STANDIN_PATH="${CUBLASSPY_STANDIN_DIR}"
   CUBLASSPY_PROGRAM_DIR="${SHIM_IT_PROGRAM_DIR}"
   CUBLASSPY_INTEGRATION_SOURCE_DIR="${SHIM_IT_DIR}"
-  CUBLASSPY_CUDA_LIBDIR_PATH="${CUBLASSPY_CUDA_LIBDIR}"
   CUBLASSPY_PYTHON_PATH="${SHIM_IT_PYTHON}")
 target_compile_options(shim_it_support PRIVATE -Wall -Wextra)
 
@@ -142,7 +150,8 @@ add_executable(shim_integration_test
 target_link_libraries(shim_integration_test PRIVATE shim_it_support GTest::gtest_main dl)
 target_compile_options(shim_integration_test PRIVATE -Wall -Wextra)
 add_dependencies(shim_integration_test cublasspy shim_dlopen_local shim_runpath_dlopen
-                 shim_puts_wrapper shim_say_hello shim_constructor_user)
+                 shim_puts_wrapper shim_say_hello shim_constructor_user shim_cudnn_unresolved
+                 shim_failing_dlopen)
 foreach(p ${SHIM_IT_TOOLKIT_PROGRAMS})
   add_dependencies(shim_integration_test shim_${p})
 endforeach()

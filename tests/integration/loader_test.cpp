@@ -1,9 +1,12 @@
 // The shim exports dlopen and dlsym; both must keep glibc's caller-relative behaviour: a bare
 // name is searched along the CALLER's RUNPATH (with $ORIGIN being the caller's directory), and
 // dlsym(RTLD_NEXT) from another preloaded library finds what follows THAT library.
+#include <dlfcn.h>
+
 #include <filesystem>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -51,6 +54,36 @@ TEST(Loader, BareNameDlopenFollowsTheCallersRunpath) {
     EXPECT_EQ(fs::canonical(text_arg(load, "result"), ec).string(), standin) << text_arg(load, "result");
   }
   EXPECT_TRUE(found) << "the program's dlopen was recorded";
+}
+
+// A load that fails must fail exactly as without the shim: NULL, dlerror()'s text for the
+// program to read, and nothing loaded (no constructor run) behind its back.
+TEST(Loader, FailedDlopenStaysFailedWithItsError) {
+  ScratchDir dir;
+  const std::vector<std::string> argv = {program("shim_failing_dlopen"),
+                                         program("libcudnn_shim_test_unresolved.so")};
+  ProgramResult plain = run_program(argv, {}, dir);
+  ASSERT_TRUE(plain.exited_ok()) << plain.describe();
+  ASSERT_NE(plain.out.find("dlopen failed\ndlerror "), std::string::npos) << plain.out;
+  ASSERT_NE(plain.out.find("undefined symbol"), std::string::npos) << plain.out;
+
+  ProgramResult r = run_program(argv, traced(dir), dir);
+  ASSERT_TRUE(r.exited_ok()) << r.describe();
+  EXPECT_EQ(r.out, plain.out) << "the shim changed what the program saw";
+  EXPECT_EQ(r.out.find("constructor ran"), std::string::npos) << "the shim loaded the library anyway";
+
+  auto trace = open_trace(trace_path(dir, r.pid));
+  ASSERT_TRUE(trace);
+  // The program's two calls: the failing load, then its RTLD_NOLOAD check (which finds nothing).
+  auto loads = calls_of(*trace, "dlopen");
+  ASSERT_EQ(loads.size(), 2u);
+  EXPECT_EQ(loads[0].arg("flags"), uint64_t{RTLD_NOW});
+  EXPECT_NE(loads[0].rec().status, 0);
+  EXPECT_NE(text_arg(loads[0], "result").find("undefined symbol: shim_test_function_nobody_defines"),
+            std::string::npos)
+      << text_arg(loads[0], "result");
+  EXPECT_EQ(loads[1].arg("flags"), uint64_t{RTLD_NOW | RTLD_NOLOAD});
+  EXPECT_NE(loads[1].rec().status, 0) << "nothing was loaded";
 }
 
 class RtldNext : public ::testing::TestWithParam<bool> {};

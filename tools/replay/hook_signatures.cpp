@@ -58,13 +58,8 @@ const FunctionSignature* find_signature(const std::string& name) {
 }
 
 bool is_replayable_family(Family family) {
-  switch (family) {
-    case Family::kGemm: case Family::kGemmBatched: case Family::kGemmStridedBatched:
-    case Family::kGemmGrouped: case Family::kLtMatmul: case Family::kLegacyGemm:
-      return true;
-    default:
-      return false;
-  }
+  // Every family that computes a GEMM: the trace format keeps that list.
+  return format::is_gemm_family(static_cast<uint16_t>(family));
 }
 
 }  // namespace cublasspy::replay

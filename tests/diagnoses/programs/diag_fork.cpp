@@ -5,8 +5,11 @@
 //                           creates a handle and runs a GEMM (the unsafe pattern)
 //   diag_fork before-init   the parent forks first; child and parent then each initialize
 //                           CUDA on their own (the safe pattern)
+//   diag_fork loaded-only   the parent loads libcublas (as `import torch` loads the CUDA
+//                           libraries) but initializes nothing before forking; then as before-init
 //
 // The parent waits for the child and exits 0; the child's statuses are printed with "child".
+#include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,7 +48,9 @@ void use_cublas(const char* who) {
 
 int main(int argc, char** argv) {
   const bool after_init = argc > 1 && std::strcmp(argv[1], "after-init") == 0;
+  const bool loaded_only = argc > 1 && std::strcmp(argv[1], "loaded-only") == 0;
   if (after_init) use_cublas("parent");
+  if (loaded_only) std::printf("parent dlopen %s\n", dlopen("libcublas.so.13", RTLD_NOW) ? "loaded" : dlerror());
   std::fflush(stdout);
   pid_t child = fork();
   if (child == 0) {

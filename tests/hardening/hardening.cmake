@@ -1,0 +1,68 @@
+# Hardening tests (issue 7), included by tests/CMakeLists.txt: the shim under stress (threads,
+# handle churn, fork storms, exec), faults around it (the trace file truncated or deleted while
+# the process runs, a full disk, a file-size limit, nowhere to write, signals in and around
+# calls, the program's own signal handlers), security (file modes, links, no operand data,
+# set-user-ID programs), the CLI on damaged traces, and the fuzz corpus replayed through the
+# fuzz targets' own code (tests/fuzz). Programs run on the CPU stand-in; no test needs a GPU.
+# ctest names: hardening.<Suite>.<Test>, hardening.fuzz_corpus.<target>.
+set(HARDENING_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(HARDENING_FUZZ_DIR ${PROJECT_SOURCE_DIR}/tests/fuzz)
+
+# --- Subject programs: linked against the real toolkit, run on the stand-in, never sanitized
+# (the shim is preloaded into them; see integration.cmake) -----------------------------------
+set(HARDENING_PROGRAMS stress_threads fork_storm exec_child signal_host phased_calls secret_operands)
+foreach(p ${HARDENING_PROGRAMS})
+  cublasspy_test_program(hard_${p} ${HARDENING_DIR}/programs/${p}.cpp)
+  if(CUBLASSPY_SANITIZE)
+    target_compile_options(hard_${p} PRIVATE -fno-sanitize=all)
+    target_link_options(hard_${p} PRIVATE -fno-sanitize=all)
+  endif()
+endforeach()
+# No CUDA library: it dlopens the shim itself (a set-user-ID process ignores LD_PRELOAD paths).
+add_executable(hard_secure_probe ${HARDENING_DIR}/programs/secure_probe.c)
+target_link_libraries(hard_secure_probe PRIVATE dl)
+set_target_properties(hard_secure_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-programs)
+if(CUBLASSPY_SANITIZE)
+  target_compile_options(hard_secure_probe PRIVATE -fno-sanitize=all)
+  target_link_options(hard_secure_probe PRIVATE -fno-sanitize=all)
+endif()
+
+# --- The tests (they build on the integration tests' run_program.h) ---------------------------
+if(TARGET shim_it_support)
+  add_executable(hardening_test
+    ${HARDENING_DIR}/stress_test.cpp
+    ${HARDENING_DIR}/fork_exec_test.cpp
+    ${HARDENING_DIR}/trace_file_faults_test.cpp
+    ${HARDENING_DIR}/host_signals_test.cpp
+    ${HARDENING_DIR}/security_test.cpp
+    ${HARDENING_DIR}/report_rejects_test.cpp)
+  target_include_directories(hardening_test PRIVATE ${HARDENING_DIR})
+  target_link_libraries(hardening_test PRIVATE shim_it_support GTest::gtest_main)
+  target_compile_options(hardening_test PRIVATE -Wall -Wextra)
+  target_compile_definitions(hardening_test PRIVATE
+    CUBLASSPY_TOOL_PATH="$<TARGET_FILE:cublasspy_cli>"
+    CUBLASSPY_FUZZ_CORPUS="${HARDENING_FUZZ_DIR}/corpus")
+  add_dependencies(hardening_test cublasspy cublasspy_cli hard_secure_probe shim_sgemm_loop)
+  foreach(p ${HARDENING_PROGRAMS})
+    add_dependencies(hardening_test hard_${p})
+  endforeach()
+  if(TARGET standin)
+    add_dependencies(hardening_test standin)
+  endif()
+  gtest_discover_tests(hardening_test TEST_PREFIX hardening. DISCOVERY_TIMEOUT 60
+                       PROPERTIES TIMEOUT 180)
+endif()
+
+# --- The fuzz targets' code under gcc: every corpus file through LLVMFuzzerTestOneInput ---------
+# (the clang/libFuzzer build is scripts/fuzz.sh; this keeps the corpus a regression test in the
+# ordinary build, sanitized in the sanitizer builds).
+foreach(target trace_reader config)
+  add_executable(hardening_fuzz_${target} ${HARDENING_FUZZ_DIR}/${target}_fuzz.cpp
+                                          ${HARDENING_FUZZ_DIR}/replay_main.cpp)
+  target_compile_options(hardening_fuzz_${target} PRIVATE -Wall -Wextra)
+  add_test(NAME hardening.fuzz_corpus.${target}
+           COMMAND hardening_fuzz_${target} ${HARDENING_FUZZ_DIR}/corpus/${target})
+  set_tests_properties(hardening.fuzz_corpus.${target} PROPERTIES TIMEOUT 300)
+endforeach()
+target_link_libraries(hardening_fuzz_trace_reader PRIVATE cublasspy_tools)
+target_link_libraries(hardening_fuzz_config PRIVATE cublasspy_core)

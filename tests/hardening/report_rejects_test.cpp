@@ -1,0 +1,201 @@
+// `cublasspy report` on damaged traces, the kinds a fuzzer makes: cut short anywhere, every
+// header field set to values it should never hold, huge counts, garbage records. Each one is
+// either reported (exit 0) or refused with exit 2 and one line naming the file and the
+// problem; never a crash, a hang or a runaway allocation. The cases a refusal is certain for
+// (the header's own consistency checks) are listed as such.
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "run_program.h"
+#include "trace_format.h"
+
+namespace cublasspy::integration {
+namespace {
+
+namespace fs = std::filesystem;
+using format::FileHeader;
+
+const std::string kTool = CUBLASSPY_TOOL_PATH;
+// A real trace from the committed fuzz corpus: sgemm_loop with a 16-record ring.
+const std::string kSeed = std::string(CUBLASSPY_FUZZ_CORPUS) + "/trace_reader/sgemm_loop_exited.cbt";
+
+struct Field {
+  const char* name;
+  size_t offset;
+  size_t bytes;
+};
+
+// Every header field, by offset (trace_format.h pins them).
+const Field kFields[] = {
+    {"endian_mark", offsetof(FileHeader, endian_mark), 4},
+    {"format_version", offsetof(FileHeader, format_version), 4},
+    {"header_bytes", offsetof(FileHeader, header_bytes), 4},
+    {"record_bytes", offsetof(FileHeader, record_bytes), 4},
+    {"word_bytes", offsetof(FileHeader, word_bytes), 4},
+    {"function_count", offsetof(FileHeader, function_count), 4},
+    {"process_offset", offsetof(FileHeader, process_offset), 8},
+    {"process_bytes", offsetof(FileHeader, process_bytes), 8},
+    {"functions_offset", offsetof(FileHeader, functions_offset), 8},
+    {"counters_offset", offsetof(FileHeader, counters_offset), 8},
+    {"first_failure_offset", offsetof(FileHeader, first_failure_offset), 8},
+    {"ring_offset", offsetof(FileHeader, ring_offset), 8},
+    {"ring_capacity", offsetof(FileHeader, ring_capacity), 8},
+    {"file_bytes", offsetof(FileHeader, file_bytes), 8},
+    {"next_seq", offsetof(FileHeader, next_seq), 8},
+    {"next_ticket", offsetof(FileHeader, next_ticket), 8},
+    {"first_failure_seq", offsetof(FileHeader, first_failure_seq), 8},
+    {"end_state", offsetof(FileHeader, end_state), 4},
+    {"end_signal", offsetof(FileHeader, end_signal), 4},
+    {"exit_status", offsetof(FileHeader, exit_status), 4},
+    {"header_complete", offsetof(FileHeader, header_complete), 4},
+    {"dropped_records", offsetof(FileHeader, dropped_records), 8},
+    {"first_async_seq", offsetof(FileHeader, first_async_seq), 8},
+    {"first_async_error", offsetof(FileHeader, first_async_error), 4},
+    {"driver_version", offsetof(FileHeader, driver_version), 4},
+    {"runtime_version", offsetof(FileHeader, runtime_version), 4},
+    {"forked_child", offsetof(FileHeader, forked_child), 4},
+    {"parent_seq_at_fork", offsetof(FileHeader, parent_seq_at_fork), 8},
+    {"process_used", offsetof(FileHeader, process_used), 8},
+    {"parent_pid_at_fork", offsetof(FileHeader, parent_pid_at_fork), 8},
+    {"parent_cuda_ready", offsetof(FileHeader, parent_cuda_ready), 4},
+};
+
+// Fields the reader checks against each other or against the file: any value but the right
+// one is refused.
+const std::set<std::string> kChecked = {"endian_mark",      "format_version", "header_bytes",
+                                        "record_bytes",     "word_bytes",     "header_complete",
+                                        "file_bytes"};
+
+uint64_t get(const std::string& bytes, const Field& f) {
+  uint64_t v = 0;
+  std::memcpy(&v, bytes.data() + f.offset, f.bytes);
+  return v;
+}
+void set(std::string& bytes, const Field& f, uint64_t v) { std::memcpy(bytes.data() + f.offset, &v, f.bytes); }
+
+class ReportRejects : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    seed_ = read_file(kSeed);
+    ASSERT_GT(seed_.size(), sizeof(FileHeader)) << kSeed;
+  }
+
+  // Writes `bytes` as NAME.cbt and runs `cublasspy report --json --all` on it. Checks what holds
+  // for every input: no signal, exit 0 with a report or exit 2 with the one-line refusal.
+  ProgramResult report(const std::string& name, const std::string& bytes) {
+    const std::string path = dir_ / (name + ".cbt");
+    std::ofstream(path, std::ios::binary) << bytes;
+    ProgramResult r = run_program({kTool, "report", "--json", "--all", path}, {}, dir_, std::chrono::seconds(60));
+    EXPECT_FALSE(r.timed_out) << name;
+    EXPECT_EQ(r.signal, 0) << name << ": " << r.describe();
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 2) << name << ": " << r.describe();
+    if (r.exit_code == 2) {
+      const std::string prefix = "cublasspy report: " + path + ": ";
+      EXPECT_EQ(r.err.rfind(prefix, 0), 0u) << name << ": " << r.err;
+      EXPECT_GT(r.err.size(), prefix.size() + 1) << name;
+    } else if (r.exit_code == 0) {
+      EXPECT_NE(r.out.find("\"traces\""), std::string::npos) << name;
+    }
+    fs::remove(path);
+    return r;
+  }
+
+  std::string seed_;
+  ScratchDir dir_;
+};
+
+TEST_F(ReportRejects, TheSeedItselfIsReported) {
+  EXPECT_EQ(report("seed", seed_).exit_code, 0);
+}
+
+TEST_F(ReportRejects, CutShortAnywhere) {
+  const uint64_t ring = get(seed_, kFields[11]);
+  for (uint64_t size : {uint64_t{0}, uint64_t{1}, uint64_t{8}, uint64_t{sizeof(FileHeader) - 1},
+                        uint64_t{sizeof(FileHeader)}, uint64_t{format::kHeaderBytes}, ring, ring + 1,
+                        uint64_t{seed_.size() - 4096}, uint64_t{seed_.size() - 1}}) {
+    ProgramResult r = report("cut-" + std::to_string(size), seed_.substr(0, size));
+    EXPECT_EQ(r.exit_code, 2) << "a trace cut to " << size << " bytes";
+    EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
+  }
+  // Longer than the header says: refused as well (the size is part of the format).
+  EXPECT_EQ(report("grown", seed_ + std::string(4096, '\0')).exit_code, 2);
+}
+
+TEST_F(ReportRejects, EveryHeaderFieldAtTheExtremes) {
+  int refused = 0, reported = 0;
+  for (const Field& f : kFields) {
+    const uint64_t original = get(seed_, f);
+    const uint64_t all_ones = f.bytes == 8 ? ~uint64_t{0} : 0xffffffffu;
+    for (uint64_t value : {uint64_t{0}, uint64_t{1}, all_ones, all_ones >> 1, original + 1,
+                           original - 1, original * 4096}) {
+      value &= all_ones;
+      if (value == original) continue;
+      std::string bytes = seed_;
+      set(bytes, f, value);
+      ProgramResult r = report(std::string(f.name) + "-" + std::to_string(value), bytes);
+      if (r.exit_code == 2) ++refused;
+      if (r.exit_code == 0) ++reported;
+      if (kChecked.count(f.name)) EXPECT_EQ(r.exit_code, 2) << f.name << " = " << value;
+    }
+  }
+  RecordProperty("refused", refused);
+  RecordProperty("reported", reported);
+  EXPECT_GT(refused, 0);
+  EXPECT_GT(reported, 0);
+}
+
+TEST_F(ReportRejects, HugeCountsAreRefusedOrReportedNeverAllocated) {
+  // Sizes read from the file that would ask for terabytes if believed.
+  struct Case {
+    const char* field;
+    uint64_t value;
+  };
+  for (Case c : {Case{"function_count", 1u << 31}, Case{"function_count", format::kMaxFunctions + 1},
+                 Case{"ring_capacity", uint64_t{1} << 40}, Case{"ring_capacity", (uint64_t{1} << 32) + 1},
+                 Case{"process_bytes", uint64_t{1} << 62}, Case{"process_used", uint64_t{1} << 62}}) {
+    std::string bytes = seed_;
+    for (const Field& f : kFields) {
+      if (f.name == std::string(c.field)) set(bytes, f, c.value);
+    }
+    EXPECT_EQ(report(std::string("huge-") + c.field, bytes).exit_code, 2) << c.field << " = " << c.value;
+  }
+  // Counts that are only numbers to print: a report, with the numbers as they are.
+  std::string bytes = seed_;
+  for (const Field& f : kFields) {
+    if (f.name == std::string("next_seq") || f.name == std::string("next_ticket") ||
+        f.name == std::string("dropped_records")) {
+      set(bytes, f, ~uint64_t{0});
+    }
+  }
+  const uint64_t counters = get(seed_, kFields[9]);
+  std::memset(bytes.data() + counters, 0xff, 16 * 4);  // calls and failures of four functions
+  EXPECT_EQ(report("huge-counters", bytes).exit_code, 0);
+}
+
+TEST_F(ReportRejects, GarbageRecordsAreSkippedNotTrusted) {
+  const uint64_t ring = get(seed_, kFields[11]), capacity = get(seed_, kFields[12]);
+  for (int fill : {0x00, 0xff, 0x03, 0xaa}) {
+    std::string bytes = seed_;
+    std::memset(bytes.data() + ring, fill, capacity * format::kRecordBytes);
+    const uint64_t failure = get(seed_, kFields[10]);
+    std::memset(bytes.data() + failure, fill, format::kRecordBytes);
+    EXPECT_EQ(report("records-" + std::to_string(fill), bytes).exit_code, 0) << fill;
+  }
+  // Function table entries with no terminator and absurd argument counts.
+  std::string bytes = seed_;
+  const uint64_t functions = get(seed_, kFields[8]);
+  std::memset(bytes.data() + functions, 'x', sizeof(format::FunctionEntry) * 4);
+  ProgramResult r = report("functions-garbage", bytes);
+  EXPECT_EQ(r.exit_code, 2) << "an argument count of 0x7878 is refused";
+  EXPECT_NE(r.err.find("corrupt function table"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace cublasspy::integration
