@@ -46,7 +46,7 @@ bool has_nonfinite(const format::RecordSlot& slot) {
 
 // cudaStreamSynchronize, cudaMemcpy and friends: a successful one means every earlier launch on
 // that stream (for cudaMemcpy: the legacy stream, which waits for all) finished cleanly.
-bool is_sync_point(const CallView& call) { return family_of(call) == CallFamily::kSync; }
+bool is_sync_point(const CallView& call) { return family_of(call) == format::Family::kSync; }
 
 }  // namespace
 
@@ -77,18 +77,12 @@ bool TraceFacts::sync_mode() const {
   return v && *v != "0" && !v->empty();
 }
 
-CallFamily family_of(const CallView& call) {
-  return call.function ? static_cast<CallFamily>(call.function->family) : CallFamily::kOther;
+format::Family family_of(const CallView& call) {
+  return call.function ? static_cast<format::Family>(call.function->family) : format::Family::kOther;
 }
 
 bool launches_device_work(const CallView& call) {
-  switch (family_of(call)) {
-    case CallFamily::kGemm: case CallFamily::kGemmBatched: case CallFamily::kGemmStridedBatched:
-    case CallFamily::kGemmGrouped: case CallFamily::kLtMatmul: case CallFamily::kLegacyGemm:
-      return true;
-    default:
-      return false;
-  }
+  return call.function != nullptr && format::is_gemm_family(call.function->family);
 }
 
 TraceFacts gather_facts(const TraceFile& trace) {
@@ -119,9 +113,9 @@ TraceFacts gather_facts(const TraceFile& trace) {
 
   trace.for_each_call([&](const CallView& call) {
     const format::Record& rec = call.rec();
-    const CallFamily family = family_of(call);
+    const format::Family family = family_of(call);
     f.last_activity_ns = std::max(f.last_activity_ns, rec.start_ns + (call.in_flight() ? 0 : rec.duration_ns));
-    if (family == CallFamily::kLibraryLoad) {
+    if (family == format::Family::kLibraryLoad) {
       LibraryLoad load;
       load.seq = call.seq;
       load.requested = text_arg(call, "filename");
@@ -134,7 +128,7 @@ TraceFacts gather_facts(const TraceFile& trace) {
     }
     f.any_cuda_call = true;
     if (call.in_flight()) f.in_flight.push_back(call);
-    if (family == CallFamily::kDevice) f.device_calls.push_back(call);
+    if (family == format::Family::kDevice) f.device_calls.push_back(call);
     if (is_function(call, "cublasCreate_v2") || is_function(call, "cublasLtCreate")) {
       f.handle_creates.push_back(call);
     }

@@ -93,14 +93,8 @@ std::string base_name(const std::string& path);
 // "" for 1, "s" otherwise.
 inline const char* plural(uint64_t n) { return n == 1 ? "" : "s"; }
 
-// Family ids of the trace's function table (hook_list.h's Family); kept here as numbers so the
-// reader side needs no shim header.
-enum class CallFamily : uint16_t {
-  kOther = 0, kDevice = 1, kHandle = 2, kGemm = 3, kGemmBatched = 4, kGemmStridedBatched = 5,
-  kGemmGrouped = 6, kLtMatmul = 7, kLtDescriptor = 8, kLibraryLoad = 9, kLegacyGemm = 10,
-  kSync = 11, kMemory = 12,
-};
-CallFamily family_of(const CallView& call);
-bool launches_device_work(const CallView& call);
+// The call's family (format::Family, from the trace's function table).
+format::Family family_of(const CallView& call);
+bool launches_device_work(const CallView& call);  // a GEMM of some form
 
 }  // namespace cublasspy::diagnoses

@@ -47,12 +47,6 @@ const std::string& input_path(const uint8_t* data, size_t size) {
   return path;
 }
 
-uint64_t read_u64(const uint8_t* data, size_t size, size_t offset) {
-  uint64_t v = 0;
-  if (offset + sizeof v <= size) std::memcpy(&v, data + offset, sizeof v);
-  return v;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -93,6 +87,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
 #ifdef CUBLASSPY_LIBFUZZER
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
+
+namespace {
+
+uint64_t read_u64(const uint8_t* data, size_t size, size_t offset) {
+  uint64_t v = 0;
+  if (offset + sizeof v <= size) std::memcpy(&v, data + offset, sizeof v);
+  return v;
+}
+
+}  // namespace
 
 // Most mutations land where the parser makes decisions; one in eight mutates the whole input
 // (which may change its size: truncation, growth).

@@ -162,8 +162,11 @@ TEST_F(Security, DumpsNeverFollowALinkNorReplaceAFile) {
   EXPECT_EQ(read_file(victim), "victim");
   for (const std::string& name : names) {
     std::string at = dir_ / name;
-    if (links.count(at)) EXPECT_TRUE(fs::is_symlink(at)) << at;
-    else EXPECT_EQ(read_file(at), "precious") << at;
+    if (links.count(at)) {
+      EXPECT_TRUE(fs::is_symlink(at)) << at;
+    } else {
+      EXPECT_EQ(read_file(at), "precious") << at;
+    }
   }
   EXPECT_NE(r.err.find("CUBLASSPY_DUMP"), std::string::npos) << "the skipped dumps are reported:\n" << r.err;
 }

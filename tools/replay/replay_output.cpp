@@ -51,11 +51,11 @@ std::string run_line(const ReplayRun& r, uint64_t seed) {
 std::string verify_line(const nlohmann::json& v, const std::string& basis) {
   if (!v.is_object()) return "";
   if (!v.value("available", false)) return "not verified: " + v.value("unavailable", std::string("?"));
-  char text[320];
+  char text[320], error[32] = "infinite";
   const auto& mx = v["max_error"];
+  if (mx.is_number()) std::snprintf(error, sizeof error, "%.3g", mx.get<double>());
   std::snprintf(text, sizeof text, "%s: largest error %s (tolerance %.3g: %s) over %" PRIu64 "%s elements",
-                v.value("passed", false) ? "matches the host reference" : "WRONG RESULT",
-                mx.is_number() ? std::to_string(mx.get<double>()).c_str() : "infinite", v.value("tolerance", 0.0),
+                v.value("passed", false) ? "matches the host reference" : "WRONG RESULT", error, v.value("tolerance", 0.0),
                 basis.c_str(), v.value("checked", uint64_t{0}), v.value("sampled", false) ? " sampled" : "");
   std::string line = text;
   if (v.value("outside_writes", uint64_t{0}) > 0) {

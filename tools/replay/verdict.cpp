@@ -24,7 +24,8 @@ const char* data_words(DataSource d) { return d == DataSource::kDump ? "with the
 std::string verify_detail(const nlohmann::json& v) {
   if (!v.is_object() || !v.value("available", false)) return "";
   std::string text;
-  char line[256];
+  char line[320], error[32] = "infinite";
+  if (v["max_error"].is_number()) std::snprintf(error, sizeof error, "%.3g", v["max_error"].get<double>());
   const auto& worst = v["worst"];
   if (v.value("mismatches", uint64_t{0}) > 0) {
     std::snprintf(line, sizeof line, "%" PRIu64 " of %" PRIu64 " elements checked are beyond the tolerance; the worst, at row %" PRId64
@@ -32,9 +33,7 @@ std::string verify_detail(const nlohmann::json& v) {
                   v.value("mismatches", uint64_t{0}), v.value("checked", uint64_t{0}), worst.value("row", int64_t{0}),
                   worst.value("col", int64_t{0}),
                   worst.value("member", int64_t{0}) ? (", member " + std::to_string(worst.value("member", int64_t{0}))).c_str() : "",
-                  worst["got"][0].get<double>(), worst["want"][0].get<double>(),
-                  v["max_error"].is_number() ? (std::to_string(v["max_error"].get<double>())).c_str() : "infinite",
-                  v.value("tolerance", 0.0));
+                  worst["got"][0].get<double>(), worst["want"][0].get<double>(), error, v.value("tolerance", 0.0));
     text = line;
   }
   if (v.value("outside_writes", uint64_t{0}) > 0) {

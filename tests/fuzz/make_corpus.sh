@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Regenerates the seed corpus of the trace-reader fuzz target: real traces written by the real
+# shim while the test programs ran on the CPU stand-in (and one on the real, driverless CUDA
+# libraries), each with a 16-record ring so the files stay small (~250 KiB: the header, process
+# section and function table are most of it). Every trace shows a different way a process ends
+# or a different kind of record.
+#
+#   tests/fuzz/make_corpus.sh BUILD_DIR
+#
+# BUILD_DIR is an ordinary build with the tests (the stand-in and the programs built). The
+# files replace tests/fuzz/corpus/trace_reader/*.cbt.
+set -euo pipefail
+build="$(cd "${1:?usage: make_corpus.sh BUILD_DIR}" && pwd)"
+out="$(cd "$(dirname "$0")" && pwd)/corpus/trace_reader"
+programs="$build/test-programs"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$out"
+rm -f "$out"/*.cbt
+
+# trace NAME [VAR=VALUE...] -- PROGRAM ARGS...: runs PROGRAM under the shim, keeps its trace.
+trace() {
+  local name="$1"
+  shift
+  local vars=()
+  while [[ "$1" != "--" ]]; do vars+=("$1"); shift; done
+  shift
+  rm -f "$work"/*.cbt
+  (cd "$work" && env LD_PRELOAD="$build/lib/libcublasspy.so" \
+      LD_LIBRARY_PATH="$build/standin" CUBLASSPY_RING=16 CUBLASSPY_TRACE="$work/t-%p.cbt" \
+      "${vars[@]}" "$@" >/dev/null 2>&1) 2>/dev/null || true  # some of them crash on purpose
+  local made=("$work"/t-*.cbt)
+  cp "${made[0]}" "$out/$name.cbt"
+}
+
+trace sgemm_loop_exited -- "$programs/shim_sgemm_loop" 3
+trace sgemm_segfault_in_call STANDIN_CRASH=cublasSgemm_v2:2 -- "$programs/shim_sgemm_loop" 4
+trace first_failure_wrapped STANDIN_FAIL=cublasSgemm_v2:5:13 -- "$programs/shim_sgemm_loop" 40
+trace async_error_synced CUBLASSPY_SYNC=1 STANDIN_ASYNC_ERROR=cublasSgemm_v2:2:700 -- "$programs/shim_sgemm_loop" 3
+trace threads_checks_scans CUBLASSPY_CHECK=1 CUBLASSPY_SCAN=all -- "$programs/shim_sgemm_threads" 4 20
+trace gemm_ex_half_nested -- "$programs/shim_gemm_ex_half"
+trace lt_matmul_row_major -- "$programs/shim_lt_matmul_row_major"
+trace dlopen_text_arguments -- "$programs/shim_dlopen_local"
+trace no_driver STANDIN_NO_DRIVER=1 -- "$programs/shim_driverless_calls"
+
+# A hang killed by SIGKILL: the call stays in flight, the file says "running".
+rm -f "$work"/*.cbt
+(cd "$work" && LD_PRELOAD="$build/lib/libcublasspy.so" LD_LIBRARY_PATH="$build/standin" \
+   CUBLASSPY_RING=16 CUBLASSPY_TRACE="$work/t-%p.cbt" STANDIN_HANG=cublasSgemm_v2:2 \
+   exec "$programs/shim_sgemm_loop" 3 >/dev/null 2>&1) &
+hung=$!
+sleep 2
+kill -KILL "$hung" 2>/dev/null || true
+wait "$hung" 2>/dev/null || true
+cp "$work"/t-*.cbt "$out/hang_killed.cbt"
+
+# The child of a fork: marked as such, with the parent's numbers.
+rm -f "$work"/*.cbt
+(cd "$work" && LD_PRELOAD="$build/lib/libcublasspy.so" LD_LIBRARY_PATH="$build/standin" \
+   CUBLASSPY_RING=16 CUBLASSPY_TRACE="$work/t-%p.cbt" "$programs/shim_fork_after_init" >"$work/out" 2>&1)
+child="$(sed -n 's/.*child \([0-9]*\).*/\1/p' "$work/out")"
+cp "$work/t-$child.cbt" "$out/forked_child.cbt"
+
+ls -la "$out"
+du -sh "$out"
