@@ -27,8 +27,10 @@ enum InitState : int { kUninitialized = 0, kInitializing = 1, kReady = 2, kDisab
 std::atomic<int> g_init{kUninitialized};
 Runtime* g_runtime = nullptr;  // allocated once, never freed: hooks may run during exit
 
-// Trace opening is rare (once per process and forked child) and never holds the lock across a
-// real CUDA call.
+// Set-up and trace opening are rare (once per process and forked child) and never hold the lock
+// across a real CUDA call. fork() takes it too (before_fork), so a child is never made while
+// another thread is half-way through them: it would wait forever for a lock, or for a set-up,
+// that no thread of its own will ever finish.
 std::mutex g_open_mutex;
 // 1 once this process (or forked child) has tried to open its trace; the fork handler resets it,
 // so the call path needs no getpid() system call to notice a fork.
@@ -62,6 +64,13 @@ void on_fork_child() {
   g_trace_attempted.store(0);
 }
 
+void before_fork() { g_open_mutex.lock(); }
+void after_fork_in_parent() { g_open_mutex.unlock(); }
+void after_fork_in_child() {
+  g_open_mutex.unlock();
+  on_fork_child();
+}
+
 void on_exit_mark() {
   Runtime* rt = g_runtime;
   if (rt == nullptr) return;
@@ -89,6 +98,9 @@ void initialize() {
     g_init.store(kDisabled, std::memory_order_release);
     return;
   }
+  // First, so that a fork from now on waits for the set-up below to finish.
+  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+  std::lock_guard<std::mutex> lock(g_open_mutex);
   std::vector<std::string> errors;
   Config config = parse_config(&read_env, errors);
   for (const std::string& e : errors) write_stderr(e);
@@ -99,7 +111,6 @@ void initialize() {
   auto* rt = new Runtime;
   rt->config = std::move(config);
   log_configure(rt->config.log);
-  pthread_atfork(nullptr, nullptr, on_fork_child);
   atexit(on_exit_mark);
   g_runtime = rt;
   g_init.store(kReady, std::memory_order_release);

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gemm_call.h"
 #include "replay/emitters.h"
 #include "replay/plan_builder.h"
 #include "replay/replay_output.h"
@@ -101,6 +102,10 @@ class Replayer {
     r.dumped_operands = primary.dumped_operands;
     if (!primary.plan) {
       r.refusal = primary.refusal;
+      if (call.function) {
+        const GemmCall g = gemm_from_record(*call.function, call.rec());
+        if (g.valid) r.shape = "m " + std::to_string(g.m) + ", n " + std::to_string(g.n) + ", k " + std::to_string(g.k);
+      }
       return r;
     }
     r.plan = primary.plan;
@@ -151,6 +156,7 @@ class Replayer {
     if (!a_.emit_cpp.empty()) {
       r.emitted_cpp = output_path(a_.emit_cpp, r.seq, several);
       r.build_command = cpp_build_command(r.emitted_cpp);
+      context.cpp_file_name = r.emitted_cpp.substr(r.emitted_cpp.rfind('/') + 1);
       if (!write_text(r.emitted_cpp, emit_cpp(*r.plan, context), error)) {
         r.plan.reset();
         r.refusal = error;
@@ -275,7 +281,7 @@ SubcommandAction attach_replay(CLI::App& app) {
                "Compare the result with a GEMM computed on the host; report the largest error");
   app.add_option("--max-bytes", a->max_bytes,
                  "Refuse replays that would allocate more device memory than this (default 4GiB; "
-                 "suffixes KB, MB, GB, KiB, MiB, GiB)")
+                 "suffixes K, M, G, with or without iB, count in 1024s)")
       ->transform(CLI::AsSizeValue(false))
       ->type_name("BYTES");
   app.add_option("--timeout", a->timeout_s, "Give up on a replay after this many seconds (default 300)")

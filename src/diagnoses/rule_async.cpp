@@ -4,6 +4,7 @@
 // does the same per intercepted call and pins the error to it in the trace.
 #include <fmt/format.h>
 
+#include "check_ids.h"
 #include "rule.h"
 
 namespace cublasspy::diagnoses {
@@ -17,6 +18,18 @@ bool is_asynchronous_code(int code) {
     default:
       return false;
   }
+}
+
+// "#16 cublasSgemm_v2 (m=4 ...), flagged by CUBLASSPY_CHECK: pointer-mode-mismatch": a suspect
+// the argument checks already found wrong is the likely culprit.
+std::string suspect_text(const TraceFile& trace, const CallView& call) {
+  std::string text = call_with_shape(trace, call);
+  std::string flagged;
+  for (int bit = 0; bit < kCheckCount; ++bit) {
+    if ((call.rec().check_bits & (1u << bit)) == 0) continue;
+    if (const char* name = check_id_name(static_cast<CheckId>(bit))) flagged += (flagged.empty() ? "" : ", ") + std::string(name);
+  }
+  return flagged.empty() ? text : text + ", flagged by CUBLASSPY_CHECK: " + flagged;
 }
 
 std::string error_name(int code) { return fmt::format("{} {}", code, cuda_error_name(code)); }
@@ -65,7 +78,7 @@ void rule_async_error(RuleContext& ctx) {
       d.summary = fmt::format("the GPU work launched by {} failed with {}", call_name(call), error_name(code));
       d.evidence = fmt::format("{} returned {}, then synchronizing its stream (CUBLASSPY_SYNC) "
                                "reported {}: {}.",
-                               call_with_shape(*f.trace, call), status_text(call), error_name(code), what_it_means(code));
+                               suspect_text(*f.trace, call), status_text(call), error_name(code), what_it_means(code));
       if (uint64_t later = failures_from(f, call.seq + 1); later > 0) {
         d.evidence += fmt::format(" The error is sticky: {} later call{} failed because of it.", later, plural(later));
       }
@@ -97,7 +110,7 @@ void rule_async_error(RuleContext& ctx) {
     if (surfaced) d.call = surfaced->seq;
     if (!f.async_suspects.empty()) {
       std::string list;
-      for (const CallView& s : f.async_suspects) list += (list.empty() ? "" : ", ") + call_with_shape(*f.trace, s);
+      for (const CallView& s : f.async_suspects) list += (list.empty() ? "" : "; ") + suspect_text(*f.trace, s);
       uint64_t more = f.async_suspects_total > f.async_suspects.size() ? f.async_suspects_total - f.async_suspects.size() : 0;
       d.evidence += fmt::format(" GPU work launched since the last successful synchronization: {}{}.", list,
                                 more ? fmt::format(" and {} earlier", more) : std::string());

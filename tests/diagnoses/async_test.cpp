@@ -43,6 +43,18 @@ TEST(AsyncError, PinnedToTheGemmWithSync) {
   EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
 }
 
+TEST(AsyncError, SuspectFlaggedByTheChecksIsNamed) {
+  // alpha/beta on the host with pointer mode DEVICE: the stand-in's kernel faults on them.
+  RunOptions o;
+  o.env["CUBLASSPY_CHECK"] = "1";
+  o.args = {"--device-scalars"};
+  TracedRun run = run_traced(program_path("diag_workload"), o);
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  EXPECT_TRUE(contains(d.evidence, "flagged by CUBLASSPY_CHECK: pointer-mode-mismatch")) << explain(run, found);
+  EXPECT_TRUE(has_id(found, "pointer-mode-mismatch")) << explain(run, found);
+}
+
 TEST(AsyncError, HealthyRunInSyncModeIsFine) {
   RunOptions o;
   o.env["CUBLASSPY_SYNC"] = "1";

@@ -71,6 +71,50 @@ TEST(Checks, MisalignedOperandIsAWarning) {
   EXPECT_EQ(d.severity, Severity::kWarning) << explain(run, found);
 }
 
+TEST(Checks, HostPointerOperand) {
+  TracedRun run = checked({"--host-a"});
+  SKIP_UNLESS(shim_checks(run), "CUBLASSPY_CHECK findings");
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "host-pointer-operand");
+  EXPECT_TRUE(contains(d.advice, "cudaMemcpy")) << explain(run, found);
+}
+
+TEST(Checks, OperandOutOfBounds) {
+  TracedRun run = checked({"--small-a"});
+  SKIP_UNLESS(shim_checks(run), "CUBLASSPY_CHECK findings");
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "operand-out-of-bounds");
+  EXPECT_EQ(d.severity, Severity::kError) << explain(run, found);
+}
+
+TEST(Checks, DeviceMismatch) {
+  RunOptions o;
+  o.env["CUBLASSPY_CHECK"] = "1";
+  o.env["STANDIN_DEVICE_COUNT"] = "2";
+  o.args = {"--a-on-device-1"};
+  TracedRun run = run_traced(program_path("diag_workload"), o);
+  SKIP_UNLESS(shim_checks(run), "CUBLASSPY_CHECK findings");
+  auto found = run.diagnose();
+  EXPECT_TRUE(has_id(found, "device-mismatch")) << explain(run, found);
+}
+
+TEST(Checks, PointerModeMismatch) {
+  TracedRun run = checked({"--device-scalars"});
+  SKIP_UNLESS(shim_checks(run), "CUBLASSPY_CHECK findings");
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "pointer-mode-mismatch");
+  EXPECT_TRUE(contains(d.advice, "cublasSetPointerMode")) << explain(run, found);
+}
+
+TEST(Checks, InvalidStride) {
+  TracedRun run = checked({"--gemms", "0", "--bad-stride"});
+  SKIP_UNLESS(shim_checks(run), "CUBLASSPY_CHECK findings");
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "invalid-stride");
+  ASSERT_TRUE(d.call && d.pid) << explain(run, found);
+  EXPECT_EQ(function_of_call(run, *d.pid, *d.call), "cublasSgemmStridedBatched");
+}
+
 TEST(Checks, CleanCallHasNoCheckFinding) {
   TracedRun run = checked({});
   auto found = run.diagnose();

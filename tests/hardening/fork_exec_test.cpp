@@ -3,6 +3,7 @@
 // process of its own, traced from its first call).
 #include <signal.h>
 
+#include <filesystem>
 #include <map>
 #include <regex>
 #include <string>
@@ -118,6 +119,18 @@ TEST_F(ForkAndExec, ExecedProgramIsTracedAsAProcessOfItsOwn) {
       << child->process().get("exe");
   EXPECT_EQ(calls_to(*child, "cublasSgemm_v2"), 3u);
   EXPECT_EQ(child->header().end_state, static_cast<uint32_t>(format::EndState::kExited));
+}
+
+TEST_F(ForkAndExec, ForksWhileAnotherThreadSetsUpNeverLeaveAChildWaiting) {
+  // One thread forks 100 children while another makes the first CUDA call (the shim's set-up
+  // and trace opening); each child then makes a call. A fork inside that window must wait for
+  // it to finish, or the child inherits a lock no thread of its will ever release.
+  if (!std::filesystem::exists(program("hard_fork_during_setup"))) GTEST_SKIP() << "no null CUDA stack";
+  ProgramResult r = run_program({program("hard_fork_during_setup"), "100"},
+                                traced(dir_) + Env{{"CUBLASSPY_RING", "16"}}, dir_, std::chrono::seconds(90));
+  EXPECT_NE(r.out.find("hung 0"), std::string::npos) << r.describe();
+  ASSERT_TRUE(r.exited_ok()) << r.describe();
+  EXPECT_EQ(dir_.files().size(), 101u) << "every process wrote its trace";
 }
 
 }  // namespace

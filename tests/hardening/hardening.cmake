@@ -27,6 +27,19 @@ if(CUBLASSPY_SANITIZE)
   target_link_options(hard_secure_probe PRIVATE -fno-sanitize=all)
 endif()
 
+# Linked against the integration tests' null CUDA runtime (no state, no locks of its own).
+if(TARGET shim_null_cudart)
+  add_executable(hard_fork_during_setup ${HARDENING_DIR}/programs/fork_during_setup.cpp)
+  target_link_libraries(hard_fork_during_setup PRIVATE cuda_headers shim_null_cudart Threads::Threads)
+  set_target_properties(hard_fork_during_setup PROPERTIES
+    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-programs BUILD_RPATH ${CMAKE_BINARY_DIR}/null_cuda)
+  if(CUBLASSPY_SANITIZE)
+    target_compile_options(hard_fork_during_setup PRIVATE -fno-sanitize=all)
+    target_link_options(hard_fork_during_setup PRIVATE -fno-sanitize=all)
+  endif()
+  list(APPEND HARDENING_PROGRAMS fork_during_setup)
+endif()
+
 # --- The tests (they build on the integration tests' run_program.h) ---------------------------
 if(TARGET shim_it_support)
   add_executable(hardening_test
@@ -45,13 +58,21 @@ if(TARGET shim_it_support)
   add_dependencies(hardening_test cublasspy cublasspy_cli hard_secure_probe shim_sgemm_loop)
   foreach(p ${HARDENING_PROGRAMS})
     add_dependencies(hardening_test hard_${p})
-  endforeach()
+  endforeach()  # (fork_during_setup included when the null CUDA stack exists)
   if(TARGET standin)
     add_dependencies(hardening_test standin)
   endif()
   gtest_discover_tests(hardening_test TEST_PREFIX hardening. DISCOVERY_TIMEOUT 60
                        PROPERTIES TIMEOUT 180)
 endif()
+
+# The writer's ring under threads, in-process: the part of the shim the sanitizers can see.
+add_executable(hardening_writer_test ${HARDENING_DIR}/writer_threads_test.cpp)
+target_link_libraries(hardening_writer_test PRIVATE cublasspy_reader GTest::gtest_main Threads::Threads)
+target_compile_options(hardening_writer_test PRIVATE -Wall -Wextra)
+gtest_discover_tests(hardening_writer_test TEST_PREFIX hardening. DISCOVERY_TIMEOUT 60
+                     PROPERTIES TIMEOUT 300
+                     ENVIRONMENT "TSAN_OPTIONS=suppressions=${HARDENING_DIR}/tsan.supp")
 
 # --- The fuzz targets' code under gcc: every corpus file through LLVMFuzzerTestOneInput ---------
 # (the clang/libFuzzer build is scripts/fuzz.sh; this keeps the corpus a regression test in the

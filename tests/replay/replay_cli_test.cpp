@@ -284,7 +284,7 @@ TEST(ReplayOutcome, EarlierAsynchronousErrorIsNotReproduced) {
   ASSERT_EQ(calls.size(), 2u);
   ASSERT_EQ(calls[1].status, 13) << "the sticky error should fail the second call";
   Replay r = replay(trace, {"--call", std::to_string(calls[1].seq), "--verify"});
-  EXPECT_EQ(verdict(r), "not-reproduced");
+  EXPECT_EQ(verdict(r), "not-reproduced") << r.first().dump(2);
   EXPECT_NE(r.first()["verdict"]["advice"].get<std::string>().find("cublasspy run --sync"), std::string::npos);
 }
 
@@ -388,9 +388,13 @@ TEST(ReplayPlanning, SizesBeyondMaxBytesAreRefused) {
   // A small call, a smaller bound.
   TempDir other;
   std::string small = trace_subject(other, "shapes");
-  Replay bounded = replay(small, {"--call", std::to_string(gemm_calls(small)[0].seq), "--max-bytes", "1KiB"});
+  // 8 x 8 x 8 fp32: A, B and C of 256 bytes each.
+  const std::string seq = std::to_string(gemm_calls(small)[0].seq);
+  Replay bounded = replay(small, {"--call", seq, "--max-bytes", "512"});
   EXPECT_EQ(bounded.process.exit_code, 2);
-  EXPECT_NE(bounded.first()["refusal"].get<std::string>().find("above --max-bytes 1.0 KiB"), std::string::npos);
+  EXPECT_NE(bounded.first()["refusal"].dump().find("need 768 B of device memory (a 256 B, b 256 B, c 256 B), above --max-bytes 512 B"),
+            std::string::npos) << bounded.first()["refusal"];
+  EXPECT_EQ(verdict(replay(small, {"--call", seq, "--max-bytes", "1KiB"})), "succeeds");
 }
 
 TEST(ReplayPlanning, InvalidLeadingDimensionIsRefusedAsTheBug) {
@@ -402,6 +406,19 @@ TEST(ReplayPlanning, InvalidLeadingDimensionIsRefusedAsTheBug) {
   Replay r = replay(trace, {"--call", std::to_string(calls[0].seq)});
   EXPECT_EQ(r.process.exit_code, 2);
   EXPECT_NE(r.first()["refusal"].get<std::string>().find("lda 4 is below the 8 rows of a"), std::string::npos)
+      << r.first()["refusal"];
+}
+
+// After an asynchronous error every cudaMalloc fails: the program's next GEMM gets null
+// pointers. Replaying that would blame the library; the replay names the real cause instead.
+TEST(ReplayPlanning, NullOperandsAreRefusedWithTheirCause) {
+  TempDir dir;
+  std::string trace = trace_subject(dir, "async-allocations", {{"STANDIN_ASYNC_ERROR", "cublasSgemm_v2:1:700"}});
+  std::vector<Call> calls = gemm_calls(trace);
+  ASSERT_EQ(calls.size(), 2u);
+  Replay r = replay(trace, {"--call", std::to_string(calls[1].seq)});
+  EXPECT_EQ(r.process.exit_code, 2);
+  EXPECT_NE(r.first()["refusal"].get<std::string>().find("a, b and c are null pointers"), std::string::npos)
       << r.first()["refusal"];
 }
 

@@ -220,6 +220,36 @@ TEST(HostReference, SamplesWhenTheBudgetIsSmall) {
   EXPECT_TRUE(c.passed);
 }
 
+// A verified stress loop computes the reference once: a cache filled by the first comparison
+// serves the next ones (here the inputs change after the first, and the cached reference wins).
+TEST(HostReference, CacheKeepsTheReferenceAcrossRuns) {
+  SmallGemm g;
+  ReferenceCache cache;
+  ReferenceInputs in;
+  in.a = {&g.plan.operands[0], reinterpret_cast<unsigned char*>(g.a.data())};
+  in.b = {&g.plan.operands[1], reinterpret_cast<unsigned char*>(g.b.data())};
+  in.c = {&g.plan.operands[2], reinterpret_cast<unsigned char*>(g.c.data())};
+  std::vector<float> before = g.c;
+  HostOperand c_before{&g.plan.operands[2], reinterpret_cast<unsigned char*>(before.data())};
+  HostOperand d{&g.plan.operands[2], reinterpret_cast<unsigned char*>(g.d.data())};
+  EXPECT_TRUE(compare_with_reference(g.plan, in, c_before, d, uint64_t{1} << 31, &cache).passed);
+  EXPECT_TRUE(cache.filled);
+  EXPECT_EQ(cache.entries.size(), 6u);
+  g.a[0] = 100;  // would change the reference, were it recomputed
+  EXPECT_TRUE(compare_with_reference(g.plan, in, c_before, d, uint64_t{1} << 31, &cache).passed);
+  EXPECT_FALSE(compare_with_reference(g.plan, in, c_before, d).passed);
+}
+
+// batchCount 0 is a valid call that computes nothing: nothing to check, nothing wrong.
+TEST(HostReference, EmptyBatchChecksNothing) {
+  SmallGemm g;
+  g.plan.batch = 0;
+  g.d = g.c;
+  Comparison c = g.compare();
+  EXPECT_TRUE(c.passed);
+  EXPECT_EQ(c.checked, 0u);
+}
+
 // --- verdicts ----------------------------------------------------------------------------------
 
 ReplayRun ran(DataSource d) {

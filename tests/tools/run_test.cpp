@@ -178,7 +178,12 @@ TEST(Run, SignalsSentToTheToolReachTheCommand) {
     _exit(99);
   }
   ASSERT_GT(tool, 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let it start the command
+  // Signal only once the command runs: the tool has its handlers in place by then.
+  std::string children = "/proc/" + std::to_string(tool) + "/task/" + std::to_string(tool) + "/children";
+  for (int i = 0; i < 200 && read_file(children).empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_FALSE(read_file(children).empty()) << "the command did not start";
   auto sent = std::chrono::steady_clock::now();
   kill(tool, SIGTERM);
   int status = 0;

@@ -90,6 +90,10 @@ void* find_loaded_symbol(Library lib, const char* name) {
   return nullptr;
 }
 const format::FunctionEntry* function_table() { return g_table; }
+std::atomic<uint64_t>& allocation_generation() {
+  static std::atomic<uint64_t> generation{0};
+  return generation;
+}
 uint32_t function_count() { return 2; }
 }  // namespace cublasspy
 

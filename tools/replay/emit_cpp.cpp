@@ -231,6 +231,10 @@ class CppWriter {
 
  private:
   bool legacy() const { return p_.kind == CallKind::kLegacyGemm; }
+  std::string binary_name() const {
+    const std::string& f = c_.cpp_file_name;
+    return f.size() > 4 && f.substr(f.size() - 4) == ".cpp" ? f.substr(0, f.size() - 4) : f + ".bin";
+  }
   bool lt() const { return p_.kind == CallKind::kLtMatmul; }
   bool xt() const { return p_.kind == CallKind::kXtGemm; }
 
@@ -239,8 +243,8 @@ class CppWriter {
          << c_.original_outcome << ").\n"
          << "// Written by `cublasspy replay --emit-cpp`: the captured arguments and handle state, operands filled\n"
          << "// with the replay's seeded values. Build and run:\n"
-         << "//   " << cpp_build_command("repro.cpp") << "\n"
-         << "//   ./repro    (exit status 0: the call succeeded; 1: it failed, and it says where)\n";
+         << "//   " << cpp_build_command(c_.cpp_file_name) << "\n"
+         << "//   ./" << binary_name() << "    (exit status 0: the call succeeded; 1: it failed, and it says where)\n";
     for (const std::string& n : c_.notes) out_ << "// Note: " << n << "\n";
     out_ << "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
          << "#include <limits>\n#include <vector>\n\n#include <cuComplex.h>\n#include <cuda_runtime_api.h>\n"

@@ -23,6 +23,7 @@ struct EmitContext {
   std::string original_outcome;               // "CUBLAS_STATUS_EXECUTION_FAILED (13)", "success"
   std::vector<std::string> dumped_operands;   // operands with a usable dump next to the trace
   std::vector<std::string> notes;             // what the replay does differently (plan_builder)
+  std::string cpp_file_name = "repro.cpp";    // the C++ file's name, for the build line inside it
 };
 
 std::string emit_cpp(const ReplayPlan& plan, const EmitContext& context);

@@ -51,11 +51,25 @@ struct ReferenceInputs {
   HostOperand a, b, c, bias;  // c: the values before the call (bias may be absent)
 };
 
+// The reference values of the elements a comparison checks, kept from one comparison to the
+// next: a verified stress loop (--repeat with --verify) checks every run against the same inputs.
+// Kept only while small (256 MiB); beyond that each comparison recomputes them.
+struct ReferenceCache {
+  struct Entry {
+    int64_t member, row, col;
+    std::complex<double> want;
+    double bound;
+  };
+  std::vector<Entry> entries;
+  bool filled = false;
+  bool sampled = false;
+};
+
 // Compares `d_after` (the output after the call; for cuBLAS that is C) with the reference.
 // `d_before` is the output's buffer before the call, for the outside-writes check.
 // `budget` bounds the multiply-adds spent: beyond it, elements are sampled.
 Comparison compare_with_reference(const ReplayPlan& plan, const ReferenceInputs& in,
                                   const HostOperand& d_before, const HostOperand& d_after,
-                                  uint64_t budget = uint64_t{1} << 31);
+                                  uint64_t budget = uint64_t{1} << 31, ReferenceCache* cache = nullptr);
 
 }  // namespace cublasspy::replay

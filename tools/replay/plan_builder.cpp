@@ -1,6 +1,7 @@
 #include "plan_builder.h"
 
 #include <algorithm>
+#include <array>
 #include <cinttypes>
 #include <cstdio>
 #include <stdexcept>
@@ -95,6 +96,7 @@ class Builder {
     } else {
       build_cublas();
     }
+    check_null_operands();
     check_total();
     attach_dumps();
     p_.tolerance = tolerance_for(tolerance_inputs_for(p_));
@@ -304,6 +306,25 @@ class Builder {
                       "fix the caller, there is nothing to replay");
       }
     }
+  }
+
+  // A null operand the call must read or write makes the call fail whatever the library: the
+  // cause is before it (an allocation that failed, a pointer never set).
+  void check_null_operands() const {
+    const bool alpha_zero = (call_.rec().flags & format::kFlagAlphaKnown) && p_.alpha == std::array<double, 2>{0, 0};
+    const bool product = p_.m > 0 && p_.n > 0 && p_.k > 0 && !alpha_zero;
+    std::vector<std::string> nulls;
+    for (const OperandPlan& o : p_.operands) {
+      const bool needed = o.name == "a" || o.name == "b" ? product : o.output ? p_.m > 0 && p_.n > 0 : false;
+      if (needed && o.null) nulls.push_back(o.name);
+    }
+    if (nulls.empty()) return;
+    std::string names;
+    for (size_t i = 0; i < nulls.size(); ++i) names += (i == 0 ? "" : i + 1 == nulls.size() ? " and " : ", ") + nulls[i];
+    throw Refusal(names + (nulls.size() > 1 ? " are null pointers" : " is a null pointer") +
+                  ": the call cannot work as recorded, on any library. The cause is earlier: an allocation that "
+                  "failed (after an asynchronous error, every cudaMalloc fails) or a pointer never set; "
+                  "`cublasspy report` shows the calls before it. There is nothing to replay");
   }
 
   // The program's address: null stays null, the alignment modulo 256 is kept, and an address

@@ -108,7 +108,7 @@ nlohmann::ordered_json run_json(const ReplayRun& r) {
 std::string duration_text(int64_t ns) {
   char text[32];
   if (ns < 10000) std::snprintf(text, sizeof text, "%" PRId64 " ns", ns);
-  else if (ns < 10000000) std::snprintf(text, sizeof text, "%.1f us", static_cast<double>(ns) / 1e3);
+  else if (ns < 1000000) std::snprintf(text, sizeof text, "%.1f us", static_cast<double>(ns) / 1e3);
   else if (ns < 10000000000) std::snprintf(text, sizeof text, "%.1f ms", static_cast<double>(ns) / 1e6);
   else std::snprintf(text, sizeof text, "%.1f s", static_cast<double>(ns) / 1e9);
   return text;

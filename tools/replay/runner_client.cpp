@@ -100,8 +100,7 @@ RunnerOutcome run_runner(const std::string& runner, const std::string& plan_json
     return out;
   }
   if (pid == 0) {
-    // Its own process group, so the timeout can end the runner and anything it started.
-    setpgid(0, 0);
+    // Same process group as the tool: Ctrl-C at the terminal ends both.
     dup2(in_pipe[0], STDIN_FILENO);
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);
@@ -137,7 +136,6 @@ RunnerOutcome run_runner(const std::string& runner, const std::string& plan_json
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) {
       out.timed_out = true;
-      kill(-pid, SIGKILL);
       kill(pid, SIGKILL);
       break;
     }

@@ -12,6 +12,12 @@
 //     --alias            C is A                                       (output-aliases-input)
 //     --host-a           A is a pageable host pointer                 (host-pointer-operand)
 //     --misaligned-a     A starts 2 bytes into its allocation         (misaligned-operand)
+//     --small-a          A's allocation holds half of what m, k, lda span (operand-out-of-bounds)
+//     --a-on-device-1    A is allocated on device 1, the call runs on 0 (device-mismatch; needs
+//                        STANDIN_DEVICE_COUNT=2)
+//     --device-scalars   pointer mode DEVICE with alpha/beta in host memory (pointer-mode-mismatch)
+//     --bad-stride       one cublasSgemmStridedBatched, batch 2, strideC 1: the outputs overlap
+//                        (invalid-stride)
 //     --oom-first        a cudaMalloc of 1 TiB (fails: out of memory) before cublasCreate
 //     --set-device N     cudaSetDevice(N) first
 //     --segv-after       die of SIGSEGV after the last call returned (no call in flight)
@@ -38,6 +44,7 @@ struct Options {
   bool sync = true;
   bool nan_a = false, fp32_overflow = false, half_overflow = false, bad_lda = false;
   bool alias = false, host_a = false, misaligned_a = false, oom_first = false, segv_after = false;
+  bool small_a = false, a_on_device_1 = false, device_scalars = false, bad_stride = false;
   int set_device = -1;
 };
 
@@ -56,6 +63,10 @@ Options parse(int argc, char** argv) {
     else if (a == "--misaligned-a") o.misaligned_a = true;
     else if (a == "--oom-first") o.oom_first = true;
     else if (a == "--segv-after") o.segv_after = true;
+    else if (a == "--small-a") o.small_a = true;
+    else if (a == "--a-on-device-1") o.a_on_device_1 = true;
+    else if (a == "--device-scalars") o.device_scalars = true;
+    else if (a == "--bad-stride") o.bad_stride = true;
     else if (a == "--set-device" && i + 1 < argc) o.set_device = std::atoi(argv[++i]);
     else {
       std::fprintf(stderr, "diag_workload: unknown option %s\n", a.c_str());
@@ -112,7 +123,9 @@ int main(int argc, char** argv) {
   std::vector<float> a(kM * kK, value), b(kK * kN, value), c(kM * kN, 0.0f);
   if (o.nan_a) a[1] = std::nanf("");
   const size_t slack = o.misaligned_a ? 16 : 0;
-  void* da = to_device(a.data(), a.size() * sizeof(float), slack);
+  if (o.a_on_device_1) cudaSetDevice(1);
+  void* da = to_device(a.data(), (o.small_a ? a.size() / 2 : a.size()) * sizeof(float), slack);
+  if (o.a_on_device_1) cudaSetDevice(0);
   void* db = to_device(b.data(), b.size() * sizeof(float));
   void* dc = to_device(c.data(), c.size() * sizeof(float));
 
@@ -124,6 +137,15 @@ int main(int argc, char** argv) {
   const int lda = o.bad_lda ? kM - 1 : kM;
 
   const float alpha = 1.0f, beta = 0.0f;
+  if (o.device_scalars) cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_DEVICE);  // alpha/beta stay on the host
+  if (o.bad_stride) {
+    std::vector<float> c2(2 * kM * kN, 0.0f);
+    void* dc2 = to_device(c2.data(), c2.size() * sizeof(float));
+    cublasStatus_t s = cublasSgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, kM, kN, kK, &alpha, A, lda, 0,
+                                                 static_cast<const float*>(db), kK, 0, &beta,
+                                                 static_cast<float*>(dc2), kM, 1, 2);
+    std::printf("cublasSgemmStridedBatched %d\n", static_cast<int>(s));
+  }
   for (int i = 0; i < o.gemms; ++i) {
     cublasStatus_t s = cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, kM, kN, kK, &alpha, A, lda,
                                    static_cast<const float*>(db), kK, &beta, C, kM);

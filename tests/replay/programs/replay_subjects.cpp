@@ -5,7 +5,10 @@
 //            cublasXt ones and cublasUint8gemmBias, which the stand-in lacks), cublasLtMatmul
 //            with several descriptor sets, and the v1 API (replay_subjects_legacy.cpp)
 //   shapes   cublasSgemm_v2 on three shapes: 8x8x8, 16x8x4, 5x4x3 (for STANDIN_FAIL_SHAPE)
-//   async    cublasSgemm_v2 twice (STANDIN_ASYNC_ERROR on the first fails the second)
+//   async    cublasSgemm_v2 twice on the same operands (STANDIN_ASYNC_ERROR on the first fails
+//            the second)
+//   async-allocations  cublasSgemm_v2 twice, each on fresh operands (after an asynchronous
+//            error on the first, the second's allocations fail and it gets null pointers)
 //   nan      cublasSgemm_v2 with a NaN in A (for scans and dumps)
 //   modes    cublasSgemm_v2 on a handle with its own stream, a workspace, device pointer mode and
 //            TF32 math mode
@@ -194,6 +197,15 @@ int main(int argc, char** argv) {
     sgemm(handle, 16, 8, 4, 16);
     sgemm(handle, 5, 4, 3, 5);
   } else if (mode == "async") {
+    const float alpha = 1.5f, beta = 0.5f;
+    float* A = static_cast<float*>(device_values(DataType::kR32F, 64, 11));
+    float* B = static_cast<float*>(device_values(DataType::kR32F, 64, 12));
+    float* C = static_cast<float*>(device_values(DataType::kR32F, 64, 13));
+    for (int i = 0; i < 2; ++i) {
+      cublasStatus_t st = cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &alpha, A, 8, B, 8, &beta, C, 8);
+      std::printf("cublasSgemm_v2 %d  # 8 x 8 x 8, the same operands\n", static_cast<int>(st));
+    }
+  } else if (mode == "async-allocations") {
     sgemm(handle, 8, 8, 8, 8);
     sgemm(handle, 8, 8, 8, 8);
   } else if (mode == "nan") {
@@ -227,7 +239,7 @@ int main(int argc, char** argv) {
                                     65536, static_cast<float*>(small), 65536, &beta, static_cast<float*>(small), 65536);
     std::printf("cublasSgemm_v2 %d  # huge\n", static_cast<int>(st));
   } else {
-    std::fprintf(stderr, "usage: replay_subjects every|shapes|async|nan|modes|invalid|huge\n");
+    std::fprintf(stderr, "usage: replay_subjects every|shapes|async|async-allocations|nan|modes|invalid|huge\n");
     return 2;
   }
   cudaDeviceSynchronize();
