@@ -5,7 +5,6 @@
 #include <cstring>
 #include <mutex>
 #include <pthread.h>
-#include <sched.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -23,7 +22,7 @@ const char* read_env(const char* name) { return getenv(name); }
 
 __attribute__((tls_model("initial-exec"))) thread_local ThreadState t_state;
 
-enum InitState : int { kUninitialized = 0, kInitializing = 1, kReady = 2, kDisabled = 3 };
+enum InitState : int { kUninitialized = 0, kReady = 2, kDisabled = 3 };
 std::atomic<int> g_init{kUninitialized};
 Runtime* g_runtime = nullptr;  // allocated once, never freed: hooks may run during exit
 
@@ -64,7 +63,7 @@ void on_fork_child() {
   g_trace_attempted.store(0);
 }
 
-void before_fork() { g_open_mutex.lock(); }
+void before_fork() { g_open_mutex.lock(); }  // waits for a set-up or an opening in progress
 void after_fork_in_parent() { g_open_mutex.unlock(); }
 void after_fork_in_child() {
   g_open_mutex.unlock();
@@ -91,16 +90,10 @@ void on_exit_mark() {
   t_state.internal--;
 }
 
+void register_fork_handlers() { pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child); }
+
+// Called with g_open_mutex held, once.
 void initialize() {
-  // A set-user-ID or set-group-ID program (or one with file capabilities): the shim writes
-  // nothing on behalf of a user who may not own the files, and stays a pure pass-through.
-  if (getauxval(AT_SECURE) != 0) {
-    g_init.store(kDisabled, std::memory_order_release);
-    return;
-  }
-  // First, so that a fork from now on waits for the set-up below to finish.
-  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
-  std::lock_guard<std::mutex> lock(g_open_mutex);
   std::vector<std::string> errors;
   Config config = parse_config(&read_env, errors);
   for (const std::string& e : errors) write_stderr(e);
@@ -116,6 +109,26 @@ void initialize() {
   g_init.store(kReady, std::memory_order_release);
 }
 
+[[gnu::cold, gnu::noinline]] Runtime* set_up() {
+  // A set-user-ID or set-group-ID program (or one with file capabilities): the shim writes
+  // nothing on behalf of a user who may not own the files, and stays a pure pass-through.
+  if (getauxval(AT_SECURE) != 0) {
+    g_init.store(kDisabled, std::memory_order_release);
+    return nullptr;
+  }
+  // The fork handlers first, then the set-up under the lock they take: a fork from another
+  // thread waits for the set-up to finish, so no child is ever made with it half done.
+  static pthread_once_t fork_handlers = PTHREAD_ONCE_INIT;
+  pthread_once(&fork_handlers, register_fork_handlers);
+  std::lock_guard<std::mutex> lock(g_open_mutex);
+  if (g_init.load(std::memory_order_acquire) == kUninitialized) {
+    t_state.internal++;
+    initialize();
+    t_state.internal--;
+  }
+  return g_init.load(std::memory_order_acquire) == kReady ? g_runtime : nullptr;
+}
+
 }  // namespace
 
 ThreadState& thread_state() { return t_state; }
@@ -129,15 +142,7 @@ Runtime* runtime() {
   int state = g_init.load(std::memory_order_acquire);
   if (state == kReady) return g_runtime;
   if (state == kDisabled) return nullptr;
-  int expected = kUninitialized;
-  if (g_init.compare_exchange_strong(expected, kInitializing, std::memory_order_acq_rel)) {
-    t_state.internal++;
-    initialize();
-    t_state.internal--;
-  } else {
-    while (g_init.load(std::memory_order_acquire) == kInitializing) sched_yield();
-  }
-  return g_init.load(std::memory_order_acquire) == kReady ? g_runtime : nullptr;
+  return set_up();
 }
 
 bool ensure_trace(Runtime& rt) {

@@ -116,9 +116,11 @@ void rule_no_driver(RuleContext& ctx) {
     if (stub_status) mentioned = std::max(mentioned, stub_status->seq);
     if (insufficient) mentioned = std::max(mentioned, insufficient->seq);
     evidence += consequences(f, mentioned);
-    d.summary = stub ? "CUDA found the toolkit's stub libcuda instead of the NVIDIA driver"
-                     : "no NVIDIA driver: libcuda.so.1 is missing or does not work, so every CUDA and cuBLAS call fails";
-    d.evidence = evidence.substr(evidence.find_first_not_of(' '));
+    d.summary = stub        ? "CUDA found the toolkit's stub libcuda instead of the NVIDIA driver"
+                : load_failed ? "no NVIDIA driver: libcuda.so.1 cannot be loaded, so every CUDA and cuBLAS call fails"
+                              : "the NVIDIA driver does not answer: CUDA reports an insufficient driver and no driver version";
+    const size_t text_start = evidence.find_first_not_of(' ');
+    d.evidence = text_start == std::string::npos ? evidence : evidence.substr(text_start);
     d.advice = stub ? kStubAdvice : kInstallDriverAdvice;
     ctx.add(std::move(d));
   }

@@ -132,11 +132,13 @@ TraceFacts gather_facts(const TraceFile& trace) {
     if (is_function(call, "cublasCreate_v2") || is_function(call, "cublasLtCreate")) {
       f.handle_creates.push_back(call);
     }
-    if (rec.check_bits != 0) {
+    // Findings are read through the function's argument table: a record without one (a torn or
+    // foreign function id) cannot be interpreted, only counted as a call.
+    if (rec.check_bits != 0 && call.function != nullptr) {
       if (f.checked.size() < kKeepFindings) f.checked.push_back(call);
       f.checked_total++;
     }
-    if (rec.flags & format::kFlagScanned) {
+    if ((rec.flags & format::kFlagScanned) && call.function != nullptr) {
       f.scanned_total++;
       if (has_nonfinite(call.slot)) {
         if (f.scanned_nonfinite.size() < kKeepFindings) f.scanned_nonfinite.push_back(call);

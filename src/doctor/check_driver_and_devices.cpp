@@ -115,7 +115,7 @@ std::vector<CheckResult> check_driver(const DriverProbe& p, const LibraryFacts& 
     CheckResult rt{"runtime vs driver", CheckStatus::kOk, ""};
     std::vector<std::string> newer;
     for (const LibraryFile& f : libraries.files) {
-      if (f.family == "libcudart" && std::stoi(f.major) > diagnoses::major_of(p.driver_version)) newer.push_back(f.path);
+      if (f.family == "libcudart" && major_number(f.major) > diagnoses::major_of(p.driver_version)) newer.push_back(f.path);
     }
     if (newer.empty()) {
       rt.detail = fmt::format("the driver supports CUDA {}; no newer libcudart on the search path",

@@ -48,6 +48,16 @@ std::string release_of(const std::string& real_path) {
 
 }  // namespace
 
+int major_number(const std::string& major) {
+  if (major.empty() || major.size() > 4) return 0;
+  int n = 0;
+  for (char c : major) {
+    if (c < '0' || c > '9') return 0;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
 std::string driver_release_of(const std::string& path) {
   std::error_code ec;
   fs::path c = fs::canonical(path, ec);

@@ -65,6 +65,9 @@ struct LibraryFile {
   std::string source;  // the search directory's source ("LD_LIBRARY_PATH", ...)
 };
 
+// A file name's CUDA major ("13") as a number; 0 when it is not one (never throws).
+int major_number(const std::string& major);
+
 struct LibraryFacts {
   std::vector<SearchDirectory> search_path;
   std::vector<LibraryFile> files;               // every CUDA library file on the search path

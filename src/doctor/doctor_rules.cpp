@@ -107,7 +107,7 @@ void runtime_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
   int newest = 0;
   for (const LibraryFile& lib : f.libraries.files) {
     if (lib.family != "libcudart") continue;
-    int major = std::stoi(lib.major);
+    int major = major_number(lib.major);
     if (major > major_of(driver)) {
       newer.push_back(fmt::format("{} (CUDA {})", lib.path, major));
       newest = std::max(newest, major);
