@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <pthread.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
@@ -48,6 +49,9 @@ void write_stderr(const std::string& line) {
 // In a forked child: the parent's mapping is shared memory; writing it would corrupt the
 // parent's record. Forget it; the child's first call opens the child's own trace.
 void on_fork_child() {
+  // Another thread may have held the open lock at the fork: it does not exist in the child,
+  // so the lock is made anew (the child has one thread).
+  new (&g_open_mutex) std::mutex;
   t_state.tid = 0;
   t_state.depth = 0;
   t_state.current = nullptr;
