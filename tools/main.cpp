@@ -13,12 +13,14 @@ namespace cublasspy::tools {
 SubcommandAction attach_run(CLI::App& app);
 SubcommandAction attach_report(CLI::App& app);
 SubcommandAction attach_replay(CLI::App& app);
+SubcommandAction attach_doctor(CLI::App& app);
 
 // THE table of subcommands: one line each.
 const Subcommand kSubcommands[] = {
     {"run", "Run a command under the shim and summarize what went wrong", &attach_run},
     {"report", "Print what a trace (or several) recorded: text, --json, or --perfetto", &attach_report},
     {"replay", "Re-execute a captured GEMM call in a fresh process and say what its outcome means", &attach_replay},
+    {"doctor", "Check this machine's CUDA set-up without running a workload", &attach_doctor},
 };
 
 }  // namespace cublasspy::tools
