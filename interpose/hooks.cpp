@@ -1,6 +1,5 @@
 // The exported wrappers of the v2 API, cuBLASLt and CUDA, and the tables every other part of
 // the shim reads, all expanded from hook_list.h. Nothing here is written per function.
-#include <cctype>
 #include <cstring>
 #include <string>
 
@@ -11,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "hook_expansion.h"
+#include "slot_names.h"
 
 CUBLASSPY_HOOKS(CBS_DEFINE_WRAPPER)
 
@@ -37,28 +37,8 @@ const HookInfo& info(uint16_t id) {
   return kLoaderHooks[id - kMainHooks - kLegacyCount];
 }
 
-// Report names follow the contract: A -> a, Atype -> a_type, strideA -> stride_a,
-// computeType -> compute_type, Aarray -> a, lightHandle -> handle.
-std::string report_name(const char* c_name) {
-  std::string n = c_name;
-  if (n == "lightHandle") return "handle";
-  if (n.size() == 5 && n.substr(1) == "type") return std::string(1, char(std::tolower(n[0]))) + "_type";
-  if (n.size() == 6 && n.substr(1) == "array") return std::string(1, char(std::tolower(n[0])));
-  std::string out;
-  for (size_t i = 0; i < n.size(); ++i) {
-    char ch = n[i];
-    if (std::isupper(static_cast<unsigned char>(ch))) {
-      if (i > 0 && n[i - 1] != '_') out += '_';
-      out += char(std::tolower(static_cast<unsigned char>(ch)));
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
 void describe_param(format::FunctionEntry& entry, const char* c_name, format::ArgKind kind) {
-  tags::describe_derived(entry, report_name(c_name).c_str(), kind);
+  tags::describe_derived(entry, slot_name(c_name).c_str(), kind);
 }
 
 format::FunctionEntry g_table[kHookCount];

@@ -3,12 +3,12 @@
 // complete the record. The wrappers in hooks.cpp differ only in the lambdas they pass.
 #pragma once
 
-#include <ctime>
 #include <string>
 #include <sys/syscall.h>
 #include <type_traits>
 #include <unistd.h>
 
+#include "call_clock.h"
 #include "call_context.h"
 #include "hook_table.h"
 #include "post_call.h"
@@ -16,12 +16,6 @@
 #include "shim_log.h"
 
 namespace cublasspy {
-
-inline uint64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 inline uint32_t current_tid(ThreadState& ts) {
   if (ts.tid == 0) ts.tid = static_cast<uint32_t>(syscall(SYS_gettid));
@@ -54,13 +48,13 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   format::RecordSlot local;
   format::RecordSlot* slot = recording ? rt->writer.claim(&seq, &local) : &local;
   format::Record& rec = slot->call;
-  uint64_t start = now_ns();
+  const call_clock::Stamp start = call_clock::now();
   rec.function_id = id;
   rec.depth = static_cast<uint16_t>(ts.depth);
   rec.flags = ts.depth != 0 ? static_cast<uint32_t>(format::kFlagNested) : 0u;
   rec.tid = current_tid(ts);
   rec.status = 0;
-  rec.start_ns = start;
+  rec.start_ns = start.ns;
   rec.duration_ns = 0;
   rec.handle = 0;
   rec.stream = 0;
@@ -117,7 +111,7 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   bool failed = status != 0;
   PostCallOutcome outcome = recording ? after_real_call(*rt, ctx, failed) : PostCallOutcome{};
   failed = failed || outcome.async_failure;
-  rec.duration_ns = now_ns() - start;
+  rec.duration_ns = call_clock::elapsed_ns(start);
   if (recording) {
     rt->writer.complete(slot, seq, failed);
     if (failed || outcome.finding) apply_error_policy(*rt);

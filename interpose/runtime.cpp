@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "call_clock.h"
 #include "fatal_signals.h"
 #include "hook_table.h"
 #include "path_template.h"
@@ -52,6 +53,7 @@ void on_fork_child() {
   // Another thread may have held the open lock at the fork: it does not exist in the child,
   // so the lock is made anew (the child has one thread).
   new (&g_open_mutex) std::mutex;
+  call_clock::reset_after_fork();
   t_state.tid = 0;
   t_state.depth = 0;
   t_state.current = nullptr;

@@ -16,27 +16,32 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-per_call() {  # per_call LIBDIR THREADS PRELOAD ENV...
-  local libdir=$1 threads=$2 preload=$3; shift 3
+# per_call FIELD LIBDIR THREADS PRELOAD ENV...: the median of 5 runs of call_loop's FIELD
+# (ns_per_call: wall time a thread sees per call; cpu_ns_per_call: CPU time per call).
+per_call() {
+  local field=$1 libdir=$2 threads=$3 preload=$4; shift 4
   for i in 1 2 3 4 5; do
     env LD_LIBRARY_PATH="$libdir" LD_PRELOAD="$preload" CUBLASSPY_TRACE="$tmp/t-%p.cbt" "$@" \
-      "$loop" "$calls" "$threads" | sed 's/.*ns_per_call=\([0-9.]*\).*/\1/'
+      "$loop" "$calls" "$threads" | tr ' ' '\n' | sed -n "s/^$field=//p"
     rm -f "$tmp"/t-*.cbt
   done | median
 }
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "calls per run: $calls; median of 5 runs; ns per call as one thread sees it"
-printf '%-10s %-8s %12s %12s %12s %10s %10s\n' stack threads baseline trace check added ratio
+echo "calls per run: $calls; median of 5 runs; ns per call as one thread sees it (wall, then CPU)"
+printf '%-8s %-7s %-4s %10s %10s %10s %8s %8s\n' stack threads time baseline trace check added ratio
 for stack in real standin; do
   libdir=""
   [ "$stack" = standin ] && libdir="$build/standin"
   for threads in 1 2; do
-    base=$(per_call "$libdir" "$threads" "")
-    traced=$(per_call "$libdir" "$threads" "$shim")
-    checked=$(per_call "$libdir" "$threads" "$shim" CUBLASSPY_CHECK=1)
-    awk -v s=$stack -v t=$threads -v b=$base -v r=$traced -v c=$checked \
-      'BEGIN {printf "%-10s %-8s %12.1f %12.1f %12.1f %10.1f %10.2f\n", s, t, b, r, c, r-b, r/b}'
+    for field in ns_per_call cpu_ns_per_call; do
+      base=$(per_call $field "$libdir" "$threads" "")
+      traced=$(per_call $field "$libdir" "$threads" "$shim")
+      checked=$(per_call $field "$libdir" "$threads" "$shim" CUBLASSPY_CHECK=1)
+      awk -v s=$stack -v t=$threads -v f=$([ $field = ns_per_call ] && echo wall || echo cpu) \
+          -v b=$base -v r=$traced -v c=$checked \
+        'BEGIN {printf "%-8s %-7s %-4s %10.1f %10.1f %10.1f %8.1f %8.2f\n", s, t, f, b, r, c, r-b, r/b}'
+    done
   done
 done
 echo

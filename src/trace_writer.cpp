@@ -149,6 +149,7 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   first_failure_ = reinterpret_cast<RecordSlot*>(bytes + l.first_failure_offset);
   ring_ = reinterpret_cast<RecordSlot*>(bytes + l.ring_offset);
   capacity_ = capacity;
+  index_mask_ = (capacity & (capacity - 1)) == 0 ? capacity - 1 : 0;
   mapped_bytes_ = l.file_bytes;
 
   // The file is fresh (zeroed); fill the parts a reader needs before the header says complete.
@@ -191,7 +192,11 @@ RecordSlot* TraceWriter::claim(uint64_t* seq_out, RecordSlot* scratch) {
   // stuck in when it died must survive however many calls other threads made meanwhile.
   for (uint64_t attempt = 0; attempt < capacity_; ++attempt) {
     uint64_t ticket = atom(h.next_ticket).fetch_add(1, std::memory_order_relaxed);
-    RecordSlot* slot = &ring_[ticket % capacity_];
+    RecordSlot* slot = &ring_[slot_index(ticket)];
+    // The next call's record is the next slot: start fetching its first lines (the fixed
+    // fields and the first arguments) now, so that call does not wait for them.
+    const char* next = reinterpret_cast<const char*>(&ring_[slot_index(ticket + 1)]);
+    for (int line = 0; line < 4; ++line) __builtin_prefetch(next + 64 * line, 1, 3);
     uint64_t word = atom(slot->call.word).load(std::memory_order_relaxed);
     RecordState state = word_state(word);
     if (state == RecordState::kInFlight || state == RecordState::kWriting) continue;

@@ -69,6 +69,11 @@ class TraceWriter {
   format::FunctionCounters* counters_ = nullptr;
   char* process_ = nullptr;
   uint64_t capacity_ = 0;
+  uint64_t index_mask_ = 0;  // capacity - 1 when the capacity is a power of two (the default)
+  // ticket % capacity, without a division in the usual case.
+  uint64_t slot_index(uint64_t ticket) const {
+    return index_mask_ != 0 ? ticket & index_mask_ : ticket % capacity_;
+  }
   uint64_t mapped_bytes_ = 0;
   bool file_backed_ = false;
   enum DetachState : int { kAttached = 0, kDetaching = 1, kDetached = 2, kDetachFailed = 3 };

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -68,13 +69,23 @@ TEST_F(TracePlacement, PathThroughARegularFileFallsBackToTmpdir) {
 }
 
 TEST_F(TracePlacement, ReadOnlyDirectoryFallsBackToTmpdir) {
-  if (geteuid() == 0) GTEST_SKIP() << "root writes into read-only directories; the other fallback tests cover it";
   std::string ro = dir_ / "read-only";
   fs::create_directory(ro);
   chmod(ro.c_str(), 0500);
   std::string fallback = dir_ / "fallback";
   fs::create_directory(fallback);
-  ProgramResult r = run_with(ro + "/t-%p.cbt", fallback);
+  // Root writes into read-only directories: there the program runs without the capabilities
+  // that override file modes (setpriv drops them from the bounding set; the pid is the same).
+  std::vector<std::string> command = {program("shim_sgemm_loop"), "2"};
+  if (geteuid() == 0) {
+    command.insert(command.begin(), {"/usr/bin/setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--"});
+  }
+  ProgramResult r = run_program(command,
+                                traced(dir_) + on_standin() +
+                                    Env{{"CUBLASSPY_TRACE", ro + "/t-%p.cbt"}, {"TMPDIR", fallback}},
+                                dir_);
+  ASSERT_TRUE(r.exited_ok()) << r.describe();
+  EXPECT_EQ(r.out, plain_.out);
   expect_trace_of(fallback + "/t-" + std::to_string(r.pid) + ".cbt", r.pid);
   EXPECT_TRUE(fs::is_empty(ro));
 }

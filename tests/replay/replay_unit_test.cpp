@@ -454,14 +454,14 @@ TEST(CallAdapters, PassArgumentsByName) {
 }
 
 TEST(HookSignatures, ReportNamesFollowTheShim) {
-  EXPECT_EQ(report_name("A"), "a");
-  EXPECT_EQ(report_name("Atype"), "a_type");
-  EXPECT_EQ(report_name("strideA"), "stride_a");
-  EXPECT_EQ(report_name("Aarray"), "a");
-  EXPECT_EQ(report_name("computeType"), "compute_type");
-  EXPECT_EQ(report_name("lightHandle"), "handle");
-  EXPECT_EQ(report_name("workspaceSizeInBytes"), "workspace_size_in_bytes");
-  EXPECT_EQ(report_name("m_array"), "m_array");
+  EXPECT_EQ(slot_name("A"), "a");
+  EXPECT_EQ(slot_name("Atype"), "a_type");
+  EXPECT_EQ(slot_name("strideA"), "stride_a");
+  EXPECT_EQ(slot_name("Aarray"), "a");
+  EXPECT_EQ(slot_name("computeType"), "compute_type");
+  EXPECT_EQ(slot_name("lightHandle"), "handle");
+  EXPECT_EQ(slot_name("workspaceSizeInBytes"), "workspace_size_in_bytes");
+  EXPECT_EQ(slot_name("m_array"), "m_array");
   const FunctionSignature* s = find_signature("cublasGemmStridedBatchedEx_64");
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->params[3].type, "int64_t");

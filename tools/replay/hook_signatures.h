@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hook_list.h"
+#include "slot_names.h"
 
 namespace cublasspy::replay {
 
@@ -29,11 +30,6 @@ struct FunctionSignature {
 // The hook list's entry called `name`, or nullptr.
 const FunctionSignature* find_signature(const std::string& name);
 const std::vector<FunctionSignature>& all_signatures();
-
-// The trace's name for a header parameter name (the shim's rule, interpose/hooks.cpp):
-// A -> a, Atype -> a_type, strideA -> stride_a, computeType -> compute_type, Aarray -> a,
-// lightHandle -> handle, workspaceSizeInBytes -> workspace_size_in_bytes.
-std::string report_name(const std::string& c_name);
 
 // True for the families a replay can re-execute: the GEMMs of cuBLAS (plain, batched, strided,
 // grouped, v1, cublasXt) and cublasLtMatmul.

@@ -22,7 +22,7 @@ using CallStorage = std::deque<std::vector<unsigned char>>;
 // The argument of C type T for the parameter the header calls `c_name`.
 template <typename T>
 T argument(const ArgValues& v, CallStorage& storage, const char* c_name) {
-  const std::string name = report_name(c_name);
+  const std::string name = slot_name(c_name);
   if constexpr (std::is_pointer_v<T>) {
     using Elem = std::remove_cv_t<std::remove_pointer_t<T>>;
     if constexpr (std::is_integral_v<Elem> || std::is_enum_v<Elem>) {

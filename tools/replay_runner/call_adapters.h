@@ -20,7 +20,7 @@ namespace cublasspy::replay {
 // Which library exports the entry point.
 enum class AdapterLibrary { kCublas, kCublasLt, kOther };
 
-// The values of a call's arguments, by the trace's slot names (hook_signatures.h: report_name).
+// The values of a call's arguments, by the trace's slot names (src/slot_names.h: slot_name).
 // An adapter asks for each parameter in the map its C type calls for; a parameter the runner
 // did not provide is an error, never a silent zero.
 struct ArgValues {
