@@ -1,11 +1,13 @@
 // Shadow state of each cuBLAS handle (stream, pointer mode, math mode, workspace, and which
 // loaded libcublas it belongs to), kept from the Set* calls so that every GEMM record carries
-// them without asking cuBLAS. Lock-free: a fixed open-addressing table, because handles are
-// few (one per device and thread pool) and lookups happen on every call.
+// them without asking cuBLAS. Handles are few (one per device and thread pool) and looked up
+// on every call: a lock-free ShadowTable.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+
+#include "shadow_table.h"
 
 namespace cublasspy {
 
@@ -19,15 +21,11 @@ struct HandleState {
   std::atomic<int32_t> variant{-1};      // index into the library's sonames, -1 default
 };
 
-class HandleRegistry {
+class HandleRegistry : public ShadowTable<HandleState, 4096, 0xff51afd7ed558ccdull> {
  public:
-  static constexpr uint32_t kCapacity = 4096;
-  // Returns the entry for a newly created handle (reusing a destroyed one's place).
+  // The entry for a newly created handle, in its creation state (reusing a destroyed one's
+  // place); nullptr when the table has no place for it (the calls are still recorded).
   HandleState* add(uint64_t handle, int variant);
-  HandleState* find(uint64_t handle);
-  void remove(uint64_t handle);
- private:
-  HandleState entries_[kCapacity];
 };
 
 HandleRegistry& handles();

@@ -11,17 +11,7 @@
 namespace cublasspy {
 namespace {
 
-constexpr uint64_t kEmpty = 0;
-constexpr uint64_t kTombstone = 1;
-
 constinit LtRegistry g_registry;
-
-uint32_t slot_of(uint64_t key) {
-  key ^= key >> 33;
-  key *= 0xc4ceb9fe1a85ec53ull;
-  key ^= key >> 33;
-  return static_cast<uint32_t>(key % LtRegistry::kCapacity);
-}
 
 // Defaults of a freshly created descriptor (cublasLt.h): what an attribute is until set.
 bool default_value(LtObject object, uint32_t attr, uint64_t* out) {
@@ -78,35 +68,11 @@ bool ask_cublaslt(LtObject object, uint64_t desc, uint32_t attr, uint64_t* out) 
 }  // namespace
 
 LtShadow* LtRegistry::add(uint64_t key, LtObject object) {
-  if (key <= kTombstone) return nullptr;
-  uint32_t start = slot_of(key);
-  for (uint32_t i = 0; i < kCapacity; ++i) {
-    LtShadow& e = entries_[(start + i) % kCapacity];
-    uint64_t k = e.key.load(std::memory_order_acquire);
-    if (k == key || k == kEmpty || k == kTombstone) {
-      if (k != key && !e.key.compare_exchange_strong(k, key, std::memory_order_acq_rel)) continue;
-      e.object.store(static_cast<uint8_t>(object), std::memory_order_relaxed);
-      e.set_mask.store(0, std::memory_order_release);
-      return &e;
-    }
-  }
-  return nullptr;
-}
-
-LtShadow* LtRegistry::find(uint64_t key) {
-  if (key <= kTombstone) return nullptr;
-  uint32_t start = slot_of(key);
-  for (uint32_t i = 0; i < kCapacity; ++i) {
-    LtShadow& e = entries_[(start + i) % kCapacity];
-    uint64_t k = e.key.load(std::memory_order_acquire);
-    if (k == key) return &e;
-    if (k == kEmpty) return nullptr;
-  }
-  return nullptr;
-}
-
-void LtRegistry::remove(uint64_t key) {
-  if (LtShadow* e = find(key)) e->key.store(kTombstone, std::memory_order_release);
+  LtShadow* e = claim(key);
+  if (e == nullptr) return nullptr;
+  e->object.store(static_cast<uint8_t>(object), std::memory_order_relaxed);
+  e->set_mask.store(0, std::memory_order_release);
+  return e;
 }
 
 LtRegistry& lt_registry() { return g_registry; }
@@ -129,7 +95,7 @@ uint64_t lt_attribute(LtObject object, uint64_t desc, uint32_t attr, bool* ok) {
     }
     if (default_value(object, attr, &value)) return value;
   }
-  if (desc > kTombstone && ask_cublaslt(object, desc, attr, &value)) return value;
+  if (desc > LtRegistry::kTombstone && ask_cublaslt(object, desc, attr, &value)) return value;
   *ok = false;
   return 0;
 }

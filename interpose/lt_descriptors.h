@@ -2,11 +2,14 @@
 // Init_internal and SetAttribute calls, so that each cublasLtMatmul record can carry m, n, k,
 // transposes, types, lds, orders, batches and epilogue without asking cuBLASLt. Descriptors
 // never seen (created before the shim was active) are read back with the real GetAttribute.
-// Lock-free like the handle registry; PyTorch creates and destroys descriptors per matmul.
+// A lock-free ShadowTable like the handle registry; PyTorch creates and destroys descriptors
+// around every matmul.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+
+#include "shadow_table.h"
 
 namespace cublasspy {
 
@@ -20,14 +23,10 @@ struct LtShadow {
   std::atomic<uint64_t> value[kAttributes];  // first 8 bytes of each attribute, as set
 };
 
-class LtRegistry {
+class LtRegistry : public ShadowTable<LtShadow, 4096, 0xc4ceb9fe1a85ec53ull> {
  public:
-  static constexpr uint32_t kCapacity = 4096;
+  // The shadow of a newly created descriptor, with no attribute set yet.
   LtShadow* add(uint64_t key, LtObject object);
-  LtShadow* find(uint64_t key);
-  void remove(uint64_t key);
- private:
-  LtShadow entries_[kCapacity];
 };
 
 LtRegistry& lt_registry();
