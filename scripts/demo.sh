@@ -15,19 +15,20 @@ cublasspy="$build/bin/cublasspy"
 step="$build/bin/training_step"
 out="$(mktemp -d "${TMPDIR:-/tmp}/cublasspy-demo.XXXXXX")"
 
+# `run --summary never`: the report printed after each run says it all, once.
 banner() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 banner "1. the real CUDA libraries of this machine"
-"$cublasspy" run -o "$out/real-%p.cbt" -- "$step"
+"$cublasspy" run --summary never -o "$out/real-%p.cbt" -- "$step"
 "$cublasspy" report "$out"/real-*.cbt
 
 banner "2. CPU stand-in: an illegal address inside cublasGemmEx, pinned with --sync"
 LD_LIBRARY_PATH="$build/standin" STANDIN_ASYNC_ERROR=cublasGemmEx:1:700 \
-  "$cublasspy" run --sync -o "$out/async-%p.cbt" -- "$step"
+  "$cublasspy" run --summary never --sync -o "$out/async-%p.cbt" -- "$step"
 "$cublasspy" report "$out"/async-*.cbt
 
 banner "3. CPU stand-in: a NaN in the Linear layer's input, found by --scan inputs"
-LD_LIBRARY_PATH="$build/standin" "$cublasspy" run --scan inputs -o "$out/nan-%p.cbt" -- "$step" --nan
+LD_LIBRARY_PATH="$build/standin" "$cublasspy" run --summary never --scan inputs -o "$out/nan-%p.cbt" -- "$step" --nan
 "$cublasspy" report "$out"/nan-*.cbt
 
 echo
