@@ -342,11 +342,8 @@ struct LtMatmulDescArg : Plain<ArgKind::kPointer> {
   template <typename T> static void before(CallContext& c, int s, T v) {
     uint64_t desc = bits(v);
     c.rec.args[s] = desc;
-    auto get = [&](uint32_t attr) {
-      bool ok;
-      uint64_t value = lt_attribute(LtObject::kMatmulDesc, desc, attr, &ok);
-      return ok ? value : format::kArgUnset;
-    };
+    const LtAttributes attributes(LtObject::kMatmulDesc, desc);
+    auto get = [&](uint32_t attr) { return attributes.get(attr); };
     c.compute_slot = c.derived;
     c.rec.args[c.derived++] = get(CUBLASLT_MATMUL_DESC_COMPUTE_TYPE);
     uint64_t scale = get(CUBLASLT_MATMUL_DESC_SCALE_TYPE);
@@ -391,11 +388,8 @@ struct LtLayoutArg : Plain<ArgKind::kPointer> {
   template <typename T> static void before(CallContext& c, int s, T v) {
     uint64_t layout = bits(v);
     c.rec.args[s] = layout;
-    auto get = [&](uint32_t attr) {
-      bool ok;
-      uint64_t value = lt_attribute(LtObject::kLayout, layout, attr, &ok);
-      return ok ? value : format::kArgUnset;
-    };
+    const LtAttributes attributes(LtObject::kLayout, layout);
+    auto get = [&](uint32_t attr) { return attributes.get(attr); };
     uint64_t type = get(CUBLASLT_MATRIX_LAYOUT_TYPE);
     c.rec.args[c.derived++] = type;
     if (type != format::kArgUnset) c.last_type_slot = c.derived - 1;

@@ -86,18 +86,11 @@ void lt_set_attribute(uint64_t desc, uint32_t attr, const void* buf, uint64_t si
   e->set_mask.fetch_or(1ull << attr, std::memory_order_release);
 }
 
-uint64_t lt_attribute(LtObject object, uint64_t desc, uint32_t attr, bool* ok) {
+uint64_t LtAttributes::unset(uint32_t attr) const {
   uint64_t value = 0;
-  *ok = true;
-  if (LtShadow* e = g_registry.find(desc)) {
-    if (attr < LtShadow::kAttributes && (e->set_mask.load(std::memory_order_acquire) >> attr & 1)) {
-      return e->value[attr].load(std::memory_order_relaxed);
-    }
-    if (default_value(object, attr, &value)) return value;
-  }
-  if (desc > LtRegistry::kTombstone && ask_cublaslt(object, desc, attr, &value)) return value;
-  *ok = false;
-  return 0;
+  if (shadow_ != nullptr && default_value(object_, attr, &value)) return value;
+  if (ask_cublaslt(object_, desc_, attr, &value)) return value;
+  return format::kArgUnset;
 }
 
 }  // namespace cublasspy

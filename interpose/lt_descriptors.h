@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "shadow_table.h"
+#include "trace_format.h"
 
 namespace cublasspy {
 
@@ -34,9 +35,31 @@ LtRegistry& lt_registry();
 // Records an attribute's value (up to 8 bytes, zero-extended) in the shadow of `desc`.
 void lt_set_attribute(uint64_t desc, uint32_t attr, const void* buf, uint64_t size);
 
-// An attribute of a matmul descriptor or layout: the shadow's value, else the default a fresh
-// descriptor has, else (descriptor never seen) the real GetAttribute's answer. `ok` false when
-// nothing is known.
-uint64_t lt_attribute(LtObject object, uint64_t desc, uint32_t attr, bool* ok);
+// The attributes of one matmul descriptor or layout, its shadow looked up once (a matmul
+// record reads about forty of them). get(): the shadow's value, else the default a fresh
+// descriptor has, else (a descriptor never seen) the real GetAttribute's answer, else
+// format::kArgUnset.
+class LtAttributes {
+ public:
+  LtAttributes(LtObject object, uint64_t desc)
+      : object_(object), desc_(desc), shadow_(lt_registry().find(desc)),
+        set_(shadow_ != nullptr ? shadow_->set_mask.load(std::memory_order_acquire) : 0) {}
+
+  uint64_t get(uint32_t attr) const {
+    if (attr < LtShadow::kAttributes && (set_ >> attr & 1)) {
+      return shadow_->value[attr].load(std::memory_order_relaxed);
+    }
+    if (desc_ <= LtRegistry::kTombstone) return format::kArgUnset;  // null: nothing to ask
+    return unset(attr);
+  }
+
+ private:
+  uint64_t unset(uint32_t attr) const;  // the default, or the real GetAttribute
+
+  LtObject object_;
+  uint64_t desc_;
+  LtShadow* shadow_;
+  uint64_t set_;  // the shadow's set_mask when looked up
+};
 
 }  // namespace cublasspy
