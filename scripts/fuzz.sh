@@ -6,9 +6,11 @@
 # the input saved as <build>/artifacts-<target>/crash-* (or timeout-*, oom-*), and this script
 # fails. Replay one with: <build>/fuzz_<target> <file>.
 #
-#   scripts/fuzz.sh                      # both targets, 60 s each (CI)
-#   FUZZ_SECONDS=600 scripts/fuzz.sh     # the longer run docs/RELIABILITY.md records
+#   scripts/fuzz.sh                      # both targets, 60 s each (.ci/run: FUZZ_SECONDS=45)
+#   FUZZ_SECONDS=300 scripts/fuzz.sh     # the longer run docs/RELIABILITY.md records
 #   scripts/fuzz.sh trace_reader         # one target
+#
+# The same build serves scripts/sanitize.sh address (the CLI and the corpus replay, ASan+UBSan).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 build="${FUZZ_BUILD_DIR:-$here/build-fuzz}"

@@ -219,17 +219,20 @@ void TraceWriter::count_call(uint16_t function_id) {
 }
 
 void TraceWriter::complete(RecordSlot* slot, uint64_t seq, bool failed) {
-  atom(slot->call.word).store(pack_word(seq, RecordState::kCompleted), std::memory_order_release);
-  if (!failed) return;
-  atom(counters_[slot->call.function_id].failed).fetch_add(1, std::memory_order_relaxed);
-  // The first failure is copied aside so that wrap-around cannot take it.
-  uint64_t none = 0;
-  if (atom(header_->first_failure_seq).load(std::memory_order_relaxed) == 0 &&
-      atom(header_->first_failure_seq).compare_exchange_strong(none, seq)) {
-    std::memcpy(first_failure_, slot, sizeof(RecordSlot));
-    atom(first_failure_->call.word).store(pack_word(seq, RecordState::kCompleted),
-                                          std::memory_order_release);
+  // The failure's bookkeeping reads the slot, so it comes first: once the slot says completed,
+  // another thread may claim it for a new call and start writing.
+  if (failed) {
+    atom(counters_[slot->call.function_id].failed).fetch_add(1, std::memory_order_relaxed);
+    // The first failure is copied aside so that wrap-around cannot take it.
+    uint64_t none = 0;
+    if (atom(header_->first_failure_seq).load(std::memory_order_relaxed) == 0 &&
+        atom(header_->first_failure_seq).compare_exchange_strong(none, seq)) {
+      std::memcpy(first_failure_, slot, sizeof(RecordSlot));
+      atom(first_failure_->call.word).store(pack_word(seq, RecordState::kCompleted),
+                                            std::memory_order_release);
+    }
   }
+  atom(slot->call.word).store(pack_word(seq, RecordState::kCompleted), std::memory_order_release);
 }
 
 void TraceWriter::append_process_entry(const std::string& key, const std::string& value) {

@@ -47,8 +47,7 @@ if(TARGET shim_it_support)
     ${HARDENING_DIR}/fork_exec_test.cpp
     ${HARDENING_DIR}/trace_file_faults_test.cpp
     ${HARDENING_DIR}/host_signals_test.cpp
-    ${HARDENING_DIR}/security_test.cpp
-    ${HARDENING_DIR}/report_rejects_test.cpp)
+    ${HARDENING_DIR}/security_test.cpp)
   target_include_directories(hardening_test PRIVATE ${HARDENING_DIR})
   target_link_libraries(hardening_test PRIVATE shim_it_support GTest::gtest_main)
   target_compile_options(hardening_test PRIVATE -Wall -Wextra)
@@ -63,6 +62,22 @@ if(TARGET shim_it_support)
     add_dependencies(hardening_test standin)
   endif()
   gtest_discover_tests(hardening_test TEST_PREFIX hardening. DISCOVERY_TIMEOUT 60
+                       PROPERTIES TIMEOUT 180)
+
+  # The CLI on damaged traces: an executable of its own, so that the sanitizer builds can build
+  # and run it without the shim, the stand-in and the subject programs. scripts/sanitize.sh runs
+  # it against the ASan+UBSan CLI of the fuzz build (CUBLASSPY_REJECTS_TOOL).
+  add_executable(hardening_rejects_test ${HARDENING_DIR}/report_rejects_test.cpp)
+  target_include_directories(hardening_rejects_test PRIVATE ${HARDENING_DIR})
+  target_link_libraries(hardening_rejects_test PRIVATE shim_it_support GTest::gtest_main)
+  target_compile_options(hardening_rejects_test PRIVATE -Wall -Wextra)
+  target_compile_definitions(hardening_rejects_test PRIVATE
+    CUBLASSPY_TOOL_PATH="$<TARGET_FILE:cublasspy_cli>"
+    CUBLASSPY_FUZZ_CORPUS="${HARDENING_FUZZ_DIR}/corpus")
+  if(NOT CUBLASSPY_SANITIZE)
+    add_dependencies(hardening_rejects_test cublasspy_cli)
+  endif()
+  gtest_discover_tests(hardening_rejects_test TEST_PREFIX hardening. DISCOVERY_TIMEOUT 60
                        PROPERTIES TIMEOUT 180)
 endif()
 

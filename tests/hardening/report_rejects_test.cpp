@@ -4,6 +4,7 @@
 // problem; never a crash, a hang or a runaway allocation. The cases a refusal is certain for
 // (the header's own consistency checks) are listed as such.
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -22,7 +23,13 @@ namespace {
 namespace fs = std::filesystem;
 using format::FileHeader;
 
-const std::string kTool = CUBLASSPY_TOOL_PATH;
+// The build's own CLI, or CUBLASSPY_REJECTS_TOOL: scripts/sanitize.sh points it at the CLI built
+// with ASan+UBSan in the fuzz build (tests/fuzz), where the reader and the tools are instrumented.
+std::string tool_path() {
+  const char* tool = std::getenv("CUBLASSPY_REJECTS_TOOL");
+  return tool != nullptr && *tool != '\0' ? tool : CUBLASSPY_TOOL_PATH;
+}
+const std::string kTool = tool_path();
 // A real trace from the committed fuzz corpus: sgemm_loop with a 16-record ring.
 const std::string kSeed = std::string(CUBLASSPY_FUZZ_CORPUS) + "/trace_reader/sgemm_loop_exited.cbt";
 
