@@ -9,11 +9,9 @@ namespace cublasspy::test {
 namespace {
 
 TracedRun faulting_gemm(bool sync) {
-  RunOptions o;
-  o.env["STANDIN_ASYNC_ERROR"] = "cublasSgemm_v2:1:700";
-  if (sync) o.env["CUBLASSPY_SYNC"] = "1";
-  o.args = {"--gemms", "2"};
-  return run_traced(program_path("diag_workload"), o);
+  std::map<std::string, std::string> env{{"STANDIN_ASYNC_ERROR", "cublasSgemm_v2:1:700"}};
+  if (sync) env["CUBLASSPY_SYNC"] = "1";
+  return run_workload(env, {"--gemms", "2"});
 }
 
 TEST(AsyncError, NotPinnedAdvisesSync) {

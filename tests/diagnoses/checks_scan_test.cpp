@@ -26,18 +26,10 @@ bool shim_scans(const TracedRun& run) {
   return any_call(run, [](const format::Record& r) { return (r.flags & format::kFlagScanned) != 0; });
 }
 
-TracedRun checked(std::vector<std::string> args) {
-  RunOptions o;
-  o.env["CUBLASSPY_CHECK"] = "1";
-  o.args = std::move(args);
-  return run_traced(program_path("diag_workload"), o);
-}
+TracedRun checked(std::vector<std::string> args) { return run_workload({{"CUBLASSPY_CHECK", "1"}}, std::move(args)); }
 
 TracedRun scanned(std::vector<std::string> args, const char* mode = "all") {
-  RunOptions o;
-  o.env["CUBLASSPY_SCAN"] = mode;
-  o.args = std::move(args);
-  return run_traced(program_path("diag_workload"), o);
+  return run_workload({{"CUBLASSPY_SCAN", mode}}, std::move(args));
 }
 
 #define SKIP_UNLESS(cond, what) \

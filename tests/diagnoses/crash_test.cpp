@@ -12,9 +12,7 @@ namespace cublasspy::test {
 namespace {
 
 TracedRun crash_in_gemm(const char* signal_name) {
-  RunOptions o;
-  o.env["STANDIN_CRASH"] = std::string("cublasSgemm_v2:1:") + signal_name;
-  return run_traced(program_path("diag_workload"), o);
+  return run_workload({{"STANDIN_CRASH", std::string("cublasSgemm_v2:1:") + signal_name}});
 }
 
 // True once the trace shows the GEMM in flight (the stand-in hangs inside it).

@@ -8,15 +8,8 @@
 namespace cublasspy::test {
 namespace {
 
-TracedRun run_with(std::map<std::string, std::string> env, std::vector<std::string> args = {}) {
-  RunOptions o;
-  o.env = std::move(env);
-  o.args = std::move(args);
-  return run_traced(program_path("diag_workload"), o);
-}
-
 TEST(DeviceEnumerationFailed, Error2GetsTheMultiGpuAdvice) {
-  TracedRun run = run_with({{"STANDIN_DEVICE_COUNT_ERROR", "2"}});
+  TracedRun run = run_workload({{"STANDIN_DEVICE_COUNT_ERROR", "2"}});
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "device-enumeration-failed");
   EXPECT_TRUE(contains(d.summary, "2 cudaErrorMemoryAllocation")) << explain(run, found);
@@ -35,14 +28,14 @@ TEST(DeviceEnumerationFailed, Error2GetsTheMultiGpuAdvice) {
 }
 
 TEST(DeviceEnumerationFailed, EvidenceShowsTheVariablesAlreadySet) {
-  TracedRun run = run_with({{"STANDIN_DEVICE_COUNT_ERROR", "2"}, {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}});
+  TracedRun run = run_workload({{"STANDIN_DEVICE_COUNT_ERROR", "2"}, {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}});
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "device-enumeration-failed");
   EXPECT_TRUE(contains(d.evidence, "CUDA_DEVICE_ORDER=PCI_BUS_ID")) << d.evidence;
 }
 
 TEST(DeviceEnumerationFailed, UnknownErrorGetsTheSystemChecklist) {
-  TracedRun run = run_with({{"STANDIN_DEVICE_COUNT_ERROR", "999"}});
+  TracedRun run = run_workload({{"STANDIN_DEVICE_COUNT_ERROR", "999"}});
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "device-enumeration-failed");
   EXPECT_TRUE(contains(d.summary, "999 cudaErrorUnknown")) << explain(run, found);
@@ -52,14 +45,14 @@ TEST(DeviceEnumerationFailed, UnknownErrorGetsTheSystemChecklist) {
 }
 
 TEST(DeviceEnumerationFailed, InitializationError) {
-  TracedRun run = run_with({{"STANDIN_DEVICE_COUNT_ERROR", "3"}});
+  TracedRun run = run_workload({{"STANDIN_DEVICE_COUNT_ERROR", "3"}});
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "device-enumeration-failed");
   EXPECT_TRUE(contains(d.summary, "3 cudaErrorInitializationError")) << explain(run, found);
 }
 
 TEST(InvalidVisibleDevices, IndexBeyondTheDevices) {
-  TracedRun run = run_with({{"CUDA_VISIBLE_DEVICES", "5"}});  // the stand-in has one device
+  TracedRun run = run_workload({{"CUDA_VISIBLE_DEVICES", "5"}});  // the stand-in has one device
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "invalid-visible-devices");
   EXPECT_EQ(d.severity, Severity::kError);
@@ -72,14 +65,14 @@ TEST(InvalidVisibleDevices, IndexBeyondTheDevices) {
 }
 
 TEST(InvalidVisibleDevices, EmptyStringHidesEveryGpu) {
-  TracedRun run = run_with({{"CUDA_VISIBLE_DEVICES", ""}});
+  TracedRun run = run_workload({{"CUDA_VISIBLE_DEVICES", ""}});
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "invalid-visible-devices");
   EXPECT_TRUE(contains(d.summary, "empty string")) << explain(run, found);
 }
 
 TEST(InvalidVisibleDevices, EntriesAfterAnInvalidOneAreIgnored) {
-  TracedRun run = run_with({{"STANDIN_DEVICE_COUNT", "2"}, {"CUDA_VISIBLE_DEVICES", "0,5,1"}});
+  TracedRun run = run_workload({{"STANDIN_DEVICE_COUNT", "2"}, {"CUDA_VISIBLE_DEVICES", "0,5,1"}});
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "invalid-visible-devices");
   EXPECT_EQ(d.severity, Severity::kWarning) << explain(run, found);
@@ -88,7 +81,7 @@ TEST(InvalidVisibleDevices, EntriesAfterAnInvalidOneAreIgnored) {
 }
 
 TEST(InvalidVisibleDevices, SelectingAHiddenDevice) {
-  TracedRun run = run_with({{"STANDIN_DEVICE_COUNT", "2"}, {"CUDA_VISIBLE_DEVICES", "1"}}, {"--set-device", "1"});
+  TracedRun run = run_workload({{"STANDIN_DEVICE_COUNT", "2"}, {"CUDA_VISIBLE_DEVICES", "1"}}, {"--set-device", "1"});
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "invalid-visible-devices");
   ASSERT_TRUE(d.call && d.pid) << explain(run, found);
@@ -97,14 +90,14 @@ TEST(InvalidVisibleDevices, SelectingAHiddenDevice) {
 }
 
 TEST(InvalidVisibleDevices, ValidListIsFine) {
-  TracedRun run = run_with({{"STANDIN_DEVICE_COUNT", "2"}, {"CUDA_VISIBLE_DEVICES", "1"}});
+  TracedRun run = run_workload({{"STANDIN_DEVICE_COUNT", "2"}, {"CUDA_VISIBLE_DEVICES", "1"}});
   auto found = run.diagnose();
   ASSERT_EQ(run.opened.size(), 1u);
   EXPECT_TRUE(found.empty()) << explain(run, found);
 }
 
 TEST(NoDevice, DriverWorksButNoGpu) {
-  TracedRun run = run_with({{"STANDIN_DEVICE_COUNT", "0"}});
+  TracedRun run = run_workload({{"STANDIN_DEVICE_COUNT", "0"}});
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "no-device");
   EXPECT_TRUE(contains(d.evidence, "100 cudaErrorNoDevice")) << explain(run, found);
@@ -117,7 +110,7 @@ TEST(NoDevice, DriverWorksButNoGpu) {
 }
 
 TEST(NoDevice, ErrorCodeFromTheDriver) {
-  TracedRun run = run_with({{"STANDIN_DEVICE_COUNT_ERROR", "100"}});
+  TracedRun run = run_workload({{"STANDIN_DEVICE_COUNT_ERROR", "100"}});
   auto found = run.diagnose();
   EXPECT_TRUE(has_id(found, "no-device")) << explain(run, found);
   EXPECT_FALSE(has_id(found, "device-enumeration-failed")) << explain(run, found);

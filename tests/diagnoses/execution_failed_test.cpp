@@ -6,15 +6,8 @@
 namespace cublasspy::test {
 namespace {
 
-TracedRun run_with(std::map<std::string, std::string> env, std::vector<std::string> args = {}) {
-  RunOptions o;
-  o.env = std::move(env);
-  o.args = std::move(args);
-  return run_traced(program_path("diag_workload"), o);
-}
-
 TEST(ExecutionFailed, GemmExecutionFailed) {
-  TracedRun run = run_with({{"STANDIN_FAIL", "cublasSgemm_v2:1:13"}});
+  TracedRun run = run_workload({{"STANDIN_FAIL", "cublasSgemm_v2:1:13"}});
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "execution-failed");
   EXPECT_TRUE(contains(d.summary, "CUBLAS_STATUS_EXECUTION_FAILED")) << explain(run, found);
@@ -27,14 +20,14 @@ TEST(ExecutionFailed, GemmExecutionFailed) {
 }
 
 TEST(ExecutionFailed, RepeatedFailuresAreOneFinding) {
-  TracedRun run = run_with({{"STANDIN_FAIL", "cublasSgemm_v2:*:13"}}, {"--gemms", "3"});
+  TracedRun run = run_workload({{"STANDIN_FAIL", "cublasSgemm_v2:*:13"}}, {"--gemms", "3"});
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "execution-failed");
   EXPECT_TRUE(contains(d.summary, "(3 calls)")) << explain(run, found);
 }
 
 TEST(ExecutionFailed, InvalidValueAdvisesCheck) {
-  TracedRun run = run_with({{"STANDIN_FAIL", "cublasSgemm_v2:1:7"}});
+  TracedRun run = run_workload({{"STANDIN_FAIL", "cublasSgemm_v2:1:7"}});
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "execution-failed");
   EXPECT_TRUE(contains(d.summary, "CUBLAS_STATUS_INVALID_VALUE")) << explain(run, found);
@@ -42,7 +35,7 @@ TEST(ExecutionFailed, InvalidValueAdvisesCheck) {
 }
 
 TEST(ExecutionFailed, OutOfMemoryAllocation) {
-  TracedRun run = run_with({}, {"--oom-first"});
+  TracedRun run = run_workload({}, {"--oom-first"});
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "execution-failed");
   EXPECT_TRUE(contains(d.summary, "cudaMalloc")) << explain(run, found);
@@ -51,7 +44,7 @@ TEST(ExecutionFailed, OutOfMemoryAllocation) {
 }
 
 TEST(ExecutionFailed, SilentWhenARootCauseExplainsTheFailures) {
-  TracedRun run = run_with({{"STANDIN_NO_DRIVER", "1"}});
+  TracedRun run = run_workload({{"STANDIN_NO_DRIVER", "1"}});
   auto found = run.diagnose();
   EXPECT_TRUE(has_id(found, "no-driver")) << explain(run, found);
   EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);

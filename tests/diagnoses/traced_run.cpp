@@ -185,4 +185,11 @@ bool wait_for_trace(const std::string& dir, const std::function<bool(const Trace
   return false;
 }
 
+TracedRun run_workload(std::map<std::string, std::string> env, std::vector<std::string> args) {
+  RunOptions o;
+  o.env = std::move(env);
+  o.args = std::move(args);
+  return run_traced(program_path("diag_workload"), o);
+}
+
 }  // namespace cublasspy::test

@@ -52,6 +52,8 @@ struct TracedRun {
 };
 
 TracedRun run_traced(const std::string& program, const RunOptions& options);
+// The usual case: diag_workload on the stand-in under the shim, with these variables and args.
+TracedRun run_workload(std::map<std::string, std::string> env, std::vector<std::string> args = {});
 
 // The findings with this id ("" when none).
 std::vector<const Diagnosis*> with_id(const std::vector<Diagnosis>& found, const std::string& id);
