@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "check_ids.h"
+#include "cuda_errors.h"
 #include "driver_checks.h"
 #include "hook_list.h"
 #include "operand_dump.h"
@@ -60,18 +61,6 @@ void refresh_libraries(Runtime& rt) {
     }
   }
   busy.store(false);
-}
-
-// cudaError_t / CUresult codes of errors that happen on the device, after the call that
-// launched the work has returned (they surface at the next synchronization).
-bool is_asynchronous_error(int code) {
-  switch (code) {
-    case 700: case 701: case 702: case 710: case 714: case 715: case 716: case 717: case 718:
-    case 719: case 720:
-      return true;
-    default:
-      return false;
-  }
 }
 
 // CUBLASSPY_SYNC: wait for the call's stream and read what the device says. The driver's
@@ -133,7 +122,7 @@ PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
       note_first_async_error(rt, seq, rc);
     }
   }
-  if (failed && is_asynchronous_error(ctx.rec.status) &&
+  if (failed && is_asynchronous_cuda_error(ctx.rec.status) &&
       (std::strncmp(hook_name(id), "cuda", 4) == 0 || std::strncmp(hook_name(id), "cu", 2) == 0)) {
     note_first_async_error(rt, seq, ctx.rec.status);
   }

@@ -51,14 +51,6 @@ int create_exclusive(std::string& path, int& err) {
   return -1;
 }
 
-std::string dir_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-}
-std::string base_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 // Maps a file of `bytes` at `path`, reserving its blocks. Returns nullptr and sets `why`.
 void* map_file(std::string& path, uint64_t bytes, std::string& why) {
@@ -104,6 +96,16 @@ void* map_file(std::string& path, uint64_t bytes, std::string& why) {
 
 }  // namespace
 
+std::string fallback_trace_path(const std::string& path) {
+  auto slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  const char* tmp = getenv("TMPDIR");
+  std::string tmpdir = tmp && *tmp ? tmp : "/tmp";
+  if (dir == tmpdir) return "";
+  return tmpdir + "/" + base;
+}
+
 OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
                              const FunctionEntry* functions, uint32_t function_count,
                              const std::string& process_section) {
@@ -114,9 +116,8 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   void* base = map_file(path, l.file_bytes, why);
   if (base == nullptr) {
     // The user asked for a place we cannot write: keep the record elsewhere rather than lose it.
-    const char* tmp = getenv("TMPDIR");
-    std::string fallback = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + base_of(requested);
-    if (dir_of(requested) != dir_of(fallback)) {
+    std::string fallback = fallback_trace_path(requested);
+    if (!fallback.empty()) {
       path = fallback;
       std::string why2;
       base = map_file(path, l.file_bytes, why2);

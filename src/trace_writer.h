@@ -18,6 +18,10 @@ struct OpenResult {
   std::string warning;      // set when something had to give (fallback location, memory only)
 };
 
+// Where a trace goes when the directory of `path` cannot be written: the same name in $TMPDIR
+// (or /tmp); "" when that is the same directory. `cublasspy run` looks for traces there too.
+std::string fallback_trace_path(const std::string& path);
+
 class TraceWriter {
  public:
   // Creates the trace: never follows a symlink, never clobbers an existing file (adds a suffix),

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "trace_format.h"
+#include "trace_writer.h"
 
 namespace cublasspy::tools {
 namespace {
@@ -36,15 +37,6 @@ std::string template_glob(const std::string& tmpl) {
   return out;
 }
 
-std::string dir_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-}
-
-std::string base_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 // True when the trace's process section (read raw, so even a damaged file qualifies) records
 // the environment entry `needle`.
@@ -77,10 +69,10 @@ std::string absolute_template(const std::string& tmpl, const std::string& cwd) {
 
 std::vector<std::string> trace_globs(const std::string& tmpl) {
   std::vector<std::string> bases{template_glob(tmpl)};
-  // The writer's fallback when the directory cannot be written (trace_writer.cpp).
-  const char* tmp = std::getenv("TMPDIR");
-  std::string fallback_dir = tmp && *tmp ? tmp : "/tmp";
-  if (dir_of(tmpl) != fallback_dir) bases.push_back(template_glob(fallback_dir + "/" + base_of(tmpl)));
+  // The writer's fallback when the directory cannot be written.
+  if (std::string fallback = fallback_trace_path(tmpl); !fallback.empty()) {
+    bases.push_back(template_glob(fallback));
+  }
   std::vector<std::string> out;
   for (const std::string& b : bases) {
     out.push_back(b);

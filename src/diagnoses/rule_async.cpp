@@ -5,20 +5,11 @@
 #include <fmt/format.h>
 
 #include "check_ids.h"
+#include "cuda_errors.h"
 #include "rule.h"
 
 namespace cublasspy::diagnoses {
 namespace {
-
-bool is_asynchronous_code(int code) {
-  switch (code) {
-    case 700: case 701: case 702: case 710: case 714: case 715: case 716: case 717: case 718:
-    case 719: case 720:
-      return true;
-    default:
-      return false;
-  }
-}
 
 // "#16 cublasSgemm_v2 (m=4 ...), flagged by CUBLASSPY_CHECK: pointer-mode-mismatch": a suspect
 // the argument checks already found wrong is the likely culprit.
@@ -93,7 +84,7 @@ void rule_async_error(RuleContext& ctx) {
     if (!surfaced) {  // a trace without the header mark: the first failure with such a code
       for (const auto& key : f.failure_order) {
         const CallView& c = f.failures.at(key).first;
-        if (is_asynchronous_code(c.rec().status) && (!surfaced || c.seq < surfaced->seq)) surfaced = c;
+        if (is_asynchronous_cuda_error(c.rec().status) && (!surfaced || c.seq < surfaced->seq)) surfaced = c;
       }
       if (surfaced) code = surfaced->rec().status;
     }
