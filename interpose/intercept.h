@@ -67,7 +67,7 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   CallContext ctx{rec, slot->scan, caller};
   before(ctx);
   if (recording) {
-    rt->writer.count_call(id);
+    rt->writer.count_call(id, rec.tid);
     TraceWriter::publish_in_flight(slot, seq);
   }
   // Checks first: a device alpha under host pointer mode is flagged before late() would read it.
@@ -113,7 +113,7 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   failed = failed || outcome.async_failure;
   rec.duration_ns = call_clock::elapsed_ns(start);
   if (recording) {
-    rt->writer.complete(slot, seq, failed);
+    rt->writer.complete(slot, seq, failed, rec.tid);
     if (failed || outcome.finding) apply_error_policy(*rt);
   }
   if constexpr (!std::is_void_v<Ret>) return result;

@@ -171,6 +171,8 @@ constexpr bool is_gemm_family(uint16_t family) {
 }
 
 // Per-function totals, kept apart from the ring so they survive wrap-around.
+inline constexpr uint32_t kCounterStripes = 16;  // what the writer uses (a power of two)
+inline constexpr uint32_t kMaxCounterStripes = 256;  // what a reader accepts
 struct FunctionCounters {
   uint64_t calls;
   uint64_t failed;
@@ -187,7 +189,7 @@ struct FileHeader {
   uint64_t process_offset;      // ProcessSection: "key\0value\0" pairs, ending with "\0\0"
   uint64_t process_bytes;
   uint64_t functions_offset;    // FunctionEntry[function_count]
-  uint64_t counters_offset;     // FunctionCounters[function_count]
+  uint64_t counters_offset;     // FunctionCounters[counter_stripes][function_count]
   uint64_t first_failure_offset;  // one RecordSlot, valid when first_failure_seq != 0
   uint64_t ring_offset;         // RecordSlot[ring_capacity]
   uint64_t ring_capacity;
@@ -210,7 +212,10 @@ struct FileHeader {
   uint64_t process_used;        // bytes of the process section in use (it grows: libraries)
   uint64_t parent_pid_at_fork;  // the traced parent, when forked_child
   uint32_t parent_cuda_ready;   // 1: the parent had initialized CUDA/cuBLAS before the fork
-  uint32_t pad0;
+  // The counters section holds this many copies of FunctionCounters[function_count], one per
+  // group of threads, so that threads calling the same function do not share a cache line;
+  // a function's totals are their sum. 0 (older writers) means 1.
+  uint32_t counter_stripes;
 };
 static_assert(offsetof(FileHeader, format_version) == 12);
 static_assert(offsetof(FileHeader, process_offset) == 32);

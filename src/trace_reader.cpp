@@ -134,9 +134,13 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
   if (h.file_bytes != size) {
     return fail(fmt::format("truncated: {} bytes, the header says {}", size, h.file_bytes));
   }
+  if (h.counter_stripes > kMaxCounterStripes) {
+    return fail(fmt::format("corrupt header: {} counter stripes", h.counter_stripes));
+  }
+  const uint64_t stripes = h.counter_stripes == 0 ? 1 : h.counter_stripes;  // 0: an older writer
   if (!inside(h.process_offset, h.process_bytes, size) || h.process_used > h.process_bytes ||
       !inside(h.functions_offset, uint64_t{h.function_count} * sizeof(FunctionEntry), size) ||
-      !inside(h.counters_offset, uint64_t{h.function_count} * sizeof(FunctionCounters), size) ||
+      !inside(h.counters_offset, uint64_t{h.function_count} * stripes * sizeof(FunctionCounters), size) ||
       !inside(h.first_failure_offset, kRecordBytes, size) ||
       !inside(h.ring_offset, h.ring_capacity * kRecordBytes, size)) {
     return fail("corrupt header: a section lies outside the file");
@@ -288,11 +292,16 @@ std::optional<CallView> TraceFile::read_slot(uint64_t index) const {
 }
 
 FunctionCounters TraceFile::counters(uint16_t id) const {
-  FunctionCounters c{};
-  if (id < functions_.size()) {
-    std::memcpy(&c, base_ + header_.counters_offset + id * sizeof(FunctionCounters), sizeof c);
+  FunctionCounters total{};
+  if (id >= functions_.size()) return total;
+  const uint64_t stripes = header_.counter_stripes == 0 ? 1 : header_.counter_stripes;
+  for (uint64_t s = 0; s < stripes; ++s) {
+    FunctionCounters c;
+    std::memcpy(&c, base_ + header_.counters_offset + (s * functions_.size() + id) * sizeof c, sizeof c);
+    total.calls += c.calls;
+    total.failed += c.failed;
   }
-  return c;
+  return total;
 }
 
 uint64_t TraceFile::total_calls() const {

@@ -29,7 +29,8 @@ Layout layout_for(uint32_t function_count, uint64_t capacity) {
   l.functions_offset = l.process_offset + kProcessSectionBytes;
   l.counters_offset = round_up(l.functions_offset + sizeof(FunctionEntry) * function_count, 64);
   l.first_failure_offset =
-      round_up(l.counters_offset + sizeof(FunctionCounters) * function_count, kRecordBytes);
+      round_up(l.counters_offset + sizeof(FunctionCounters) * function_count * kCounterStripes,
+               kRecordBytes);
   l.ring_offset = l.first_failure_offset + kRecordBytes;
   l.file_bytes = round_up(l.ring_offset + capacity * kRecordBytes, 4096);
   return l;
@@ -147,6 +148,7 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   header_ = reinterpret_cast<FileHeader*>(bytes);
   process_ = bytes + l.process_offset;
   counters_ = reinterpret_cast<FunctionCounters*>(bytes + l.counters_offset);
+  function_count_ = function_count;
   first_failure_ = reinterpret_cast<RecordSlot*>(bytes + l.first_failure_offset);
   ring_ = reinterpret_cast<RecordSlot*>(bytes + l.ring_offset);
   capacity_ = capacity;
@@ -171,6 +173,7 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   h.process_used = process_bytes;
   h.functions_offset = l.functions_offset;
   h.counters_offset = l.counters_offset;
+  h.counter_stripes = kCounterStripes;
   h.first_failure_offset = l.first_failure_offset;
   h.ring_offset = l.ring_offset;
   h.ring_capacity = capacity;
@@ -194,10 +197,6 @@ RecordSlot* TraceWriter::claim(uint64_t* seq_out, RecordSlot* scratch) {
   for (uint64_t attempt = 0; attempt < capacity_; ++attempt) {
     uint64_t ticket = atom(h.next_ticket).fetch_add(1, std::memory_order_relaxed);
     RecordSlot* slot = &ring_[slot_index(ticket)];
-    // The next call's record is the next slot: start fetching its first lines (the fixed
-    // fields and the first arguments) now, so that call does not wait for them.
-    const char* next = reinterpret_cast<const char*>(&ring_[slot_index(ticket + 1)]);
-    for (int line = 0; line < 4; ++line) __builtin_prefetch(next + 64 * line, 1, 3);
     uint64_t word = atom(slot->call.word).load(std::memory_order_relaxed);
     RecordState state = word_state(word);
     if (state == RecordState::kInFlight || state == RecordState::kWriting) continue;
@@ -215,18 +214,21 @@ void TraceWriter::publish_in_flight(RecordSlot* slot, uint64_t seq) {
   atom(slot->call.word).store(pack_word(seq, RecordState::kInFlight), std::memory_order_release);
 }
 
-void TraceWriter::count_call(uint16_t function_id) {
-  atom(counters_[function_id].calls).fetch_add(1, std::memory_order_relaxed);
+void TraceWriter::count_call(uint16_t function_id, uint32_t tid) {
+  atom(counters_for(tid)[function_id].calls).fetch_add(1, std::memory_order_relaxed);
 }
 
-void TraceWriter::complete(RecordSlot* slot, uint64_t seq, bool failed) {
+void TraceWriter::complete(RecordSlot* slot, uint64_t seq, bool failed, uint32_t tid) {
   // The failure's bookkeeping reads the slot, so it comes first: once the slot says completed,
   // another thread may claim it for a new call and start writing.
   if (failed) {
-    atom(counters_[slot->call.function_id].failed).fetch_add(1, std::memory_order_relaxed);
+    atom(counters_for(tid)[slot->call.function_id].failed).fetch_add(1, std::memory_order_relaxed);
     // The first failure is copied aside so that wrap-around cannot take it.
+    // The flag, on its own cache line, spares every failing call a read of the header's line,
+    // which the other threads' claims keep moving between cores.
     uint64_t none = 0;
-    if (atom(header_->first_failure_seq).load(std::memory_order_relaxed) == 0 &&
+    if (!first_failure_taken_.load(std::memory_order_relaxed) &&
+        !first_failure_taken_.exchange(true, std::memory_order_relaxed) &&
         atom(header_->first_failure_seq).compare_exchange_strong(none, seq)) {
       std::memcpy(first_failure_, slot, sizeof(RecordSlot));
       atom(first_failure_->call.word).store(pack_word(seq, RecordState::kCompleted),
@@ -293,6 +295,7 @@ void TraceWriter::abandon_after_fork() {
   file_backed_ = false;
   detach_state_.store(kAttached);
   detach_unreported_.store(false);
+  first_failure_taken_.store(false);
 }
 
 }  // namespace cublasspy

@@ -40,8 +40,9 @@ class TraceWriter {
   // Makes a claimed record visible as in flight (all arguments written).
   static void publish_in_flight(format::RecordSlot* slot, uint64_t seq);
   // Makes the record visible as completed and updates the totals and the first failure.
-  void complete(format::RecordSlot* slot, uint64_t seq, bool failed);
-  void count_call(uint16_t function_id);
+  // `tid` picks the thread's stripe of the counters (format::FileHeader::counter_stripes).
+  void complete(format::RecordSlot* slot, uint64_t seq, bool failed, uint32_t tid);
+  void count_call(uint16_t function_id, uint32_t tid);
 
   // Appends "key\0value\0" to the process section if it fits (libraries found later).
   void append_process_entry(const std::string& key, const std::string& value);
@@ -73,6 +74,10 @@ class TraceWriter {
   format::FunctionCounters* counters_ = nullptr;
   char* process_ = nullptr;
   uint64_t capacity_ = 0;
+  format::FunctionCounters* counters_for(uint32_t tid) const {
+    return counters_ + static_cast<uint64_t>(tid % format::kCounterStripes) * function_count_;
+  }
+  uint32_t function_count_ = 0;
   uint64_t index_mask_ = 0;  // capacity - 1 when the capacity is a power of two (the default)
   // ticket % capacity, without a division in the usual case.
   uint64_t slot_index(uint64_t ticket) const {
@@ -83,6 +88,8 @@ class TraceWriter {
   enum DetachState : int { kAttached = 0, kDetaching = 1, kDetached = 2, kDetachFailed = 3 };
   std::atomic<int> detach_state_{kAttached};
   std::atomic<bool> detach_unreported_{false};
+  alignas(64) std::atomic<bool> first_failure_taken_{false};  // read by every failing call
+  char pad_[63];  // nothing written often shares its line
 };
 
 }  // namespace cublasspy

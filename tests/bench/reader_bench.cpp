@@ -47,9 +47,9 @@ std::string make_trace(uint64_t records) {
     slot->call.args[0] = i;
     slot->call.args[1] = 2 * i;
     slot->call.args[2] = 3 * i;
-    writer.count_call(0);
+    writer.count_call(0, 0);
     TraceWriter::publish_in_flight(slot, seq);
-    writer.complete(slot, seq, false);
+    writer.complete(slot, seq, false, 0);
   }
   return path;
 }

@@ -83,12 +83,12 @@ TEST_F(WriterThreads, SixteenThreadsWrapTheRingWithExactTotalsAndWholeRecords) {
         rec.tid = static_cast<uint32_t>(t + 1000);
         rec.start_ns = seq;
         for (uint16_t a = 0; a < kArgs; ++a) rec.args[a] = signature(t, i);
-        writer.count_call(0);
+        writer.count_call(0, rec.tid);
         TraceWriter::publish_in_flight(slot, seq);
         const bool failed = i % 997 == 0;
         rec.status = failed ? 13 : 0;
         if (failed) failures_made.fetch_add(1);
-        writer.complete(slot, seq, failed);
+        writer.complete(slot, seq, failed, rec.tid);
       }
     });
   }
