@@ -72,6 +72,7 @@ const Field kFields[] = {
     {"process_used", offsetof(FileHeader, process_used), 8},
     {"parent_pid_at_fork", offsetof(FileHeader, parent_pid_at_fork), 8},
     {"parent_cuda_ready", offsetof(FileHeader, parent_cuda_ready), 4},
+    {"counter_stripes", offsetof(FileHeader, counter_stripes), 4},
 };
 
 // Fields the reader checks against each other or against the file: any value but the right
