@@ -64,7 +64,7 @@ State& state() {
   return s;
 }
 
-uint64_t now_slow(uint64_t) {
+uint64_t now_slow() {
   State& s = state();
   int usable = s.usable.load(std::memory_order_relaxed);
   if (usable < 0) {

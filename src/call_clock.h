@@ -33,10 +33,14 @@ inline uint64_t monotonic_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
+#if defined(__x86_64__)
 inline uint64_t ticks() { return __builtin_ia32_rdtsc(); }
+#else
+inline uint64_t ticks() { return 0; }  // no TSC path: stamps are clock_gettime's
+#endif
 
 // The slow path: calibrates or re-anchors when it is this thread's turn; returns a stamp.
-uint64_t now_slow(uint64_t tsc);
+uint64_t now_slow();
 
 // A call's start: ns (CLOCK_MONOTONIC) and the raw tick count its duration is measured from.
 struct Stamp {
@@ -59,7 +63,7 @@ inline Stamp now() {
       since < limit) [[likely]] {
     return {a_ns + static_cast<uint64_t>((static_cast<unsigned __int128>(since) * mult) >> 32), tsc};
   }
-  return {now_slow(tsc), tsc};
+  return {now_slow(), tsc};
 #else
   return {monotonic_ns(), 0};
 #endif

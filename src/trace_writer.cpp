@@ -223,13 +223,12 @@ void TraceWriter::complete(RecordSlot* slot, uint64_t seq, bool failed, uint32_t
   // another thread may claim it for a new call and start writing.
   if (failed) {
     atom(counters_for(tid)[slot->call.function_id].failed).fetch_add(1, std::memory_order_relaxed);
-    // The first failure is copied aside so that wrap-around cannot take it.
-    // The flag, on its own cache line, spares every failing call a read of the header's line,
-    // which the other threads' claims keep moving between cores.
-    uint64_t none = 0;
+    // The first failure is copied aside so that wrap-around cannot take it. The flag decides
+    // which call that is; it sits on its own cache line, so failing calls do not read the
+    // header's line, which the other threads' claims keep moving between cores.
     if (!first_failure_taken_.load(std::memory_order_relaxed) &&
-        !first_failure_taken_.exchange(true, std::memory_order_relaxed) &&
-        atom(header_->first_failure_seq).compare_exchange_strong(none, seq)) {
+        !first_failure_taken_.exchange(true, std::memory_order_relaxed)) {
+      atom(header_->first_failure_seq).store(seq, std::memory_order_relaxed);
       std::memcpy(first_failure_, slot, sizeof(RecordSlot));
       atom(first_failure_->call.word).store(pack_word(seq, RecordState::kCompleted),
                                             std::memory_order_release);

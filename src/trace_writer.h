@@ -68,21 +68,23 @@ class TraceWriter {
   bool take_detach_notice() { return detach_unreported_.exchange(false); }
 
  private:
+  // The thread's copy of the counters (format::FileHeader::counter_stripes).
+  format::FunctionCounters* counters_for(uint32_t tid) const {
+    return counters_ + static_cast<uint64_t>(tid % format::kCounterStripes) * function_count_;
+  }
+  // ticket % capacity, without a division in the usual case.
+  uint64_t slot_index(uint64_t ticket) const {
+    return index_mask_ != 0 ? ticket & index_mask_ : ticket % capacity_;
+  }
+
   format::FileHeader* header_ = nullptr;
   format::RecordSlot* ring_ = nullptr;
   format::RecordSlot* first_failure_ = nullptr;
   format::FunctionCounters* counters_ = nullptr;
   char* process_ = nullptr;
   uint64_t capacity_ = 0;
-  format::FunctionCounters* counters_for(uint32_t tid) const {
-    return counters_ + static_cast<uint64_t>(tid % format::kCounterStripes) * function_count_;
-  }
   uint32_t function_count_ = 0;
   uint64_t index_mask_ = 0;  // capacity - 1 when the capacity is a power of two (the default)
-  // ticket % capacity, without a division in the usual case.
-  uint64_t slot_index(uint64_t ticket) const {
-    return index_mask_ != 0 ? ticket & index_mask_ : ticket % capacity_;
-  }
   uint64_t mapped_bytes_ = 0;
   bool file_backed_ = false;
   enum DetachState : int { kAttached = 0, kDetaching = 1, kDetached = 2, kDetachFailed = 3 };
