@@ -46,7 +46,7 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   // Not recording (disabled, the shim's own calls) or a ring full of calls in flight: the call
   // is still described, on this stack frame, so checks and routing work the same.
   format::RecordSlot local;
-  format::RecordSlot* slot = recording ? rt->writer.claim(&seq, &local) : &local;
+  format::RecordSlot* slot = recording ? rt->writer.claim(ts.claim, &seq, &local) : &local;
   format::Record& rec = slot->call;
   const call_clock::Stamp start = call_clock::now();
   rec.function_id = id;

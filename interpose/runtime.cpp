@@ -38,6 +38,7 @@ std::mutex g_open_mutex;
 std::atomic<int> g_trace_attempted{0};
 std::atomic<long> g_trace_pid{0};
 std::atomic<uint64_t> g_parent_seq{0};
+std::atomic<uint64_t> g_parent_calls{0};
 std::atomic<long> g_parent_pid{0};
 std::atomic<bool> g_parent_cuda_ready{false};
 
@@ -59,12 +60,14 @@ void on_fork_child() {
   t_state.current = nullptr;
   Runtime* rt = g_runtime;
   if (rt == nullptr) return;
-  if (format::FileHeader* h = rt->writer.header()) {
-    g_parent_seq.store(std::atomic_ref<uint64_t>(h->next_seq).load());
+  if (rt->writer.header() != nullptr) {
+    g_parent_seq.store(rt->writer.last_seq_of(t_state.claim));
+    g_parent_calls.store(rt->writer.calls_made());
     g_parent_pid.store(g_trace_pid.load());
     g_parent_cuda_ready.store(rt->cuda_ready.load());
   }
   rt->writer.abandon_after_fork();
+  t_state.claim = ClaimCursor{};
   g_trace_pid.store(0);
   g_trace_attempted.store(0);
 }
@@ -181,6 +184,7 @@ bool ensure_trace(Runtime& rt) {
       h->forked_child = 1;
       h->parent_pid_at_fork = static_cast<uint64_t>(g_parent_pid.load());
       h->parent_seq_at_fork = g_parent_seq.load();
+      h->parent_calls_at_fork = g_parent_calls.load();
       h->parent_cuda_ready = g_parent_cuda_ready.load() ? 1 : 0;
     }
     install_fatal_signal_handlers(&rt.writer);

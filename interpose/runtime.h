@@ -18,6 +18,7 @@ struct ThreadState {
   uint32_t depth;        // intercepted calls on this thread's stack (nesting)
   uint32_t internal;     // >0 while the shim itself calls CUDA: such calls pass straight through
   format::RecordSlot* current;  // the innermost call in flight on this thread
+  ClaimCursor claim;            // this thread's block of ring tickets
 };
 
 // initial-exec TLS: no allocation and no lock on first access, safe in signal handlers. Kept

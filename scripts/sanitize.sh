@@ -14,8 +14,10 @@
 #
 #   both kinds  checks.*, scan.*            the argument checks, the host scans and the shim's
 #                                           scan/dump/driver-check code, linked into the tests
-#               hardening.WriterThreads.*   the trace writer's ring under 16 threads with a live
-#                                           reader (the shim's writer, in-process)
+#               hardening.Rings/WriterThreads.*   the trace writer's ring under 16 threads with
+#                                           a live reader (the shim's writer, in-process)
+#               hardening.ReaderAccess.*, ReaderVersions.*   the reader's copy and mapping
+#                                           paths, format version 1
 #               hardening.fuzz_corpus.config  the settings parser on the committed corpus
 #   address     hardening.ReportRejects.*   `cublasspy report` on damaged traces, and
 #               fuzz_trace_reader -runs=0   the committed trace corpus through the reader, the
@@ -36,7 +38,7 @@ kinds=("$@")
 jobs="${JOBS:-2}"
 
 common_targets="checks_test checks_driver_test scan_test hardening_writer_test hardening_fuzz_config"
-common_tests='^(checks|scan)\.|^hardening\.(WriterThreads\.|fuzz_corpus\.config$)'
+common_tests='^(checks|scan)\.|^hardening\.(Rings/WriterThreads\.|ReaderAccess\.|ReaderVersions\.|fuzz_corpus\.config$)'
 
 for kind in "${kinds[@]}"; do
   case "$kind" in

@@ -64,6 +64,12 @@ std::string host_name() {
   return buf;
 }
 
+std::string pid_namespace() {
+  char buf[64] = {};
+  ssize_t n = readlink("/proc/self/ns/pid", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, n) : "";
+}
+
 std::string start_time_text() {
   time_t now = time(nullptr);
   struct tm tm_now;
@@ -103,6 +109,7 @@ KeyValueBlob collect_process_info(int rank, const std::string& start_time) {
     pos = end + 1;
   }
   kv.add("host", host_name());
+  kv.add("pid_namespace", pid_namespace());
   kv.add("rank", rank < 0 ? "" : std::to_string(rank));
   kv.add("start_time", start_time);
   for (char** e = environ; e && *e; ++e) {

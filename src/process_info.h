@@ -26,6 +26,9 @@ bool is_cuda_library_path(const std::string& path);
 std::vector<std::string> loaded_cuda_libraries();
 
 std::string host_name();
+// The pid namespace of this process ("pid:[4026531836]"), "" if unknown: a pid in a trace means
+// this host's process only when the namespaces match.
+std::string pid_namespace();
 std::string start_time_text();  // YYYYmmdd-HHMMSS, local time
 
 KeyValueBlob collect_process_info(int rank, const std::string& start_time);

@@ -20,7 +20,10 @@ inline constexpr char kMagic[8] = {'C', 'B', 'L', 'S', 'P', 'Y', 'T', 'R'};
 inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the wrong endian
 // Version table (also in docs/FORMAT.md):
 //   1  first format: header, process section, function table, counters, first failure, ring.
-inline constexpr uint32_t kFormatVersion = 1;
+//   2  threads claim ring slots in blocks (claim_block, claim_lag): a record's seq is its ring
+//      ticket + 1, records are ordered by start time, next_seq is no longer kept (the totals
+//      are in the counters), parent_calls_at_fork added.
+inline constexpr uint32_t kFormatVersion = 2;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
 inline constexpr uint32_t kHeaderBytes = 4096;
@@ -97,6 +100,7 @@ static_assert(sizeof(ScanSummary) == 48);
 // rewritten at the moment of a crash is recognized, not misread.
 struct Record {
   uint64_t word;           // pack_word(seq, state); seq is 1-based and unique in the process
+                           // (version 2: the ring ticket the record was written under, + 1)
   uint16_t function_id;    // index into the FunctionTable
   uint16_t depth;          // nesting depth (0 = called by the program)
   uint32_t flags;          // RecordFlags
@@ -173,10 +177,25 @@ constexpr bool is_gemm_family(uint16_t family) {
 // Per-function totals, kept apart from the ring so they survive wrap-around.
 inline constexpr uint32_t kCounterStripes = 16;  // what the writer uses (a power of two)
 inline constexpr uint32_t kMaxCounterStripes = 256;  // what a reader accepts
+// The writer's block and lag for a ring of `capacity` slots (see FileHeader::claim_block): a
+// block of up to 128 slots, a 64th of the ring (small rings claim one slot at a time); the lag
+// at most a quarter of the ring, so that a block expires long before other threads could come
+// round the ring to it. A thread's blocks start at one slot and double while it uses them up.
+inline constexpr uint32_t claim_block_for(uint64_t capacity) {
+  return capacity >= 64 * 128 ? 128 : capacity >= 64 ? static_cast<uint32_t>(capacity / 64) : 1;
+}
+inline constexpr uint32_t claim_lag_for(uint64_t capacity) {
+  return static_cast<uint32_t>(capacity / 4 < 384 ? capacity / 4 : 384);
+}
+static_assert(claim_block_for(8192) == 128 && claim_lag_for(8192) == 384);
+static_assert(claim_block_for(16) == 1 && claim_lag_for(16) == 4);
+
 struct FunctionCounters {
   uint64_t calls;
   uint64_t failed;
 };
+
+inline constexpr uint32_t kSkippedSlots = 64;
 
 struct FileHeader {
   char magic[8];
@@ -195,8 +214,8 @@ struct FileHeader {
   uint64_t ring_capacity;
   uint64_t file_bytes;
   // Written while the process runs (atomically):
-  uint64_t next_seq;            // last sequence number handed out (== calls made)
-  uint64_t next_ticket;         // ring tickets handed out
+  uint64_t next_seq;            // version 1: last sequence number handed out; version 2: 0
+  uint64_t next_ticket;         // ring tickets handed out (version 2: in blocks)
   uint64_t first_failure_seq;   // 0: no failing call yet
   uint32_t end_state;           // EndState
   int32_t end_signal;           // signal number when kSignaled
@@ -208,7 +227,7 @@ struct FileHeader {
   int32_t driver_version;       // cuDriverGetVersion, -1 until read (read without side effects)
   int32_t runtime_version;      // cudaRuntimeGetVersion, -1 until read
   uint32_t forked_child;        // 1: this process is a fork of a traced process
-  uint64_t parent_seq_at_fork;  // calls the parent had made when it forked (0: none)
+  uint64_t parent_seq_at_fork;  // every parent call before the fork has seq <= this (0: none)
   uint64_t process_used;        // bytes of the process section in use (it grows: libraries)
   uint64_t parent_pid_at_fork;  // the traced parent, when forked_child
   uint32_t parent_cuda_ready;   // 1: the parent had initialized CUDA/cuBLAS before the fork
@@ -216,12 +235,28 @@ struct FileHeader {
   // group of threads, so that threads calling the same function do not share a cache line;
   // a function's totals are their sum. 0 (older writers) means 1.
   uint32_t counter_stripes;
+  // Version 2. A thread takes up to claim_block consecutive ring tickets at once and uses them
+  // for its next calls, until the tickets handed out run more than claim_lag past its block;
+  // so records lie within about claim_lag + claim_block slots of their start-time order (a
+  // reader sorts in a window twice that: a thread may be preempted between taking its slot
+  // and reading the clock).
+  uint32_t claim_block;
+  uint32_t claim_lag;
+  uint64_t parent_calls_at_fork;  // calls the parent had made when it forked (version 2)
+  // Version 2: ring slots a claim passed over because their call was still in flight, the
+  // last kSkippedSlots of them (slot index; entry n % kSkippedSlots is the n-th). Such a call
+  // sits among records of a later round of the ring; a reader finds it here and puts it back
+  // in order without a pass over the whole ring.
+  uint64_t skipped_count;
+  uint64_t skipped[kSkippedSlots];
 };
 static_assert(offsetof(FileHeader, format_version) == 12);
 static_assert(offsetof(FileHeader, process_offset) == 32);
 static_assert(offsetof(FileHeader, next_seq) == 96);
 static_assert(offsetof(FileHeader, end_state) == 120);
-static_assert(sizeof(FileHeader) == 200);
+static_assert(offsetof(FileHeader, claim_block) == 200);
+static_assert(offsetof(FileHeader, skipped_count) == 216);
+static_assert(sizeof(FileHeader) == 224 + 8 * kSkippedSlots);
 static_assert(sizeof(FileHeader) <= kHeaderBytes);
 
 }  // namespace cublasspy::format

@@ -5,11 +5,14 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
+
+#include "process_info.h"
 
 namespace cublasspy {
 
@@ -56,11 +59,14 @@ TraceFile& TraceFile::operator=(TraceFile&& o) noexcept {
   if (this != &o) {
     if (base_ != nullptr) munmap(const_cast<char*>(base_), size_);
     path_ = std::move(o.path_);
+    if (fd_ >= 0) ::close(fd_);
     base_ = std::exchange(o.base_, nullptr);
+    fd_ = std::exchange(o.fd_, -1);
     size_ = std::exchange(o.size_, 0);
     header_ = o.header_;
     process_ = std::move(o.process_);
     functions_ = std::move(o.functions_);
+    counted_ = o.counted_;
     held_ = o.held_;
     in_flight_ = std::move(o.in_flight_);
     torn_ = o.torn_;
@@ -70,6 +76,7 @@ TraceFile& TraceFile::operator=(TraceFile&& o) noexcept {
 
 TraceFile::~TraceFile() {
   if (base_ != nullptr) munmap(const_cast<char*>(base_), size_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 namespace {
@@ -79,9 +86,29 @@ bool inside(uint64_t offset, uint64_t bytes, uint64_t size) {
   return offset <= size && bytes <= size - offset;
 }
 
+// True when no process can be writing the trace any more, so that it may be copied in bulk
+// rather than read record by record under the seqlock. A pid means this host's process only
+// within the same pid namespace; there, a pid that no longer exists is proof. For a trace
+// from elsewhere (or one written before pid_namespace was recorded), the writer's own record
+// of how it ended is the evidence.
+bool writer_gone(const char* base, const ProcessInfo& process) {
+  const std::string ns = process.get("pid_namespace");
+  if (!ns.empty() && ns == pid_namespace() && process.get("host") == host_name()) {
+    const std::string pid_text = process.get("pid");
+    char* end = nullptr;
+    long pid = std::strtol(pid_text.c_str(), &end, 10);
+    if (pid <= 0 || end == pid_text.c_str() || *end != '\0') return false;
+    return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+  }
+  uint32_t end_state = std::atomic_ref<const uint32_t>(
+      *reinterpret_cast<const uint32_t*>(base + offsetof(FileHeader, end_state))).load();
+  return end_state != static_cast<uint32_t>(EndState::kRunning);
+}
+
 }  // namespace
 
-std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& error) {
+std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& error,
+                                         Access access) {
   auto fail = [&](const std::string& why) {
     error = path + ": " + why;
     return std::nullopt;
@@ -167,81 +194,98 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
     for (ArgDescriptor& a : f.args) a.name[kArgNameBytes - 1] = '\0';
   }
 
-  // One pass over the records' first words: how many are held, which are in flight. Nothing
-  // proportional to the ring is kept. Slots past the tickets handed out were never written.
-  uint64_t tickets;
-  std::memcpy(&tickets, t.base_ + offsetof(FileHeader, next_ticket), sizeof tickets);
-  uint64_t used = std::min<uint64_t>(tickets, h.ring_capacity);
-  // Map the used part in bulk: one request instead of a page fault every four records (older
-  // kernels without MADV_POPULATE_READ get a read-ahead hint instead).
-  char* used_from = const_cast<char*>(t.base_) + h.ring_offset / 4096 * 4096;
-  size_t used_bytes = used * kRecordBytes + h.ring_offset % 4096;
+  if (access == Access::kAuto && writer_gone(t.base_, t.process_)) {
+    t.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);  // on failure the mapping still serves
+  }
+
+  // Version 1 kept no list of the slots it skipped: its calls in flight are found first.
+  if (h.format_version < 2) t.count_records();
+  return t;
+}
+
+void TraceFile::count_records() const {
+  held_ = torn_ = 0;
+  in_flight_.clear();
+  walk_ring(/*release_pages=*/false, [&](uint64_t ticket, uint64_t index, const RecordSlot& slot) {
+    uint64_t word;
+    std::memcpy(&word, &slot.call.word, sizeof word);
+    RecordState s = word_state(word);
+    if (s == RecordState::kInFlight) {
+      ++held_;
+      in_flight_.push_back(index);
+    } else if (s == RecordState::kCompleted && is_current(word, ticket)) {
+      ++held_;
+    } else if (s == RecordState::kWriting) {
+      ++torn_;
+    }
+  });
+  counted_ = true;
+}
+
+uint64_t TraceFile::records_held() const {
+  if (!counted_) count_records();
+  return held_;
+}
+
+uint64_t TraceFile::torn_records() const {
+  if (!counted_) count_records();
+  return torn_;
+}
+
+template <typename Visit>
+void TraceFile::walk_ring(bool release_pages, Visit&& visit) const {
+  const uint64_t cap = header_.ring_capacity;
+  const uint64_t tickets = load_header_u64(offsetof(FileHeader, next_ticket));
+  // Slots past the tickets handed out were never written; once the ring has wrapped, the oldest
+  // ticket is the slot the next claim would take.
+  const uint64_t start = tickets > cap ? tickets % cap : 0;
+  const uint64_t used = std::min(tickets, cap);
+  const uint64_t first = tickets - used;  // the ticket of the oldest slot: slot n has first + n
+  if (fd_ >= 0) {
+    // Nobody writes the file any more: copy it in chunks. On machines where mapping a page costs
+    // microseconds (virtual machines that shadow page tables) this is several times faster than
+    // touching the mapping, and memory stays one chunk.
+    constexpr uint64_t kChunk = 256;  // records: 256 KiB, stays in the cache
+    std::vector<RecordSlot> chunk(std::min(kChunk, std::max<uint64_t>(used, 1)));
+    for (uint64_t n = 0; n < used;) {
+      const uint64_t index = (start + n) % cap;
+      const uint64_t count = std::min({static_cast<uint64_t>(chunk.size()), used - n, cap - index});
+      const uint64_t bytes = count * kRecordBytes;
+      uint64_t got = 0;
+      while (got < bytes) {
+        ssize_t r = ::pread(fd_, reinterpret_cast<char*>(chunk.data()) + got, bytes - got,
+                            static_cast<off_t>(header_.ring_offset + index * kRecordBytes + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += static_cast<uint64_t>(r);
+      }
+      // A file cut short since it was opened ends the walk at its last whole record.
+      for (uint64_t i = 0; i < got / kRecordBytes; ++i) visit(first + n + i, index + i, chunk[i]);
+      if (got < bytes) return;
+      n += count;
+    }
+    return;
+  }
+  // A live trace is read through the mapping, where read_slot's seqlock sees records being
+  // rewritten. Map the used part in bulk: one request instead of a page fault every four
+  // records (older kernels without MADV_POPULATE_READ get a read-ahead hint instead).
+  const char* ring = base_ + header_.ring_offset;
+  char* used_from = const_cast<char*>(base_) + header_.ring_offset / 4096 * 4096;
+  size_t used_bytes = used * kRecordBytes + header_.ring_offset % 4096;
 #ifdef MADV_POPULATE_READ
   if (madvise(used_from, used_bytes, MADV_POPULATE_READ) != 0) madvise(used_from, used_bytes, MADV_WILLNEED);
 #else
   madvise(used_from, used_bytes, MADV_WILLNEED);
 #endif
-  for (uint64_t i = 0; i < used; ++i) {
-    uint64_t word;
-    std::memcpy(&word, t.base_ + h.ring_offset + i * kRecordBytes, sizeof word);
-    RecordState s = word_state(word);
-    if (s == RecordState::kInFlight || s == RecordState::kCompleted) ++t.held_;
-    if (s == RecordState::kInFlight) t.in_flight_.push_back(i);
-    else if (s == RecordState::kWriting) ++t.torn_;
-  }
-  return t;
-}
-
-void TraceFile::for_each_call(const std::function<void(const CallView&)>& visit) const {
-  // Records lie in the ring in ticket order, which is sequence order up to the interleaving of
-  // threads between taking a sequence number and a slot: a window of kWindow (sequence, slot)
-  // pairs, kept in a heap, puts them back in order before each record is copied out. Calls
-  // still in flight were skipped over by later tickets and may sit anywhere; they were found at
-  // open and are merged in by sequence. Pages the walk has left behind are handed back to the
-  // kernel (they stay in the page cache), so memory stays flat however long the ring.
-  constexpr size_t kWindow = 4096;
-  struct Pending {
-    uint64_t seq, index;
-    bool operator<(const Pending& o) const { return seq > o.seq; }  // min-heap
-  };
-  std::vector<Pending> heap;
-  heap.reserve(kWindow + 1);
-  std::vector<CallView> flying;
-  for (uint64_t index : in_flight_) {
-    if (auto v = read_slot(index); v && v->in_flight()) flying.push_back(*v);
-  }
-  std::sort(flying.begin(), flying.end(), [](const CallView& a, const CallView& b) { return a.seq < b.seq; });
-  size_t next_flying = 0;
-  auto emit = [&](uint64_t index) {
-    auto v = read_slot(index);
-    if (!v) return;
-    while (next_flying < flying.size() && flying[next_flying].seq < v->seq) visit(flying[next_flying++]);
-    visit(*v);
-  };
-  const uint64_t cap = header_.ring_capacity;
-  uint64_t tickets;
-  std::memcpy(&tickets, base_ + offsetof(FileHeader, next_ticket), sizeof tickets);
-  const uint64_t start = tickets > cap ? tickets % cap : 0;
-  const uint64_t used = std::min(tickets, cap);
-  const char* ring = base_ + header_.ring_offset;
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  const uint64_t release_every = 8 * kWindow;
+  constexpr uint64_t kReleaseEvery = 32768;  // records
   for (uint64_t n = 0; n < used; ++n) {
-    uint64_t index = (start + n) % cap;
-    uint64_t word;
-    std::memcpy(&word, ring + index * kRecordBytes, sizeof word);
-    if (word_state(word) != RecordState::kCompleted) continue;
-    heap.push_back({word_seq(word), index});
-    std::push_heap(heap.begin(), heap.end());
-    if (heap.size() > kWindow) {
-      std::pop_heap(heap.begin(), heap.end());
-      emit(heap.back().index);
-      heap.pop_back();
-    }
-    if (n % release_every == release_every - 1 && n >= 2 * release_every) {
+    const uint64_t index = (start + n) % cap;
+    visit(first + n, index, *reinterpret_cast<const RecordSlot*>(ring + index * kRecordBytes));
+    if (release_pages && n % kReleaseEvery == kReleaseEvery - 1 && n >= 2 * kReleaseEvery) {
       // Give back the pages of slots walked past long ago (re-read transparently if needed).
-      uint64_t first = (start + n - 2 * release_every + 1) % cap;
-      uint64_t count = std::min(release_every, cap - first);
+      uint64_t first = (start + n - 2 * kReleaseEvery + 1) % cap;
+      uint64_t count = std::min(kReleaseEvery, cap - first);
       uint64_t from = reinterpret_cast<uint64_t>(ring + first * kRecordBytes);
       uint64_t aligned = (from + page - 1) / page * page;
       uint64_t to = from + count * kRecordBytes;
@@ -250,44 +294,176 @@ void TraceFile::for_each_call(const std::function<void(const CallView&)>& visit)
       }
     }
   }
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end());
-    emit(heap.back().index);
-    heap.pop_back();
+}
+
+uint64_t TraceFile::load_header_u64(size_t offset) const {
+  // Fields a live writer updates: read from the mapping, atomically.
+  return std::atomic_ref<const uint64_t>(*reinterpret_cast<const uint64_t*>(base_ + offset)).load();
+}
+
+bool TraceFile::is_current(uint64_t word, uint64_t ticket) const {
+  // Version 2 numbers a record by its ticket. A completed record under an older ticket sits in
+  // a slot a newer ticket was handed for (a block whose thread moved on, or exited, before
+  // using it): that record belongs to an earlier round of the ring, as overwritten as if the
+  // newer call had been written there.
+  return header_.format_version < 2 || word_seq(word) == ticket + 1;
+}
+
+TraceFile::OrderKey TraceFile::order_key(const CallView& v) const {
+  // Version 1 numbered calls in the order they began; version 2's numbers come in per-thread
+  // blocks, so the start time orders the calls (the number breaks ties).
+  if (header_.format_version < 2) return {v.seq, 0};
+  return {v.rec().start_ns, v.seq};
+}
+
+uint64_t TraceFile::reorder_window() const {
+  // How far apart (in slots) two records out of order can lie. Version 1 had no bound; 4096
+  // was always enough there. Version 2's writer keeps records within about claim_lag +
+  // claim_block of their place; twice that covers a thread preempted between taking its slot
+  // and reading the clock. A corrupt header cannot ask for more than 64 Ki records of memory.
+  if (header_.format_version < 2) return 4096;
+  const uint64_t needed = 2 * (uint64_t{header_.claim_lag} + header_.claim_block);
+  return std::clamp<uint64_t>(needed, 512, 65536);
+}
+
+std::vector<uint64_t> TraceFile::passed_over_slots() const {
+  // Version 1: every call in flight (found at open). Version 2: the slots claims passed over
+  // (the header's list) whose call is still in flight under an older ticket than its slot's.
+  std::vector<uint64_t> out;
+  if (header_.format_version < 2) {
+    out = in_flight_;
+  } else {
+    const uint64_t cap = header_.ring_capacity;
+    const uint64_t tickets = load_header_u64(offsetof(FileHeader, next_ticket));
+    const uint64_t used = std::min(tickets, cap), first = tickets - used;
+    const uint64_t listed = std::min<uint64_t>(load_header_u64(offsetof(FileHeader, skipped_count)), kSkippedSlots);
+    for (uint64_t n = 0; n < listed; ++n) {
+      const uint64_t index = load_header_u64(offsetof(FileHeader, skipped) + n * sizeof(uint64_t));
+      if (index >= used) continue;  // a corrupt entry, or a slot no ticket reached
+      const uint64_t ticket = first + (index + cap - first % cap) % cap;
+      CallView v;
+      if (fetch_slot(index, v) && v.in_flight() && !is_current(v.slot.call.word, ticket)) out.push_back(index);
+    }
   }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+void TraceFile::for_each_call(const std::function<void(const CallView&)>& visit) const {
+  // Records lie in the ring in ticket order, which is call order up to a bounded displacement
+  // (reorder_window()): a heap of that many records, kept by order_key, puts them back in
+  // order. Each record is copied once, into a pool the size of the window, and handed to
+  // `visit` from there, so memory stays flat however long the ring, and the ring is read once.
+  // A call in flight for a whole round of the ring sits among later records; such calls are
+  // known before the walk (passed_over_slots) and merged in by the same key.
+  if (header_.format_version < 2 && !counted_) count_records();
+  const uint64_t window = reorder_window();
+  struct Pending {
+    OrderKey key;
+    uint32_t pool_index;
+    bool operator<(const Pending& o) const { return o.key < key; }  // min-heap
+  };
+  const uint64_t cap = header_.ring_capacity;
+  const uint64_t slots = std::max<uint64_t>(std::min(load_header_u64(offsetof(FileHeader, next_ticket)), cap), 1);
+  std::vector<CallView> pool(std::min(window + 1, slots));
+  std::vector<uint32_t> free_slots(pool.size());
+  for (uint32_t i = 0; i < free_slots.size(); ++i) free_slots[i] = static_cast<uint32_t>(pool.size() - 1 - i);
+  std::vector<Pending> heap;
+  heap.reserve(pool.size());
+
+  const std::vector<uint64_t> passed_over = passed_over_slots();
+  std::vector<CallView> flying;
+  for (uint64_t index : passed_over) {
+    if (auto v = fetch_slot(index); v && v->in_flight()) flying.push_back(*v);
+  }
+  std::sort(flying.begin(), flying.end(),
+            [&](const CallView& a, const CallView& b) { return order_key(a) < order_key(b); });
+  size_t next_flying = 0;
+  auto emit_first = [&] {
+    std::pop_heap(heap.begin(), heap.end());
+    const Pending first = heap.back();
+    heap.pop_back();
+    while (next_flying < flying.size() && order_key(flying[next_flying]) < first.key) {
+      visit(flying[next_flying++]);
+    }
+    visit(pool[first.pool_index]);
+    free_slots.push_back(first.pool_index);
+  };
+  // The walk also counts what records_held() and torn_records() report.
+  uint64_t held = 0, torn = 0;
+  walk_ring(/*release_pages=*/true, [&](uint64_t ticket, uint64_t index, const RecordSlot& slot) {
+    uint64_t word;
+    std::memcpy(&word, &slot.call.word, sizeof word);
+    const RecordState state = word_state(word);
+    if (state == RecordState::kWriting) ++torn;
+    if (state != RecordState::kCompleted && state != RecordState::kInFlight) return;
+    if (state == RecordState::kCompleted && !is_current(word, ticket)) return;  // overwritten
+    if (std::binary_search(passed_over.begin(), passed_over.end(), index)) return;  // in `flying`
+    if (free_slots.empty()) emit_first();  // a ring grown since open: the pool is full
+    const uint32_t i = free_slots.back();
+    // A quiescent trace's chunk is a stable copy; a live one's record is copied under the
+    // seqlock, which rejects a record rewritten meanwhile.
+    const bool copied = fd_ >= 0 ? copy_view(slot, pool[i]) : read_slot(index, pool[i]);
+    if (!copied) {
+      ++torn;
+      return;
+    }
+    ++held;
+    free_slots.pop_back();
+    heap.push_back({order_key(pool[i]), i});
+    std::push_heap(heap.begin(), heap.end());
+    if (heap.size() > window) emit_first();
+  });
+  while (!heap.empty()) emit_first();
   while (next_flying < flying.size()) visit(flying[next_flying++]);
+  held_ = held + flying.size();
+  torn_ = torn;
+  counted_ = true;
 }
 
-std::optional<CallView> TraceFile::view_of(const RecordSlot& slot) const {
-  CallView v;
-  v.slot = slot;
-  v.seq = word_seq(slot.call.word);
-  v.state = word_state(slot.call.word);
-  if (v.state != RecordState::kInFlight && v.state != RecordState::kCompleted) return std::nullopt;
-  if (slot.call.function_id >= functions_.size()) return std::nullopt;
-  v.function = &functions_[slot.call.function_id];
-  return v;
+bool TraceFile::copy_view(const RecordSlot& slot, CallView& out) const {
+  const uint64_t word = slot.call.word;
+  const RecordState state = word_state(word);
+  if (state != RecordState::kInFlight && state != RecordState::kCompleted) return false;
+  if (slot.call.function_id >= functions_.size()) return false;
+  std::memcpy(&out.slot, &slot, offsetof(RecordSlot, pad));  // the padding carries nothing
+  out.seq = word_seq(word);
+  out.state = state;
+  out.function = &functions_[slot.call.function_id];
+  return true;
 }
 
-std::optional<CallView> TraceFile::read_slot(uint64_t index) const {
+bool TraceFile::read_slot(uint64_t index, CallView& out) const {
   const char* at = base_ + header_.ring_offset + index * kRecordBytes;
   // Seqlock read: the word before and after the copy must agree, or the record was being
   // rewritten (possible only when reading a live process's trace).
   uint64_t before, after;
   std::memcpy(&before, at, sizeof before);
   RecordState state = word_state(before);
-  if (state != RecordState::kInFlight && state != RecordState::kCompleted) return std::nullopt;
-  std::optional<CallView> v(std::in_place);
-  std::memcpy(&v->slot, at, sizeof v->slot);  // the one copy of the record
+  if (state != RecordState::kInFlight && state != RecordState::kCompleted) return false;
+  std::memcpy(&out.slot, at, sizeof out.slot);  // the one copy of the record
   std::atomic_thread_fence(std::memory_order_acquire);
   std::memcpy(&after, at, sizeof after);
-  if (before != after || v->slot.call.function_id >= functions_.size()) {
-    ++torn_;
-    return std::nullopt;
-  }
-  v->seq = word_seq(before);
-  v->state = state;
-  v->function = &functions_[v->slot.call.function_id];
+  if (before != after || out.slot.call.function_id >= functions_.size()) return false;
+  out.seq = word_seq(before);
+  out.state = state;
+  out.function = &functions_[out.slot.call.function_id];
+  return true;
+}
+
+bool TraceFile::fetch_slot(uint64_t index, CallView& out) const {
+  if (fd_ < 0) return read_slot(index, out);
+  // Copied from the file: a file cut short since it was opened gives a short read, where the
+  // mapping would give SIGBUS.
+  RecordSlot slot;
+  const off_t at = static_cast<off_t>(header_.ring_offset + index * kRecordBytes);
+  return ::pread(fd_, &slot, sizeof slot, at) == static_cast<ssize_t>(sizeof slot) && copy_view(slot, out);
+}
+
+std::optional<CallView> TraceFile::fetch_slot(uint64_t index) const {
+  std::optional<CallView> v(std::in_place);
+  if (!fetch_slot(index, *v)) return std::nullopt;
   return v;
 }
 
@@ -322,8 +498,8 @@ std::optional<CallView> TraceFile::first_failure() const {
   if (seq == 0) return std::nullopt;
   RecordSlot copy;
   std::memcpy(&copy, base_ + header_.first_failure_offset, sizeof copy);
-  auto v = view_of(copy);
-  if (!v || v->seq != seq) {
+  std::optional<CallView> v(std::in_place);
+  if (!copy_view(copy, *v) || v->seq != seq) {
     // The copy was not finished: the ring may still hold the record.
     std::optional<CallView> found;
     for_each_call([&](const CallView& c) {

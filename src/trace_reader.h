@@ -47,9 +47,16 @@ struct ProcessInfo {
 
 class TraceFile {
  public:
+  // How the ring is read. kAuto copies it in bulk when its writer is gone (see writer_gone in
+  // trace_reader.cpp) and reads it through the mapping, record by record under the seqlock,
+  // while a process may still be writing it. kMapping forces the second way (tests compare
+  // the two).
+  enum class Access { kAuto, kMapping };
+
   // Opens and validates `path`. On failure returns nullopt and sets `error` to one line:
   // "<path>: <what is wrong>".
-  static std::optional<TraceFile> open(const std::string& path, std::string& error);
+  static std::optional<TraceFile> open(const std::string& path, std::string& error,
+                                       Access access = Access::kAuto);
 
   TraceFile(TraceFile&&) noexcept;
   TraceFile& operator=(TraceFile&&) noexcept;
@@ -63,30 +70,64 @@ class TraceFile {
   const format::FunctionEntry& function(uint16_t id) const { return functions_[id]; }
   format::FunctionCounters counters(uint16_t id) const;
   uint64_t total_calls() const;
+  // For a forked child: the calls its parent had made when it forked (version 1 kept the count
+  // in parent_seq_at_fork).
+  uint64_t parent_calls_at_fork() const {
+    return header_.format_version < 2 ? header_.parent_seq_at_fork : header_.parent_calls_at_fork;
+  }
   uint64_t total_failed() const;
 
   std::optional<CallView> first_failure() const;
-  // Visits every intact record still in the ring, in sequence order, streaming: memory stays
+  // Visits every intact record still in the ring, in the order the calls began (format version
+  // 1: by seq; version 2: by start time, then seq), streaming: memory stays
   // flat however long the ring (a bounded reorder window, see trace_reader.cpp). Records being
   // written at the moment of death (state kWriting) and torn records are skipped and counted.
   void for_each_call(const std::function<void(const CallView&)>& visit) const;
-  uint64_t records_held() const { return held_; }
-  uint64_t torn_records() const { return torn_; }
+  // Records in flight or completed, and records caught being written or rewritten: as the last
+  // for_each_call counted them (a pass of their own before any).
+  uint64_t records_held() const;
+  uint64_t torn_records() const;
+  // True when the ring is read by copying the file in chunks (the writer is gone).
+  bool reads_by_copy() const { return fd_ >= 0; }
 
  private:
   TraceFile() = default;
-  std::optional<CallView> read_slot(uint64_t index) const;
-  std::optional<CallView> view_of(const format::RecordSlot& slot) const;
+  // Calls visit(ticket, ring index, slot) for every used slot in ticket order, oldest first
+  // (the ticket the slot was last handed out for); the slot
+  // is a copy from the file (quiescent) or the mapping itself (live; read its word only, and
+  // the rest through read_slot). `release_pages` hands walked pages of the mapping back.
+  template <typename Visit>
+  void walk_ring(bool release_pages, Visit&& visit) const;
+  void count_records() const;
+  std::vector<uint64_t> passed_over_slots() const;
+  uint64_t load_header_u64(size_t offset) const;
+  // Whether a record's word belongs to the ticket its slot was last handed out for.
+  bool is_current(uint64_t word, uint64_t ticket) const;
+  // The order calls are visited in.
+  struct OrderKey {
+    uint64_t major, minor;
+    bool operator<(const OrderKey& o) const { return major != o.major ? major < o.major : minor < o.minor; }
+  };
+  OrderKey order_key(const CallView& v) const;
+  uint64_t reorder_window() const;
+  // Fill `out` from a slot holding an in-flight or completed record; false otherwise.
+  bool copy_view(const format::RecordSlot& slot, CallView& out) const;  // a stable copy
+  bool read_slot(uint64_t index, CallView& out) const;  // the mapping, under the seqlock
+  // One slot, the way the ring is read (a copy from the file, or read_slot).
+  bool fetch_slot(uint64_t index, CallView& out) const;
+  std::optional<CallView> fetch_slot(uint64_t index) const;
 
   std::string path_;
   const char* base_ = nullptr;  // read-only mapping of the whole file
+  int fd_ = -1;                 // open for bulk reads when the writer is gone, else -1
   uint64_t size_ = 0;
   format::FileHeader header_{};
   ProcessInfo process_;
   std::vector<format::FunctionEntry> functions_;
-  uint64_t held_ = 0;                  // records in flight or completed
-  std::vector<uint64_t> in_flight_;    // their ring indices (few: one per thread at most)
+  mutable bool counted_ = false;               // held_ and torn_ are known
+  mutable uint64_t held_ = 0;                  // records in flight or completed
   mutable uint64_t torn_ = 0;
+  mutable std::vector<uint64_t> in_flight_;    // version 1: ring indices of calls in flight
 };
 
 // Helpers for printing argument values (text report, JSON, golden tests).

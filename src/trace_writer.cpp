@@ -1,6 +1,7 @@
 #include "trace_writer.h"
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -53,6 +54,22 @@ int create_exclusive(std::string& path, int& err) {
 }
 
 
+// Fills the fresh file with zeros through write(2), a megabyte at a time, rather than leaving
+// its pages to the mapping's faults: the page cache then holds the file in large folios, which
+// a reader copies about twice as fast (docs/BENCHMARKS.md, reader), and which the shim maps in
+// fewer steps. A failure costs nothing: the blocks are reserved, and pages never written read
+// as zeros.
+void write_zeros(int fd, uint64_t bytes) {
+  static char kZeros[1 << 18];  // .bss: zeros, read only
+  for (uint64_t at = 0; at < bytes;) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(sizeof kZeros, bytes - at));
+    const ssize_t written = ::pwrite(fd, kZeros, n, static_cast<off_t>(at));
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) return;
+    at += static_cast<uint64_t>(written);
+  }
+}
+
 // Maps a file of `bytes` at `path`, reserving its blocks. Returns nullptr and sets `why`.
 void* map_file(std::string& path, uint64_t bytes, std::string& why) {
   // Past the file-size limit (ulimit -f), reserving the blocks would send SIGXFSZ, whose default
@@ -79,6 +96,7 @@ void* map_file(std::string& path, uint64_t bytes, std::string& why) {
     ::unlink(path.c_str());
     return nullptr;
   }
+  write_zeros(fd, bytes);
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   int map_err = errno;
   ::close(fd);
@@ -153,6 +171,9 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   ring_ = reinterpret_cast<RecordSlot*>(bytes + l.ring_offset);
   capacity_ = capacity;
   index_mask_ = (capacity & (capacity - 1)) == 0 ? capacity - 1 : 0;
+  block_ = claim_block_for(capacity);
+  lag_ = claim_lag_for(capacity);
+  ++generation_;
   mapped_bytes_ = l.file_bytes;
 
   // The file is fresh (zeroed); fill the parts a reader needs before the header says complete.
@@ -174,6 +195,8 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   h.functions_offset = l.functions_offset;
   h.counters_offset = l.counters_offset;
   h.counter_stripes = kCounterStripes;
+  h.claim_block = block_;
+  h.claim_lag = lag_;
   h.first_failure_offset = l.first_failure_offset;
   h.ring_offset = l.ring_offset;
   h.ring_capacity = capacity;
@@ -188,25 +211,50 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   return result;
 }
 
-RecordSlot* TraceWriter::claim(uint64_t* seq_out, RecordSlot* scratch) {
+RecordSlot* TraceWriter::claim(ClaimCursor& cursor, uint64_t* seq_out, RecordSlot* scratch) {
   FileHeader& h = *header_;
-  uint64_t seq = atom(h.next_seq).fetch_add(1, std::memory_order_relaxed) + 1;
-  *seq_out = seq;
-  // A slot whose call is still in flight is skipped, never overwritten: the call a process was
-  // stuck in when it died must survive however many calls other threads made meanwhile.
   for (uint64_t attempt = 0; attempt < capacity_; ++attempt) {
-    uint64_t ticket = atom(h.next_ticket).fetch_add(1, std::memory_order_relaxed);
+    // A new block when this one is used up, was taken for an earlier trace, or has fallen more
+    // than the lag behind the tickets other threads took meanwhile: records then stay within
+    // claim_lag + claim_block slots of their start-time order, the window a reader sorts in.
+    // Reading next_ticket costs a cache miss only after another thread took a block.
+    const bool used_up = cursor.next == cursor.end && cursor.generation == generation_;
+    if (used_up || cursor.generation != generation_ ||
+        atom(h.next_ticket).load(std::memory_order_relaxed) - cursor.base > lag_) {
+      // A thread that uses its blocks up gets longer ones, up to claim_block; one that fell
+      // behind starts again from a single slot, so a thread that calls rarely leaves few
+      // slots unused behind it.
+      cursor.size = used_up ? std::min(cursor.size * 2, block_) : 1;
+      cursor.base = atom(h.next_ticket).fetch_add(cursor.size, std::memory_order_relaxed);
+      cursor.next = cursor.base;
+      cursor.end = cursor.base + cursor.size;
+      cursor.generation = generation_;
+    }
+    const uint64_t ticket = cursor.next++;
     RecordSlot* slot = &ring_[slot_index(ticket)];
     uint64_t word = atom(slot->call.word).load(std::memory_order_relaxed);
     RecordState state = word_state(word);
-    if (state == RecordState::kInFlight || state == RecordState::kWriting) continue;
+    // A slot whose call is still in flight is skipped, never overwritten: the call a process
+    // was stuck in when it died must survive however many calls other threads made meanwhile.
+    // A record with a later ticket (a thread came round the ring while this block waited) is
+    // newer than this call would be, and stays too.
+    if (word_seq(word) > ticket) continue;
+    if (state == RecordState::kInFlight || state == RecordState::kWriting) {
+      // Rare (a call in flight for a whole round of the ring): noted for the reader.
+      const uint64_t n = atom(h.skipped_count).fetch_add(1, std::memory_order_relaxed);
+      atom(h.skipped[n % kSkippedSlots]).store(slot_index(ticket), std::memory_order_relaxed);
+      continue;
+    }
+    const uint64_t seq = ticket + 1;
     if (atom(slot->call.word).compare_exchange_strong(word, pack_word(seq, RecordState::kWriting),
                                                       std::memory_order_acquire)) {
       std::atomic_thread_fence(std::memory_order_release);
+      *seq_out = seq;
       return slot;
     }
   }
   atom(h.dropped_records).fetch_add(1, std::memory_order_relaxed);
+  *seq_out = atom(h.next_ticket).fetch_add(1, std::memory_order_relaxed) + 1;  // a ticket no slot gets
   return scratch;
 }
 
@@ -216,6 +264,20 @@ void TraceWriter::publish_in_flight(RecordSlot* slot, uint64_t seq) {
 
 void TraceWriter::count_call(uint16_t function_id, uint32_t tid) {
   atom(counters_for(tid)[function_id].calls).fetch_add(1, std::memory_order_relaxed);
+}
+
+uint64_t TraceWriter::calls_made() const {
+  uint64_t sum = 0;
+  for (uint64_t i = 0; i < uint64_t{kCounterStripes} * function_count_; ++i) {
+    sum += atom(counters_[i].calls).load(std::memory_order_relaxed);
+  }
+  return sum;
+}
+
+uint64_t TraceWriter::last_seq_of(const ClaimCursor& cursor) const {
+  // The cursor's next ticket is one past the last it handed out, which is that call's seq.
+  if (cursor.generation == generation_ && cursor.next > cursor.base) return cursor.next;
+  return atom(header_->next_ticket).load(std::memory_order_relaxed);
 }
 
 void TraceWriter::complete(RecordSlot* slot, uint64_t seq, bool failed, uint32_t tid) {
@@ -292,6 +354,7 @@ void TraceWriter::abandon_after_fork() {
   counters_ = nullptr;
   process_ = nullptr;
   file_backed_ = false;
+  ++generation_;
   detach_state_.store(kAttached);
   detach_unreported_.store(false);
   first_failure_taken_.store(false);

@@ -22,6 +22,17 @@ struct OpenResult {
 // (or /tmp); "" when that is the same directory. `cublasspy run` looks for traces there too.
 std::string fallback_trace_path(const std::string& path);
 
+// A thread's block of ring tickets: one shared atomic operation per block of calls instead of
+// one per call, so threads do not take turns owning one cache line (format::FileHeader's
+// claim_block). Zero-initialized; used by one thread, for one writer.
+struct ClaimCursor {
+  uint64_t next = 0;        // the block's next ticket
+  uint64_t end = 0;         // one past its last
+  uint64_t base = 0;        // its first
+  uint32_t generation = 0;  // the writer's open() the block was taken under (0: none)
+  uint32_t size = 0;        // the block's length
+};
+
 class TraceWriter {
  public:
   // Creates the trace: never follows a symlink, never clobbers an existing file (adds a suffix),
@@ -34,15 +45,21 @@ class TraceWriter {
   bool is_open() const { return header_ != nullptr; }
   format::FileHeader* header() { return header_; }
 
-  // Claims a ring slot for a new call and marks it kWriting. Never blocks; returns a
-  // thread-private scratch slot when the ring is full of calls in flight (counted as dropped).
-  format::RecordSlot* claim(uint64_t* seq_out, format::RecordSlot* scratch);
+  // Claims a ring slot for a new call from the thread's `cursor` and marks it kWriting. Never
+  // blocks; returns a thread-private scratch slot when the ring is full of calls in flight
+  // (counted as dropped). *seq_out is unique in the process either way.
+  format::RecordSlot* claim(ClaimCursor& cursor, uint64_t* seq_out, format::RecordSlot* scratch);
   // Makes a claimed record visible as in flight (all arguments written).
   static void publish_in_flight(format::RecordSlot* slot, uint64_t seq);
   // Makes the record visible as completed and updates the totals and the first failure.
   // `tid` picks the thread's stripe of the counters (format::FileHeader::counter_stripes).
   void complete(format::RecordSlot* slot, uint64_t seq, bool failed, uint32_t tid);
   void count_call(uint16_t function_id, uint32_t tid);
+  // Calls counted so far (the sum of the counters; for the fork record, not the hot path).
+  uint64_t calls_made() const;
+  // The seq of the last call `cursor`'s thread made into this trace; without one, the tickets
+  // handed out (every call so far has a seq no greater). For the fork record.
+  uint64_t last_seq_of(const ClaimCursor& cursor) const;
 
   // Appends "key\0value\0" to the process section if it fits (libraries found later).
   void append_process_entry(const std::string& key, const std::string& value);
@@ -85,6 +102,9 @@ class TraceWriter {
   uint64_t capacity_ = 0;
   uint32_t function_count_ = 0;
   uint64_t index_mask_ = 0;  // capacity - 1 when the capacity is a power of two (the default)
+  uint32_t block_ = 1;       // FileHeader::claim_block
+  uint32_t lag_ = 0;         // FileHeader::claim_lag
+  uint32_t generation_ = 0;  // open() calls so far: a cursor from before is stale
   uint64_t mapped_bytes_ = 0;
   bool file_backed_ = false;
   enum DetachState : int { kAttached = 0, kDetaching = 1, kDetached = 2, kDetachFailed = 3 };

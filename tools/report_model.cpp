@@ -187,7 +187,7 @@ json int_or_null(const std::string& text) {
 // under process.other so no information is lost.
 bool is_known_process_key(const std::string& key) {
   static const std::set<std::string> kKnown = {"pid", "ppid", "exe", "argv", "host", "rank",
-                                                "start_time", "env", "library"};
+                                                "start_time", "env", "library", "pid_namespace"};
   return kKnown.count(key) != 0;
 }
 
@@ -278,6 +278,7 @@ json trace_to_json(const TraceFile& trace, const ReportOptions& options) {
   process["exe"] = p.get("exe");
   process["cmdline"] = p.all("argv");
   process["host"] = p.get("host");
+  if (std::string ns = p.get("pid_namespace"); !ns.empty()) process["pid_namespace"] = ns;
   process["rank"] = int_or_null(p.get("rank"));
   process["start_time"] = p.get("start_time");
   json other = json::object();
@@ -287,7 +288,7 @@ json trace_to_json(const TraceFile& trace, const ReportOptions& options) {
   if (!other.empty()) process["other"] = std::move(other);
   if (h.forked_child) {
     process["forked_from"] = {{"pid", h.parent_pid_at_fork},
-                              {"calls_before_fork", h.parent_seq_at_fork},
+                              {"calls_before_fork", trace.parent_calls_at_fork()},
                               {"parent_cuda_ready", h.parent_cuda_ready != 0}};
   }
   t["process"] = std::move(process);

@@ -19,12 +19,13 @@ const TraceFacts* parent_of(const RuleContext& ctx, const TraceFacts& child) {
 }
 
 // The parent's successful set-up call before the fork: the evidence that CUDA was initialized.
-const CallView* parent_setup(const TraceFacts& parent, uint64_t calls_before_fork) {
+// `last_seq_before_fork`: the forking thread's last call's seq (FileHeader::parent_seq_at_fork).
+const CallView* parent_setup(const TraceFacts& parent, uint64_t last_seq_before_fork) {
   for (const CallView& c : parent.handle_creates) {
-    if (c.seq <= calls_before_fork && c.state == format::RecordState::kCompleted && c.rec().status == 0) return &c;
+    if (c.seq <= last_seq_before_fork && c.state == format::RecordState::kCompleted && c.rec().status == 0) return &c;
   }
   for (const CallView& c : parent.device_calls) {
-    if (c.seq <= calls_before_fork && c.state == format::RecordState::kCompleted && c.rec().status == 0) return &c;
+    if (c.seq <= last_seq_before_fork && c.state == format::RecordState::kCompleted && c.rec().status == 0) return &c;
   }
   return nullptr;
 }
@@ -40,8 +41,9 @@ void rule_fork_after_cuda_init(RuleContext& ctx) {
     Diagnosis d = finding("fork-after-cuda-init", Severity::kError, f);
     d.summary = fmt::format("process {} is a fork of process {}, which had already initialized CUDA, and it makes CUDA calls of its own",
                             f.pid.value_or(-1), h.parent_pid_at_fork);
+    const uint64_t parent_calls = f.trace->parent_calls_at_fork();
     d.evidence = fmt::format("The parent (pid {}) had made {} call{} and initialized CUDA before fork()",
-                             h.parent_pid_at_fork, h.parent_seq_at_fork, plural(h.parent_seq_at_fork));
+                             h.parent_pid_at_fork, parent_calls, plural(parent_calls));
     if (const TraceFacts* parent = parent_of(ctx, f)) {
       if (const CallView* setup = parent_setup(*parent, h.parent_seq_at_fork)) {
         d.evidence += fmt::format(" ({} succeeded there)", call_name(*setup));

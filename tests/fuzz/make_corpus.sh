@@ -8,7 +8,8 @@
 #   tests/fuzz/make_corpus.sh BUILD_DIR
 #
 # BUILD_DIR is an ordinary build with the tests (the stand-in and the programs built). The
-# files replace tests/fuzz/corpus/trace_reader/*.cbt.
+# files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt: traces of format
+# version 1, kept as they were written, since the reader goes on reading that version.
 set -euo pipefail
 build="$(cd "${1:?usage: make_corpus.sh BUILD_DIR}" && pwd)"
 out="$(cd "$(dirname "$0")" && pwd)/corpus/trace_reader"
@@ -16,7 +17,7 @@ programs="$build/test-programs"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
-rm -f "$out"/*.cbt
+find "$out" -name '*.cbt' ! -name 'v1-*' -delete
 
 # trace NAME [VAR=VALUE...] -- PROGRAM ARGS...: runs PROGRAM under the shim, keeps its trace.
 trace() {
@@ -42,6 +43,8 @@ trace gemm_ex_half_nested -- "$programs/shim_gemm_ex_half"
 trace lt_matmul_row_major -- "$programs/shim_lt_matmul_row_major"
 trace dlopen_text_arguments -- "$programs/shim_dlopen_local"
 trace no_driver STANDIN_NO_DRIVER=1 -- "$programs/shim_driverless_calls"
+# A ring of 128: threads claim slots two at a time (format version 2's blocks).
+trace threads_claim_blocks CUBLASSPY_RING=128 -- "$programs/shim_sgemm_threads" 4 100
 
 # A hang killed by SIGKILL: the call stays in flight, the file says "running".
 rm -f "$work"/*.cbt

@@ -59,7 +59,8 @@ TEST_F(ForkAndExec, ForkStormEveryChildWritesItsOwnTraceAndNeverTheParents) {
   EXPECT_EQ(parent->header().forked_child, 0u);
   EXPECT_EQ(calls_to(*parent, "cublasSgemm_v2"), uint64_t{kChildren} + 1) << "one before, one per fork";
   EXPECT_EQ(calls_to(*parent, "cudaGetDeviceCount"), 0u) << "only the children enumerate devices";
-  EXPECT_EQ(parent->total_calls(), parent->header().next_seq);
+  EXPECT_EQ(calls_of(*parent).size(), std::min<uint64_t>(parent->total_calls(), 16))
+      << "every call recorded once, the last 16 held";
   for (const CallView& g : calls_of(*parent, "cublasSgemm_v2")) {
     EXPECT_EQ(g.arg("m"), 1u) << "a child's GEMM in the parent's trace";
   }
@@ -73,7 +74,8 @@ TEST_F(ForkAndExec, ForkStormEveryChildWritesItsOwnTraceAndNeverTheParents) {
     EXPECT_EQ(child->process().get("pid"), pid);
     EXPECT_EQ(calls_to(*child, "cublasSgemm_v2"), gemms) << pid;
     EXPECT_EQ(calls_to(*child, "cudaGetDeviceCount"), 1u) << pid;
-    EXPECT_EQ(child->total_calls(), h.next_seq) << pid;
+    EXPECT_EQ(calls_of(*child).size(), std::min<uint64_t>(child->total_calls(), 16))
+        << pid << ": every call recorded once, the last 16 held";
     EXPECT_EQ(child->torn_records(), 0u);
     for (const CallView& g : calls_of(*child, "cublasSgemm_v2")) EXPECT_EQ(g.arg("m"), 2u) << pid;
   }

@@ -82,9 +82,12 @@ if(TARGET shim_it_support)
 endif()
 
 # The writer's ring under threads, in-process: the part of the shim the sanitizers can see.
-add_executable(hardening_writer_test ${HARDENING_DIR}/writer_threads_test.cpp)
+# The reader's two ways through a ring (copy, mapping) and format version 1, alongside.
+add_executable(hardening_writer_test ${HARDENING_DIR}/writer_threads_test.cpp
+                                     ${HARDENING_DIR}/reader_access_test.cpp)
 target_link_libraries(hardening_writer_test PRIVATE cublasspy_reader GTest::gtest_main Threads::Threads)
 target_compile_options(hardening_writer_test PRIVATE -Wall -Wextra)
+target_compile_definitions(hardening_writer_test PRIVATE CUBLASSPY_FUZZ_CORPUS="${HARDENING_FUZZ_DIR}/corpus")
 gtest_discover_tests(hardening_writer_test TEST_PREFIX hardening. DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 300
                      ENVIRONMENT "TSAN_OPTIONS=suppressions=${HARDENING_DIR}/tsan.supp")

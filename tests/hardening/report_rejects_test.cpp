@@ -73,6 +73,12 @@ const Field kFields[] = {
     {"parent_pid_at_fork", offsetof(FileHeader, parent_pid_at_fork), 8},
     {"parent_cuda_ready", offsetof(FileHeader, parent_cuda_ready), 4},
     {"counter_stripes", offsetof(FileHeader, counter_stripes), 4},
+    {"claim_block", offsetof(FileHeader, claim_block), 4},
+    {"claim_lag", offsetof(FileHeader, claim_lag), 4},
+    {"parent_calls_at_fork", offsetof(FileHeader, parent_calls_at_fork), 8},
+    {"skipped_count", offsetof(FileHeader, skipped_count), 8},
+    {"skipped[0]", offsetof(FileHeader, skipped), 8},
+    {"skipped[63]", offsetof(FileHeader, skipped) + 63 * 8, 8},
 };
 
 // Fields the reader checks against each other or against the file: any value but the right
@@ -145,6 +151,9 @@ TEST_F(ReportRejects, EveryHeaderFieldAtTheExtremes) {
                            original - 1, original * 4096}) {
       value &= all_ones;
       if (value == original) continue;
+      const bool readable_version = f.name == std::string("format_version") &&
+                                    value >= format::kOldestReadableVersion && value <= format::kFormatVersion;
+      if (readable_version) continue;  // another version the reader reads: not an extreme
       std::string bytes = seed_;
       set(bytes, f, value);
       ProgramResult r = report(std::string(f.name) + "-" + std::to_string(value), bytes);

@@ -100,9 +100,11 @@ TEST_F(Stress, SixteenThreadsChurningHandlesKeepExactTotalsAndWholeRecords) {
   for (const char* f : {"cublasSgemm_v2", "cublasCreate_v2", "cublasDestroy_v2"}) {
     EXPECT_EQ(failures_of(*trace, f), 0u) << f;
   }
-  EXPECT_EQ(trace->total_calls(), h.next_seq) << "every call counted once and numbered once";
+  EXPECT_LE(trace->total_calls(), h.next_ticket) << "every call counted once and given one ticket";
   EXPECT_EQ(h.dropped_records, 0u) << "16 threads never fill a ring of 64 with calls in flight";
-  EXPECT_EQ(trace->records_held(), uint64_t{kRing});
+  // A full set, less the slots passed over a round earlier (one per thread at most).
+  EXPECT_LE(trace->records_held(), uint64_t{kRing});
+  EXPECT_GE(trace->records_held(), uint64_t{kRing - kThreads});
   EXPECT_EQ(trace->torn_records(), 0u);
 
   std::set<uint64_t> seqs;
@@ -138,8 +140,8 @@ TEST_F(Stress, RingOfSixteenUnderSixteenThreadsStillCountsEveryCall) {
   const format::FileHeader& h = trace->header();
   EXPECT_EQ(calls_to(*trace, "cublasSgemm_v2"), uint64_t{kThreads} * kCalls);
   EXPECT_EQ(calls_to(*trace, "cublasCreate_v2"), uint64_t{kThreads} * (kCalls / kEvery));
-  EXPECT_EQ(trace->total_calls(), h.next_seq);
-  EXPECT_LT(h.dropped_records, h.next_seq / 10) << "dropping is the exception";
+  EXPECT_LE(trace->total_calls(), h.next_ticket);
+  EXPECT_LT(h.dropped_records, trace->total_calls() / 10) << "dropping is the exception";
   EXPECT_EQ(trace->torn_records(), 0u);
   EXPECT_LE(trace->records_held(), uint64_t{kRing});
   for (const CallView& call : calls_of(*trace, "cublasSgemm_v2")) {

@@ -47,10 +47,13 @@ TEST(ConcurrentCalls, TotalsAreExactAndEveryHeldRecordIsIntact) {
   ASSERT_GE(sgemm, 0);
   EXPECT_EQ(trace->counters(static_cast<uint16_t>(sgemm)).calls, uint64_t{kThreads} * kCallsPerThread);
   EXPECT_EQ(trace->counters(static_cast<uint16_t>(sgemm)).failed, 0u);
-  EXPECT_EQ(trace->total_calls(), h.next_seq) << "every call counted once, and given one number";
+  EXPECT_LE(trace->total_calls(), h.next_ticket) << "every call counted once, and given one ticket";
   EXPECT_EQ(h.dropped_records, 0u) << "at most 8 calls are in flight at once: a slot is always free";
   EXPECT_EQ(h.ring_capacity, uint64_t{kRing});
-  EXPECT_EQ(trace->records_held(), uint64_t{kRing}) << "the ring wrapped and holds a full set";
+  // The ring wrapped and holds a full set, less the slots passed over because their call was
+  // still in flight a round earlier (one per thread at most) and completed since.
+  EXPECT_LE(trace->records_held(), uint64_t{kRing});
+  EXPECT_GE(trace->records_held(), uint64_t{kRing - kThreads}) << "the ring wrapped and holds a full set";
   EXPECT_EQ(trace->torn_records(), 0u);
 
   std::set<uint64_t> seqs;
@@ -59,7 +62,7 @@ TEST(ConcurrentCalls, TotalsAreExactAndEveryHeldRecordIsIntact) {
   int checked = 0;
   for (const CallView& call : calls_of(*trace)) {
     EXPECT_TRUE(seqs.insert(call.seq).second) << "sequence number " << call.seq << " held twice";
-    EXPECT_LE(call.seq, h.next_seq);
+    EXPECT_LE(call.seq, h.next_ticket);
     EXPECT_EQ(call.state, format::RecordState::kCompleted);
     if (std::string(call.function_name()) != "cublasSgemm_v2") continue;
     ++checked;

@@ -68,7 +68,7 @@ class SyntheticTrace {
   // Writes one call; `done` false leaves it in flight.
   uint64_t call(uint16_t function, int status, bool done, void (*fill)(format::RecordSlot&) = nullptr) {
     uint64_t seq = 0;
-    format::RecordSlot* slot = writer_.claim(&seq, &scratch_);
+    format::RecordSlot* slot = writer_.claim(cursor_, &seq, &scratch_);
     format::Record& rec = slot->call;
     rec.function_id = function;
     rec.tid = 4243;
@@ -93,6 +93,7 @@ class SyntheticTrace {
   std::vector<format::FunctionEntry> table_;
   TraceWriter writer_;
   format::RecordSlot scratch_{};
+  ClaimCursor cursor_;
 };
 
 void gemm_args(format::RecordSlot& s) {
