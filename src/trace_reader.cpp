@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -62,6 +63,7 @@ TraceFile& TraceFile::operator=(TraceFile&& o) noexcept {
     if (fd_ >= 0) ::close(fd_);
     base_ = std::exchange(o.base_, nullptr);
     fd_ = std::exchange(o.fd_, -1);
+    quiescent_ = o.quiescent_;
     size_ = std::exchange(o.size_, 0);
     header_ = o.header_;
     process_ = std::move(o.process_);
@@ -127,10 +129,14 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
                             sizeof(FileHeader)));
   }
   void* map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-  ::close(fd);
-  if (map == MAP_FAILED) return fail(std::string("cannot map: ") + std::strerror(errno));
+  if (map == MAP_FAILED) {
+    const int err = errno;
+    ::close(fd);
+    return fail(std::string("cannot map: ") + std::strerror(err));
+  }
 
   TraceFile t;
+  t.fd_ = fd;  // the ring is read through it, the rest through the mapping
   t.path_ = path;
   t.base_ = static_cast<const char*>(map);
   t.size_ = size;
@@ -194,9 +200,7 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
     for (ArgDescriptor& a : f.args) a.name[kArgNameBytes - 1] = '\0';
   }
 
-  if (access == Access::kAuto && writer_gone(t.base_, t.process_)) {
-    t.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);  // on failure the mapping still serves
-  }
+  t.quiescent_ = access == Access::kAuto && writer_gone(t.base_, t.process_);
 
   // Version 1 kept no list of the slots it skipped: its calls in flight are found first.
   if (h.format_version < 2) t.count_records();
@@ -206,11 +210,12 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
 void TraceFile::count_records() const {
   held_ = torn_ = 0;
   in_flight_.clear();
-  walk_ring(/*release_pages=*/false, [&](uint64_t ticket, uint64_t index, const RecordSlot& slot) {
-    uint64_t word;
-    std::memcpy(&word, &slot.call.word, sizeof word);
+  walk_ring([&](uint64_t ticket, uint64_t index, const RecordSlot& slot, bool stable) {
+    const uint64_t word = slot.call.word;
     RecordState s = word_state(word);
-    if (s == RecordState::kInFlight) {
+    if (!stable) {
+      ++torn_;  // being rewritten as it was read
+    } else if (s == RecordState::kInFlight) {
       ++held_;
       in_flight_.push_back(index);
     } else if (s == RecordState::kCompleted && is_current(word, ticket)) {
@@ -232,8 +237,40 @@ uint64_t TraceFile::torn_records() const {
   return torn_;
 }
 
+uint64_t TraceFile::copy_slots(uint64_t index, uint64_t count, RecordSlot* out,
+                               std::vector<RecordSlot>& scratch, bool* stable) const {
+  auto copy = [&](RecordSlot* to) {
+    const uint64_t bytes = count * kRecordBytes;
+    uint64_t got = 0;
+    while (got < bytes) {
+      ssize_t r = ::pread(fd_, reinterpret_cast<char*>(to) + got, bytes - got,
+                          static_cast<off_t>(header_.ring_offset + index * kRecordBytes + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      got += static_cast<uint64_t>(r);
+    }
+    return got / kRecordBytes;  // a file cut short since it was opened gives fewer
+  };
+  if (quiescent_) {
+    const uint64_t whole = copy(out);
+    std::fill(stable, stable + whole, true);
+    return whole;
+  }
+  // A live trace: copies before and after this one must show each record's word unchanged.
+  // Words never repeat (each record has a new seq, and a seq's states only move forward), so
+  // equal words mean nobody rewrote the record from before this copy began until after it
+  // ended, whatever order the kernel copied its bytes in: the seqlock, for a whole chunk.
+  if (scratch.size() < count) scratch.resize(count);
+  uint64_t whole = copy(scratch.data());
+  whole = std::min(whole, copy(out));
+  for (uint64_t i = 0; i < whole; ++i) stable[i] = scratch[i].call.word == out[i].call.word;
+  whole = std::min(whole, copy(scratch.data()));
+  for (uint64_t i = 0; i < whole; ++i) stable[i] = stable[i] && scratch[i].call.word == out[i].call.word;
+  return whole;
+}
+
 template <typename Visit>
-void TraceFile::walk_ring(bool release_pages, Visit&& visit) const {
+void TraceFile::walk_ring(Visit&& visit) const {
   const uint64_t cap = header_.ring_capacity;
   const uint64_t tickets = load_header_u64(offsetof(FileHeader, next_ticket));
   // Slots past the tickets handed out were never written; once the ring has wrapped, the oldest
@@ -241,58 +278,21 @@ void TraceFile::walk_ring(bool release_pages, Visit&& visit) const {
   const uint64_t start = tickets > cap ? tickets % cap : 0;
   const uint64_t used = std::min(tickets, cap);
   const uint64_t first = tickets - used;  // the ticket of the oldest slot: slot n has first + n
-  if (fd_ >= 0) {
-    // Nobody writes the file any more: copy it in chunks. On machines where mapping a page costs
-    // microseconds (virtual machines that shadow page tables) this is several times faster than
-    // touching the mapping, and memory stays one chunk.
-    constexpr uint64_t kChunk = 256;  // records: 256 KiB, stays in the cache
-    std::vector<RecordSlot> chunk(std::min(kChunk, std::max<uint64_t>(used, 1)));
-    for (uint64_t n = 0; n < used;) {
-      const uint64_t index = (start + n) % cap;
-      const uint64_t count = std::min({static_cast<uint64_t>(chunk.size()), used - n, cap - index});
-      const uint64_t bytes = count * kRecordBytes;
-      uint64_t got = 0;
-      while (got < bytes) {
-        ssize_t r = ::pread(fd_, reinterpret_cast<char*>(chunk.data()) + got, bytes - got,
-                            static_cast<off_t>(header_.ring_offset + index * kRecordBytes + got));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        got += static_cast<uint64_t>(r);
-      }
-      // A file cut short since it was opened ends the walk at its last whole record.
-      for (uint64_t i = 0; i < got / kRecordBytes; ++i) visit(first + n + i, index + i, chunk[i]);
-      if (got < bytes) return;
-      n += count;
-    }
-    return;
-  }
-  // A live trace is read through the mapping, where read_slot's seqlock sees records being
-  // rewritten. Map the used part in bulk: one request instead of a page fault every four
-  // records (older kernels without MADV_POPULATE_READ get a read-ahead hint instead).
-  const char* ring = base_ + header_.ring_offset;
-  char* used_from = const_cast<char*>(base_) + header_.ring_offset / 4096 * 4096;
-  size_t used_bytes = used * kRecordBytes + header_.ring_offset % 4096;
-#ifdef MADV_POPULATE_READ
-  if (madvise(used_from, used_bytes, MADV_POPULATE_READ) != 0) madvise(used_from, used_bytes, MADV_WILLNEED);
-#else
-  madvise(used_from, used_bytes, MADV_WILLNEED);
-#endif
-  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  constexpr uint64_t kReleaseEvery = 32768;  // records
-  for (uint64_t n = 0; n < used; ++n) {
+  // The ring is copied in chunks, never touched through the mapping: on machines where mapping
+  // a page costs microseconds (virtual machines that shadow page tables) copying is several
+  // times faster, a file cut short meanwhile gives a short read instead of SIGBUS, and memory
+  // stays a chunk (or three, for a live trace).
+  constexpr uint64_t kChunk = 256;  // records: 256 KiB, stays in the cache
+  const uint64_t chunk_records = std::min(kChunk, std::max<uint64_t>(used, 1));
+  std::vector<RecordSlot> chunk(chunk_records), scratch;
+  std::unique_ptr<bool[]> stable(new bool[chunk_records]);
+  for (uint64_t n = 0; n < used;) {
     const uint64_t index = (start + n) % cap;
-    visit(first + n, index, *reinterpret_cast<const RecordSlot*>(ring + index * kRecordBytes));
-    if (release_pages && n % kReleaseEvery == kReleaseEvery - 1 && n >= 2 * kReleaseEvery) {
-      // Give back the pages of slots walked past long ago (re-read transparently if needed).
-      uint64_t first = (start + n - 2 * kReleaseEvery + 1) % cap;
-      uint64_t count = std::min(kReleaseEvery, cap - first);
-      uint64_t from = reinterpret_cast<uint64_t>(ring + first * kRecordBytes);
-      uint64_t aligned = (from + page - 1) / page * page;
-      uint64_t to = from + count * kRecordBytes;
-      if (to > aligned + page) {
-        madvise(reinterpret_cast<void*>(aligned), (to - aligned) / page * page, MADV_DONTNEED);
-      }
-    }
+    const uint64_t count = std::min({chunk_records, used - n, cap - index});
+    const uint64_t got = copy_slots(index, count, chunk.data(), scratch, stable.get());
+    for (uint64_t i = 0; i < got; ++i) visit(first + n + i, index + i, chunk[i], stable[i]);
+    if (got < count) return;  // the file ends early: its last whole record ends the walk
+    n += count;
   }
 }
 
@@ -392,20 +392,17 @@ void TraceFile::for_each_call(const std::function<void(const CallView&)>& visit)
   };
   // The walk also counts what records_held() and torn_records() report.
   uint64_t held = 0, torn = 0;
-  walk_ring(/*release_pages=*/true, [&](uint64_t ticket, uint64_t index, const RecordSlot& slot) {
-    uint64_t word;
-    std::memcpy(&word, &slot.call.word, sizeof word);
+  walk_ring([&](uint64_t ticket, uint64_t index, const RecordSlot& slot, bool stable) {
+    const uint64_t word = slot.call.word;
     const RecordState state = word_state(word);
-    if (state == RecordState::kWriting) ++torn;
+    if (state == RecordState::kWriting || !stable) ++torn;
+    if (!stable) return;
     if (state != RecordState::kCompleted && state != RecordState::kInFlight) return;
     if (state == RecordState::kCompleted && !is_current(word, ticket)) return;  // overwritten
     if (std::binary_search(passed_over.begin(), passed_over.end(), index)) return;  // in `flying`
     if (free_slots.empty()) emit_first();  // a ring grown since open: the pool is full
     const uint32_t i = free_slots.back();
-    // A quiescent trace's chunk is a stable copy; a live one's record is copied under the
-    // seqlock, which rejects a record rewritten meanwhile.
-    const bool copied = fd_ >= 0 ? copy_view(slot, pool[i]) : read_slot(index, pool[i]);
-    if (!copied) {
+    if (!copy_view(slot, pool[i])) {
       ++torn;
       return;
     }
@@ -434,31 +431,11 @@ bool TraceFile::copy_view(const RecordSlot& slot, CallView& out) const {
   return true;
 }
 
-bool TraceFile::read_slot(uint64_t index, CallView& out) const {
-  const char* at = base_ + header_.ring_offset + index * kRecordBytes;
-  // Seqlock read: the word before and after the copy must agree, or the record was being
-  // rewritten (possible only when reading a live process's trace).
-  uint64_t before, after;
-  std::memcpy(&before, at, sizeof before);
-  RecordState state = word_state(before);
-  if (state != RecordState::kInFlight && state != RecordState::kCompleted) return false;
-  std::memcpy(&out.slot, at, sizeof out.slot);  // the one copy of the record
-  std::atomic_thread_fence(std::memory_order_acquire);
-  std::memcpy(&after, at, sizeof after);
-  if (before != after || out.slot.call.function_id >= functions_.size()) return false;
-  out.seq = word_seq(before);
-  out.state = state;
-  out.function = &functions_[out.slot.call.function_id];
-  return true;
-}
-
 bool TraceFile::fetch_slot(uint64_t index, CallView& out) const {
-  if (fd_ < 0) return read_slot(index, out);
-  // Copied from the file: a file cut short since it was opened gives a short read, where the
-  // mapping would give SIGBUS.
   RecordSlot slot;
-  const off_t at = static_cast<off_t>(header_.ring_offset + index * kRecordBytes);
-  return ::pread(fd_, &slot, sizeof slot, at) == static_cast<ssize_t>(sizeof slot) && copy_view(slot, out);
+  std::vector<RecordSlot> scratch;
+  bool stable = false;
+  return copy_slots(index, 1, &slot, scratch, &stable) == 1 && stable && copy_view(slot, out);
 }
 
 std::optional<CallView> TraceFile::fetch_slot(uint64_t index) const {

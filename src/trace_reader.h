@@ -47,11 +47,11 @@ struct ProcessInfo {
 
 class TraceFile {
  public:
-  // How the ring is read. kAuto copies it in bulk when its writer is gone (see writer_gone in
-  // trace_reader.cpp) and reads it through the mapping, record by record under the seqlock,
-  // while a process may still be writing it. kMapping forces the second way (tests compare
-  // the two).
-  enum class Access { kAuto, kMapping };
+  // How the ring is read. It is always copied from the file in chunks; kAuto copies each chunk
+  // once when the writer is gone (see writer_gone in trace_reader.cpp), three times while a
+  // process may still be writing it (a seqlock over the copies). kAssumeLive forces the second
+  // way (tests compare the two).
+  enum class Access { kAuto, kAssumeLive };
 
   // Opens and validates `path`. On failure returns nullopt and sets `error` to one line:
   // "<path>: <what is wrong>".
@@ -87,17 +87,19 @@ class TraceFile {
   // for_each_call counted them (a pass of their own before any).
   uint64_t records_held() const;
   uint64_t torn_records() const;
-  // True when the ring is read by copying the file in chunks (the writer is gone).
-  bool reads_by_copy() const { return fd_ >= 0; }
+  // True when the writer is known to be gone: the ring is copied once, with no seqlock.
+  bool quiescent() const { return quiescent_; }
 
  private:
   TraceFile() = default;
-  // Calls visit(ticket, ring index, slot) for every used slot in ticket order, oldest first
-  // (the ticket the slot was last handed out for); the slot
-  // is a copy from the file (quiescent) or the mapping itself (live; read its word only, and
-  // the rest through read_slot). `release_pages` hands walked pages of the mapping back.
+  // Copies `count` ring slots from `index` into `out` (stable[i]: slot i was not being
+  // rewritten); returns how many the file still held.
+  uint64_t copy_slots(uint64_t index, uint64_t count, format::RecordSlot* out,
+                      std::vector<format::RecordSlot>& scratch, bool* stable) const;
+  // Calls visit(ticket, ring index, slot, stable) for every used slot in ticket order, oldest
+  // first (the ticket the slot was last handed out for); the slot is a copy.
   template <typename Visit>
-  void walk_ring(bool release_pages, Visit&& visit) const;
+  void walk_ring(Visit&& visit) const;
   void count_records() const;
   std::vector<uint64_t> passed_over_slots() const;
   uint64_t load_header_u64(size_t offset) const;
@@ -112,14 +114,14 @@ class TraceFile {
   uint64_t reorder_window() const;
   // Fill `out` from a slot holding an in-flight or completed record; false otherwise.
   bool copy_view(const format::RecordSlot& slot, CallView& out) const;  // a stable copy
-  bool read_slot(uint64_t index, CallView& out) const;  // the mapping, under the seqlock
-  // One slot, the way the ring is read (a copy from the file, or read_slot).
+  // One ring slot, copied like the rest of the ring.
   bool fetch_slot(uint64_t index, CallView& out) const;
   std::optional<CallView> fetch_slot(uint64_t index) const;
 
   std::string path_;
   const char* base_ = nullptr;  // read-only mapping of the whole file
-  int fd_ = -1;                 // open for bulk reads when the writer is gone, else -1
+  int fd_ = -1;                 // the ring is read through it
+  bool quiescent_ = false;      // the writer is gone: one copy of the ring suffices
   uint64_t size_ = 0;
   format::FileHeader header_{};
   ProcessInfo process_;

@@ -98,7 +98,7 @@ void BM_ReadTrace(benchmark::State& state) {
   {
     std::string error;
     auto trace = TraceFile::open(path, error);
-    if (!trace || trace->reads_by_copy() == live) {
+    if (!trace || trace->quiescent() == live) {
       state.SkipWithError(trace ? "the reader chose the wrong way to read" : error.c_str());
       return;
     }
