@@ -88,8 +88,8 @@ bool inside(uint64_t offset, uint64_t bytes, uint64_t size) {
   return offset <= size && bytes <= size - offset;
 }
 
-// True when no process can be writing the trace any more, so that it may be copied in bulk
-// rather than read record by record under the seqlock. A pid means this host's process only
+// True when no process can be writing the trace any more, so that one copy of the ring
+// suffices (a live one is copied three times, a seqlock over the copies). A pid means this host's process only
 // within the same pid namespace; there, a pid that no longer exists is proof. For a trace
 // from elsewhere (or one written before pid_namespace was recorded), the writer's own record
 // of how it ended is the evidence.
