@@ -39,6 +39,14 @@ struct CallView {
   std::optional<uint64_t> arg(const char* name) const;
 };
 
+// Whether call `a` began before call `b` of the same process: the order for_each_call visits
+// calls in (start time, then seq). Comparing seqs alone is right only within one thread: since
+// format version 2 threads number their calls in blocks.
+inline bool began_before(const CallView& a, const CallView& b) {
+  if (a.rec().start_ns != b.rec().start_ns) return a.rec().start_ns < b.rec().start_ns;
+  return a.seq < b.seq;
+}
+
 struct ProcessInfo {
   std::vector<std::pair<std::string, std::string>> entries;  // in file order, keys repeat
   std::string get(const std::string& key) const;             // first value, "" if none

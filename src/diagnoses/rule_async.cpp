@@ -84,7 +84,7 @@ void rule_async_error(RuleContext& ctx) {
     if (!surfaced) {  // a trace without the header mark: the first failure with such a code
       for (const auto& key : f.failure_order) {
         const CallView& c = f.failures.at(key).first;
-        if (is_asynchronous_cuda_error(c.rec().status) && (!surfaced || c.seq < surfaced->seq)) surfaced = c;
+        if (is_asynchronous_cuda_error(c.rec().status) && (!surfaced || began_before(c, *surfaced))) surfaced = c;
       }
       if (surfaced) code = surfaced->rec().status;
     }

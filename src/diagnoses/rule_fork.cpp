@@ -52,7 +52,7 @@ void rule_fork_after_cuda_init(RuleContext& ctx) {
     d.evidence += ".";
     if (!f.device_calls.empty() || !f.handle_creates.empty()) {
       const CallView& first = !f.device_calls.empty() &&
-                                      (f.handle_creates.empty() || f.device_calls.front().seq < f.handle_creates.front().seq)
+                                      (f.handle_creates.empty() || began_before(f.device_calls.front(), f.handle_creates.front()))
                                   ? f.device_calls.front()
                                   : f.handle_creates.front();
       d.evidence += fmt::format(" The child then called {}", call_name(first));

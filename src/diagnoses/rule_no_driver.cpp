@@ -53,7 +53,7 @@ const CallView* first_failing_with(const TraceFacts& f, int status) {
     const FailureGroup& g = f.failures.at(key);
     const char* fn = g.first.function_name();
     if (g.first.rec().status != status || std::string(fn).rfind("cublas", 0) == 0) continue;
-    if (best == nullptr || g.first.seq < best->seq) best = &g.first;
+    if (best == nullptr || began_before(g.first, *best)) best = &g.first;
   }
   return best;
 }

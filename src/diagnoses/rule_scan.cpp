@@ -60,7 +60,7 @@ const CallView* producer_of(const TraceFacts& f, const CallView& c, int operand)
   if (!g.valid || g.op[operand].ptr == 0) return nullptr;
   const CallView* found = nullptr;
   for (const CallView& earlier : f.scanned_nonfinite) {
-    if (earlier.seq >= c.seq) break;
+    if (!began_before(earlier, c)) break;  // the list is in the order calls began
     const GemmCall e = gemm_from_record(*earlier.function, earlier.rec());
     const Matrix& out = e.d().present ? e.d() : e.c();
     if (e.valid && out.ptr == g.op[operand].ptr && nonfinite(earlier, kD)) found = &earlier;

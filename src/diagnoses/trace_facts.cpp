@@ -67,7 +67,7 @@ const CallView* TraceFacts::first_failed_call() const {
   const CallView* first = nullptr;
   for (const auto& key : failure_order) {
     const CallView& c = failures.at(key).first;
-    if (first == nullptr || c.seq < first->seq) first = &c;
+    if (first == nullptr || began_before(c, *first)) first = &c;
   }
   return first;
 }
