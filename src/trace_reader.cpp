@@ -89,10 +89,10 @@ bool inside(uint64_t offset, uint64_t bytes, uint64_t size) {
 }
 
 // True when no process can be writing the trace any more, so that one copy of the ring
-// suffices (a live one is copied three times, a seqlock over the copies). A pid means this host's process only
-// within the same pid namespace; there, a pid that no longer exists is proof. For a trace
-// from elsewhere (or one written before pid_namespace was recorded), the writer's own record
-// of how it ended is the evidence.
+// suffices (a live one is copied three times, a seqlock over the copies). A pid means this
+// host's process only within the same pid namespace; there, a pid that no longer exists is
+// proof. For a trace from elsewhere (or one written before pid_namespace was recorded), the
+// writer's own record of how it ended is the evidence.
 bool writer_gone(const char* base, const ProcessInfo& process) {
   const std::string ns = process.get("pid_namespace");
   if (!ns.empty() && ns == pid_namespace() && process.get("host") == host_name()) {
@@ -311,7 +311,8 @@ bool TraceFile::is_current(uint64_t word, uint64_t ticket) const {
 
 TraceFile::OrderKey TraceFile::order_key(const CallView& v) const {
   // Version 1 numbered calls in the order they began; version 2's numbers come in per-thread
-  // blocks, so the start time orders the calls (the number breaks ties).
+  // blocks, so the start time orders the calls (the number breaks ties): began_before()'s
+  // order, as a key.
   if (header_.format_version < 2) return {v.seq, 0};
   return {v.rec().start_ns, v.seq};
 }

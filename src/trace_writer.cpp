@@ -1,7 +1,7 @@
 #include "trace_writer.h"
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -54,13 +54,13 @@ int create_exclusive(std::string& path, int& err) {
 }
 
 
-// Fills the fresh file with zeros through write(2), a megabyte at a time, rather than leaving
+// Fills the fresh file with zeros through write(2), 256 KiB at a time, rather than leaving
 // its pages to the mapping's faults: the page cache then holds the file in large folios, which
 // a reader copies about twice as fast (docs/BENCHMARKS.md, reader), and which the shim maps in
 // fewer steps. A failure costs nothing: the blocks are reserved, and pages never written read
 // as zeros.
 void write_zeros(int fd, uint64_t bytes) {
-  static char kZeros[1 << 18];  // .bss: zeros, read only
+  static char kZeros[1 << 18];  // only read; not const, which would put 256 KiB in the .so
   for (uint64_t at = 0; at < bytes;) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(sizeof kZeros, bytes - at));
     const ssize_t written = ::pwrite(fd, kZeros, n, static_cast<off_t>(at));
@@ -218,16 +218,15 @@ RecordSlot* TraceWriter::claim(ClaimCursor& cursor, uint64_t* seq_out, RecordSlo
     // than the lag behind the tickets other threads took meanwhile: records then stay within
     // claim_lag + claim_block slots of their start-time order, the window a reader sorts in.
     // Reading next_ticket costs a cache miss only after another thread took a block.
-    const bool used_up = cursor.next == cursor.end && cursor.generation == generation_;
-    if (used_up || cursor.generation != generation_ ||
-        atom(h.next_ticket).load(std::memory_order_relaxed) - cursor.base > lag_) {
+    const bool current = cursor.generation == generation_;
+    const bool used_up = current && cursor.next == cursor.base + cursor.size;
+    if (!current || used_up || atom(h.next_ticket).load(std::memory_order_relaxed) - cursor.base > lag_) {
       // A thread that uses its blocks up gets longer ones, up to claim_block; one that fell
       // behind starts again from a single slot, so a thread that calls rarely leaves few
       // slots unused behind it.
       cursor.size = used_up ? std::min(cursor.size * 2, block_) : 1;
       cursor.base = atom(h.next_ticket).fetch_add(cursor.size, std::memory_order_relaxed);
       cursor.next = cursor.base;
-      cursor.end = cursor.base + cursor.size;
       cursor.generation = generation_;
     }
     const uint64_t ticket = cursor.next++;

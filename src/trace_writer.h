@@ -26,11 +26,10 @@ std::string fallback_trace_path(const std::string& path);
 // one per call, so threads do not take turns owning one cache line (format::FileHeader's
 // claim_block). Zero-initialized; used by one thread, for one writer.
 struct ClaimCursor {
-  uint64_t next = 0;        // the block's next ticket
-  uint64_t end = 0;         // one past its last
-  uint64_t base = 0;        // its first
-  uint32_t generation = 0;  // the writer's open() the block was taken under (0: none)
-  uint32_t size = 0;        // the block's length
+  uint64_t base = 0;        // the block's first ticket
+  uint64_t next = 0;        // its next (base + size: used up)
+  uint32_t size = 0;        // its length
+  uint32_t generation = 0;  // the writer's open() it was taken under (0: none)
 };
 
 class TraceWriter {
