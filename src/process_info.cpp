@@ -1,5 +1,6 @@
 #include "process_info.h"
 
+#include <cctype>
 #include <climits>
 #include <cstring>
 #include <ctime>
@@ -18,17 +19,142 @@ void KeyValueBlob::add(const std::string& key, const std::string& value) {
   bytes_.push_back('\0');
 }
 
-bool is_recorded_environment_variable(const char* entry) {
-  static constexpr const char* kPrefixes[] = {
-      "CUDA_", "CUBLAS", "CUBLASSPY_", "NVIDIA_", "PYTORCH_", "TORCH_", "NCCL_", "TF_", "XLA_",
-      "JAX_", "CUDNN_", "LD_LIBRARY_PATH=", "LD_PRELOAD=", "PATH=", "RANK=", "LOCAL_RANK=",
-      "WORLD_SIZE=", "LOCAL_WORLD_SIZE=", "MASTER_ADDR=", "MASTER_PORT=", "OMPI_COMM_WORLD_",
-      "PMI_RANK=", "PMI_SIZE=", "SLURM_PROCID=", "SLURM_LOCALID=", "SLURM_JOB_ID=",
-      "CONDA_PREFIX=", "VIRTUAL_ENV=", "OMP_NUM_THREADS="};
-  for (const char* p : kPrefixes) {
-    if (std::strncmp(entry, p, std::strlen(p)) == 0) return true;
+namespace {
+
+// The variables a CUDA post-mortem needs, by exact name or by a prefix that a CUDA library, a
+// framework or a launcher owns. An allowlist, not a list of prefixes to take whole: TF_ alone
+// would take Terraform's TF_TOKEN_*, NVIDIA_ would take NGC's NVIDIA_API_KEY.
+struct RecordedName {
+  const char* text;
+  bool prefix;  // true: every name that starts with `text`
+};
+constexpr RecordedName kRecordedNames[] = {
+    // CUDA, its libraries, the container runtime's device selection
+    {"CUDA_", true}, {"CUBLAS_", true}, {"CUBLASLT_", true}, {"CUDNN_", true},
+    {"CUBLASSPY_", true}, {"NCCL_", true}, {"NVIDIA_VISIBLE_DEVICES", false},
+    {"NVIDIA_DRIVER_CAPABILITIES", false}, {"NVIDIA_REQUIRE_CUDA", false},
+    {"NVIDIA_DISABLE_REQUIRE", false}, {"NVIDIA_TF32_OVERRIDE", false},
+    {"NVIDIA_MIG_CONFIG_DEVICES", false}, {"NVIDIA_MIG_MONITOR_DEVICES", false},
+    // PyTorch
+    {"PYTORCH_", true}, {"TORCH_", true}, {"TORCHELASTIC_", true},
+    {"DISABLE_ADDMM_CUDA_LT", false},
+    // TensorFlow's own GPU and logging settings
+    {"TF_CPP_", true}, {"TF_GPU_", true}, {"TF_CUDA_", true}, {"TF_CUDNN_", true},
+    {"TF_XLA_FLAGS", false}, {"TF_FORCE_GPU_ALLOW_GROWTH", false},
+    {"TF_FORCE_UNIFIED_MEMORY", false}, {"TF_ENABLE_ONEDNN_OPTS", false},
+    {"TF_DETERMINISTIC_OPS", false}, {"TF_ENABLE_AUTO_MIXED_PRECISION", false},
+    // JAX and XLA
+    {"JAX_", true}, {"XLA_FLAGS", false}, {"XLA_PYTHON_CLIENT_", true},
+    // the loader and the Python environment: which libraries a process can pick up
+    {"LD_LIBRARY_PATH", false}, {"LD_PRELOAD", false}, {"PATH", false}, {"PYTHONPATH", false},
+    {"PYTHONHOME", false}, {"CONDA_PREFIX", false}, {"VIRTUAL_ENV", false},
+    {"OMP_NUM_THREADS", false},
+    // launchers: which rank this is, and of how many
+    {"RANK", false}, {"LOCAL_RANK", false}, {"GROUP_RANK", false}, {"WORLD_SIZE", false},
+    {"LOCAL_WORLD_SIZE", false}, {"MASTER_ADDR", false}, {"MASTER_PORT", false},
+    {"OMPI_COMM_WORLD_RANK", false}, {"OMPI_COMM_WORLD_SIZE", false},
+    {"OMPI_COMM_WORLD_LOCAL_RANK", false}, {"PMI_RANK", false}, {"PMI_SIZE", false},
+    {"PMIX_RANK", false}, {"SLURM_PROCID", false}, {"SLURM_LOCALID", false},
+    {"SLURM_NODEID", false}, {"SLURM_JOB_ID", false}, {"SLURM_STEP_GPUS", false},
+    {"SLURM_JOB_GPUS", false}, {"GPU_DEVICE_ORDINAL", false}};
+
+// Words that make a name look like it holds a credential, in any case.
+constexpr std::string_view kCredentialWords[] = {"TOKEN",      "SECRET", "PASSWORD", "PASSWD",
+                                                 "PASSPHRASE", "CREDENTIAL", "KEY", "AUTH",
+                                                 "COOKIE",     "PRIVATE", "SIGNATURE"};
+
+bool contains_ignoring_case(std::string_view text, std::string_view word) {
+  if (word.size() > text.size()) return false;
+  for (size_t i = 0; i + word.size() <= text.size(); ++i) {
+    size_t j = 0;
+    while (j < word.size() && std::toupper(static_cast<unsigned char>(text[i + j])) == word[j]) ++j;
+    if (j == word.size()) return true;
   }
   return false;
+}
+
+// "scheme://user:password@host..." keeps scheme and host, not what stands before the '@'.
+std::string without_url_credentials(std::string_view value) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < value.size()) {
+    size_t scheme = value.find("://", pos);
+    if (scheme == std::string_view::npos) break;
+    size_t start = scheme + 3;
+    size_t end = value.find_first_of("/?#@ ;,", start);
+    out.append(value.substr(pos, start - pos));
+    if (end != std::string_view::npos && value[end] == '@') {
+      out.append(kRedacted);
+      out.push_back('@');
+      pos = end + 1;
+    } else {
+      pos = start;
+    }
+  }
+  out.append(value.substr(pos));
+  return out;
+}
+
+}  // namespace
+
+bool looks_like_credential_name(std::string_view name) {
+  for (std::string_view word : kCredentialWords) {
+    if (contains_ignoring_case(name, word)) return true;
+  }
+  return false;
+}
+
+bool is_recorded_environment_name(std::string_view name) {
+  for (const RecordedName& r : kRecordedNames) {
+    std::string_view text(r.text);
+    if (r.prefix ? name.substr(0, text.size()) == text : name == text) return true;
+  }
+  return false;
+}
+
+std::optional<std::string> recorded_environment_entry(const char* name_eq_value) {
+  std::string_view entry(name_eq_value);
+  size_t eq = entry.find('=');
+  if (eq == std::string_view::npos) return std::nullopt;
+  std::string_view name = entry.substr(0, eq);
+  if (!is_recorded_environment_name(name)) return std::nullopt;
+  std::string out(name);
+  out.push_back('=');
+  if (looks_like_credential_name(name)) {
+    out.append(kRedacted);
+  } else {
+    out.append(without_url_credentials(entry.substr(eq + 1)));
+  }
+  return out;
+}
+
+std::vector<std::string> redacted_command_line(const std::vector<std::string>& argv) {
+  std::vector<std::string> out;
+  out.reserve(argv.size());
+  bool next_is_secret = false;  // the value of "--token VALUE", given as its own argument
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& arg = argv[i];
+    if (next_is_secret) {
+      out.emplace_back(kRedacted);
+      next_is_secret = false;
+      continue;
+    }
+    size_t eq = arg.find('=');
+    std::string_view flag = std::string_view(arg).substr(0, eq);
+    // Only options and NAME=value assignments are names; argv[0] and plain operands are not.
+    bool named = i > 0 && (flag.substr(0, 1) == "-" || eq != std::string::npos);
+    if (named && looks_like_credential_name(flag)) {
+      if (eq == std::string::npos) {
+        out.push_back(arg);
+        next_is_secret = true;
+      } else {
+        out.push_back(arg.substr(0, eq + 1) + kRedacted);
+      }
+      continue;
+    }
+    out.push_back(without_url_credentials(arg));
+  }
+  return out;
 }
 
 bool is_cuda_library_path(const std::string& path) {
@@ -102,18 +228,20 @@ KeyValueBlob collect_process_info(int rank, const std::string& start_time) {
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   kv.add("exe", n > 0 ? std::string(exe, n) : "");
   std::string cmdline = read_small_file("/proc/self/cmdline");
+  std::vector<std::string> argv;
   for (size_t pos = 0; pos < cmdline.size();) {
     size_t end = cmdline.find('\0', pos);
     if (end == std::string::npos) end = cmdline.size();
-    kv.add("argv", cmdline.substr(pos, end - pos));
+    argv.push_back(cmdline.substr(pos, end - pos));
     pos = end + 1;
   }
+  for (const std::string& arg : redacted_command_line(argv)) kv.add("argv", arg);
   kv.add("host", host_name());
   kv.add("pid_namespace", pid_namespace());
   kv.add("rank", rank < 0 ? "" : std::to_string(rank));
   kv.add("start_time", start_time);
   for (char** e = environ; e && *e; ++e) {
-    if (is_recorded_environment_variable(*e)) kv.add("env", *e);
+    if (std::optional<std::string> entry = recorded_environment_entry(*e)) kv.add("env", *entry);
   }
   for (const std::string& lib : loaded_cuda_libraries()) kv.add("library", lib);
   return kv;

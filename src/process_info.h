@@ -2,7 +2,9 @@
 // and the CUDA libraries loaded. Gathered once when the trace opens (never in a constructor).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cublasspy {
@@ -17,9 +19,22 @@ class KeyValueBlob {
   std::string bytes_;
 };
 
-// True for the variables a CUDA post-mortem needs (CUDA_*, LD_LIBRARY_PATH, LD_PRELOAD,
-// PYTORCH_*, NCCL_*, RANK, ...). The shim's own CUBLASSPY_* are included too.
-bool is_recorded_environment_variable(const char* name_eq_value);
+// Traces travel (bug reports, shared disks), so the process section holds no secrets
+// (docs/CONTRACT.md, "What a trace holds").
+inline constexpr const char kRedacted[] = "<redacted>";
+
+// True for the variables a CUDA post-mortem needs: an allowlist of exact names and of prefixes
+// that CUDA, the frameworks and the launchers own (CUDA_*, NCCL_*, TF_CPP_*, RANK, ...).
+bool is_recorded_environment_name(std::string_view name);
+// True for a name that may hold a credential (*TOKEN*, *KEY*, *SECRET*, *PASSWORD*, ...).
+bool looks_like_credential_name(std::string_view name);
+// The "NAME=value" entry as the trace records it, or nothing for a variable it leaves out. The
+// value of a credential-like name is replaced with kRedacted, and so is the user:password part
+// of a URL in any value.
+std::optional<std::string> recorded_environment_entry(const char* name_eq_value);
+// The command line with credential-like options' values ("--hf-token=X", "--api-key X",
+// "TOKEN=X") and URL passwords replaced with kRedacted.
+std::vector<std::string> redacted_command_line(const std::vector<std::string>& argv);
 
 // The loaded objects whose file name says they belong to the CUDA stack.
 bool is_cuda_library_path(const std::string& path);

@@ -101,6 +101,47 @@ TEST_F(Security, NoOperandDataUnlessDumpsAreAskedFor) {
   EXPECT_GE(with_secret, 2) << "A and B dumped";
 }
 
+TEST_F(Security, NoCredentialOfTheEnvironmentOrCommandLineReachesTheTrace) {
+  // Traces get attached to bug reports: variables outside the allowlist stay out (Terraform's
+  // TF_TOKEN_*, NGC's NVIDIA_API_KEY), credential-like names under a recorded prefix keep their
+  // name with the value redacted, and so do such options on the command line. The CUDA settings
+  // stay, value and all.
+  const Env secrets = {{"TF_TOKEN_app_terraform_io", "secret-tf-token"},
+                       {"NVIDIA_API_KEY", "secret-ngc-key"},
+                       {"AWS_SECRET_ACCESS_KEY", "secret-aws"},
+                       {"PYTORCH_HUB_TOKEN", "secret-hub-token"},
+                       {"NCCL_IB_SECRET", "secret-nccl"},
+                       {"CUDA_API_KEY", "secret-cuda-key"},
+                       {"TORCH_DB_PASSWORD", "secret-torch-password"},
+                       {"JAX_CoordinatorPassword", "secret-jax"},
+                       {"MASTER_ADDR", "https://user:secret-url-password@example.org/x"},
+                       {"CUDA_VISIBLE_DEVICES", "0,1"},
+                       {"NCCL_DEBUG", "INFO"},
+                       {"TF_CPP_MIN_LOG_LEVEL", "2"}};
+  ProgramResult r = run_program(
+      {"sh", "-c", "exec \"$0\" --hf-token=secret-argv-equals --api-key secret-argv-next --batch 8",
+       program("hard_secret_operands")},
+      traced(dir_) + on_standin() + secrets, dir_);
+  ASSERT_TRUE(r.exited_ok()) << r.describe();
+  std::vector<std::string> traces = dir_.files();
+  ASSERT_EQ(traces.size(), 1u);
+  const std::string bytes = read_file(traces[0]);
+  for (const char* secret : {"secret-tf-token", "secret-ngc-key", "secret-aws", "secret-hub-token",
+                             "secret-nccl", "secret-cuda-key", "secret-torch-password", "secret-jax",
+                             "secret-url-password", "secret-argv-equals", "secret-argv-next"}) {
+    EXPECT_EQ(bytes.find(secret), std::string::npos) << secret << " is in " << traces[0];
+  }
+  for (const char* kept : {"CUDA_VISIBLE_DEVICES=0,1", "NCCL_DEBUG=INFO", "TF_CPP_MIN_LOG_LEVEL=2",
+                           "PYTORCH_HUB_TOKEN=<redacted>", "NCCL_IB_SECRET=<redacted>",
+                           "MASTER_ADDR=https://<redacted>@example.org/x", "--hf-token=<redacted>",
+                           "--batch"}) {
+    EXPECT_NE(bytes.find(kept), std::string::npos) << kept << " is not in " << traces[0];
+  }
+  for (const char* left_out : {"TF_TOKEN_app_terraform_io", "NVIDIA_API_KEY", "AWS_SECRET_ACCESS_KEY"}) {
+    EXPECT_EQ(bytes.find(left_out), std::string::npos) << left_out << " is not on the allowlist";
+  }
+}
+
 TEST_F(Security, EverythingGoesIntoTheRequestedDirectoryOnly) {
   // Working directory, trace directory and $TMPDIR kept apart: the trace and the dumps land in
   // the trace directory, nothing anywhere else.
