@@ -105,3 +105,7 @@ foreach(target trace_reader config)
 endforeach()
 target_link_libraries(hardening_fuzz_trace_reader PRIVATE cublasspy_tools)
 target_link_libraries(hardening_fuzz_config PRIVATE cublasspy_core)
+
+# No trace or dump committed outside tests/ (one with a developer's environment once was).
+add_test(NAME hardening.repository.NoTraceOutsideTests
+         COMMAND sh ${HARDENING_DIR}/no_stray_traces.sh ${PROJECT_SOURCE_DIR})
