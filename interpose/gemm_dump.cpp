@@ -83,18 +83,6 @@ bool DumpBudget::reserve(uint64_t bytes) {
   return true;
 }
 
-bool parse_dump_max_mb(const char* text, uint64_t* mb) {
-  if (text == nullptr || *text == '\0') return false;
-  uint64_t v = 0;
-  for (const char* p = text; *p; ++p) {
-    if (*p < '0' || *p > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(*p - '0');
-    if (v > (1ull << 40)) return false;  // a mistake, not a budget
-  }
-  *mb = v;
-  return true;
-}
-
 GemmDumpResult dump_gemm(const DriverApi& api, const GemmCall& g, const GemmDumpRequest& request,
                          DumpBudget& budget) {
   GemmDumpResult result;

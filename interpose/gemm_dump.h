@@ -13,26 +13,22 @@
 
 namespace cublasspy {
 
-inline constexpr uint64_t kDefaultDumpMaxMb = 256;
-
-// The total a process may dump (CUBLASSPY_DUMP_MAX_MB). Operands that would exceed it are
-// skipped, whole: a dump is either complete or absent.
+// The total a process may dump (Config::dump_max_mb, CUBLASSPY_DUMP_MAX_MB). Operands that
+// would exceed it are skipped, whole: a dump is either complete or absent. The limit is fixed at
+// construction, so threads that reserve concurrently share only the atomic count.
 class DumpBudget {
  public:
   constexpr explicit DumpBudget(uint64_t limit_bytes) : limit_(limit_bytes) {}
   // Takes `bytes` from the budget; false (and nothing taken) when they do not fit.
   bool reserve(uint64_t bytes);
   void give_back(uint64_t bytes) { used_.fetch_sub(bytes, std::memory_order_relaxed); }
-  void set_limit(uint64_t limit_bytes) { limit_ = limit_bytes; }
   uint64_t used() const { return used_.load(std::memory_order_relaxed); }
+  uint64_t limit() const { return limit_; }
 
  private:
   std::atomic<uint64_t> used_{0};
-  uint64_t limit_;
+  const uint64_t limit_;
 };
-
-// CUBLASSPY_DUMP_MAX_MB: a whole number of MiB (0 disables dumps). False for anything else.
-bool parse_dump_max_mb(const char* text, uint64_t* mb);
 
 struct GemmDumpRequest {
   std::string prefix;        // "<trace path>.call<seq>"

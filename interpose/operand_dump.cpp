@@ -10,28 +10,6 @@
 #include "shim_log.h"
 
 namespace cublasspy {
-namespace {
-
-constinit DumpBudget g_budget{kDefaultDumpMaxMb << 20};
-constinit std::atomic<bool> g_budget_read{false};
-
-// CUBLASSPY_DUMP_MAX_MB, read on the first dump (never in a constructor).
-DumpBudget& budget() {
-  if (!g_budget_read.exchange(true)) {
-    if (const char* text = getenv("CUBLASSPY_DUMP_MAX_MB")) {
-      uint64_t mb = 0;
-      if (parse_dump_max_mb(text, &mb)) {
-        g_budget.set_limit(mb << 20);
-      } else {
-        log_warning("CUBLASSPY_DUMP_MAX_MB: '" + std::string(text) +
-                    "' is not a whole number of MiB; using " + std::to_string(kDefaultDumpMaxMb));
-      }
-    }
-  }
-  return g_budget;
-}
-
-}  // namespace
 
 void dump_operands(Runtime& rt, CallContext& ctx, bool failed_or_flagged) {
   const DumpMode mode = rt.config.dump;
@@ -58,7 +36,7 @@ void dump_operands(Runtime& rt, CallContext& ctx, bool failed_or_flagged) {
   ts.internal++;  // the shim's own driver calls: never recorded
   GemmDumpResult result;
   if (const DriverApi* api = shim_driver_api()) {
-    result = dump_gemm(*api, g, request, budget());
+    result = dump_gemm(*api, g, request, rt.dump_budget);
   } else {
     log_warning_once("dump-no-driver", "CUBLASSPY_DUMP: libcuda's copy functions were not found in "
                                        "the process; operands are not saved");

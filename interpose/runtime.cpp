@@ -110,8 +110,7 @@ void initialize() {
     g_init.store(kDisabled, std::memory_order_release);
     return;
   }
-  auto* rt = new Runtime;
-  rt->config = std::move(config);
+  auto* rt = new Runtime(std::move(config));
   log_configure(rt->config.log);
   atexit(on_exit_mark);
   g_runtime = rt;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config.h"
+#include "gemm_dump.h"
 #include "trace_format.h"
 #include "trace_writer.h"
 
@@ -27,7 +28,10 @@ ThreadState& thread_state();
 
 class Runtime {
  public:
-  Config config;
+  explicit Runtime(Config settings)
+      : config(std::move(settings)), dump_budget(config.dump_max_mb << 20) {}
+  const Config config;
+  DumpBudget dump_budget;  // CUBLASSPY_DUMP's bytes, shared by every thread
   TraceWriter writer;
   // True once the process has made a successful CUDA/cuBLAS initialization (for fork reports).
   std::atomic<bool> cuda_ready{false};

@@ -41,6 +41,15 @@ bool parse_ring(std::string_view text, uint64_t& out) {
   return true;
 }
 
+bool parse_dump_max_mb(std::string_view text, uint64_t& out) {
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return false;
+  if (value > kMaxDumpMaxMb) return false;
+  out = value;
+  return true;
+}
+
 const char* to_string(ScanMode m) { return kScanNames[static_cast<int>(m)]; }
 const char* to_string(OnError m) { return kOnErrorNames[static_cast<int>(m)]; }
 const char* to_string(DumpMode m) { return kDumpNames[static_cast<int>(m)]; }
@@ -63,6 +72,8 @@ Config parse_config(GetEnv getenv_fn, std::vector<std::string>& errors) {
   read("CUBLASSPY_DUMP", parse_dump_mode, c.dump, "none, failing, all");
   read("CUBLASSPY_RING", parse_ring, c.ring,
        "a whole number of records from 16 to 4194304 (default 8192)");
+  read("CUBLASSPY_DUMP_MAX_MB", parse_dump_max_mb, c.dump_max_mb,
+       "a whole number of MiB, 0 for no dumps (default 256)");
   if (const char* t = getenv_fn("CUBLASSPY_TRACE")) {
     if (*t == '\0') {
       errors.push_back("cublasspy: ignoring CUBLASSPY_TRACE='': accepted values are a path "

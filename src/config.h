@@ -17,6 +17,8 @@ enum class DumpMode : uint8_t { kNone, kFailing, kAll };
 inline constexpr uint64_t kDefaultRing = 8192;   // records; 8 MiB of trace at 1 KiB a record
 inline constexpr uint64_t kMinRing = 16;
 inline constexpr uint64_t kMaxRing = 1u << 22;  // 4 GiB of trace: beyond that, a mistake
+inline constexpr uint64_t kDefaultDumpMaxMb = 256;
+inline constexpr uint64_t kMaxDumpMaxMb = 1ull << 40;  // a mistake, not a budget
 
 struct Config {
   bool disabled = false;
@@ -26,6 +28,7 @@ struct Config {
   OnError on_error = OnError::kContinue;
   DumpMode dump = DumpMode::kNone;
   uint64_t ring = kDefaultRing;
+  uint64_t dump_max_mb = kDefaultDumpMaxMb;  // the most operand data one process dumps; 0: none
   std::string trace_template = "cublasspy-%p.cbt";
   std::string log = "stderr";  // "stderr", "off", or a file path
 };
@@ -41,6 +44,7 @@ bool parse_scan_mode(std::string_view text, ScanMode& out);
 bool parse_on_error(std::string_view text, OnError& out);
 bool parse_dump_mode(std::string_view text, DumpMode& out);
 bool parse_ring(std::string_view text, uint64_t& out);
+bool parse_dump_max_mb(std::string_view text, uint64_t& out);  // whole MiB, 0 to kMaxDumpMaxMb
 
 const char* to_string(ScanMode m);
 const char* to_string(OnError m);

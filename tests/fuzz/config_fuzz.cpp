@@ -54,6 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string> errors;
   Config c = parse_config(&fuzz_getenv, errors);
   if (c.ring < kMinRing || c.ring > kMaxRing) fail("ring out of range", std::to_string(c.ring));
+  if (c.dump_max_mb > kMaxDumpMaxMb) fail("dump budget out of range", std::to_string(c.dump_max_mb));
   if (c.trace_template.empty() || c.log.empty()) fail("empty template or log", "");
   for (const std::string& e : errors) {
     if (e.rfind("cublasspy: ignoring CUBLASSPY_", 0) != 0) fail("message without the variable", e);
@@ -80,12 +81,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ScanMode s;
     OnError o;
     DumpMode d;
-    uint64_t ring = 0;
+    uint64_t ring = 0, dump_mb = 0;
     (void)parse_bool(value, b);
     (void)parse_scan_mode(value, s);
     (void)parse_on_error(value, o);
     (void)parse_dump_mode(value, d);
     if (parse_ring(value, ring) && (ring < kMinRing || ring > kMaxRing)) fail("ring accepted", value);
+    if (parse_dump_max_mb(value, dump_mb) && dump_mb > kMaxDumpMaxMb) fail("dump budget accepted", value);
     (void)expand_path_template(value, v, nullptr);
   }
   return 0;

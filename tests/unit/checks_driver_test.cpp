@@ -237,7 +237,7 @@ class RunChecks : public DriverQuery {
     uint64_t values[] = {0x1234, 0, 0, 4, 4, 4, 0x7ffc00001000, kDev, 4, kDev + 4096, 4, 0x7ffc00001008, kDev + 8192, 4};
     std::memcpy(rec.args, values, sizeof values);
   }
-  Runtime rt;
+  Runtime rt{Config{}};
   format::Record rec{};
   CallContext ctx{rec, nullptr, nullptr};
 };

@@ -8,11 +8,14 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <atomic>
 #include <map>
+#include <thread>
 #include <unistd.h>
 #include <string>
 #include <vector>
 
+#include "config.h"
 #include "gemm_dump.h"
 #include "gemm_scan.h"
 #include "npy_writer.h"
@@ -604,13 +607,55 @@ TEST_F(DumpTest, UnreadableOperandLeavesNoFile) {
 
 TEST(DumpBudgetSetting, ParsesWholeMegabytes) {
   uint64_t mb = 0;
-  EXPECT_TRUE(parse_dump_max_mb("512", &mb));
+  EXPECT_TRUE(parse_dump_max_mb("512", mb));
   EXPECT_EQ(mb, 512u);
-  EXPECT_TRUE(parse_dump_max_mb("0", &mb));
-  EXPECT_FALSE(parse_dump_max_mb("", &mb));
-  EXPECT_FALSE(parse_dump_max_mb("1.5", &mb));
-  EXPECT_FALSE(parse_dump_max_mb("-1", &mb));
-  EXPECT_FALSE(parse_dump_max_mb("99999999999999999999", &mb));
+  EXPECT_TRUE(parse_dump_max_mb("0", mb));
+  EXPECT_FALSE(parse_dump_max_mb("", mb));
+  EXPECT_FALSE(parse_dump_max_mb("1.5", mb));
+  EXPECT_FALSE(parse_dump_max_mb("-1", mb));
+  EXPECT_FALSE(parse_dump_max_mb("99999999999999999999", mb));
+}
+
+TEST(DumpBudgetSetting, IsPartOfTheConfigWithAMessageForABadValue) {
+  static const char* value = nullptr;
+  auto env = [](const char* name) -> const char* {
+    return std::string(name) == "CUBLASSPY_DUMP_MAX_MB" ? value : nullptr;
+  };
+  std::vector<std::string> errors;
+  EXPECT_EQ(parse_config(env, errors).dump_max_mb, kDefaultDumpMaxMb);
+  value = "64";
+  EXPECT_EQ(parse_config(env, errors).dump_max_mb, 64u);
+  EXPECT_TRUE(errors.empty());
+  value = "lots";
+  EXPECT_EQ(parse_config(env, errors).dump_max_mb, kDefaultDumpMaxMb);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("CUBLASSPY_DUMP_MAX_MB='lots'"), std::string::npos) << errors[0];
+}
+
+TEST(DumpBudgetSetting, ThreadsReservingAtOnceNeverExceedTheLimit) {
+  // Eight threads take and give back 1 KiB pieces of a 16 KiB budget: no moment holds more than
+  // the limit, every reservation that fit is accounted, and all of it comes back.
+  constexpr uint64_t kPiece = 1024, kLimit = 16 * kPiece;
+  DumpBudget budget(kLimit);
+  std::atomic<uint64_t> most{0}, granted{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20000; ++i) {
+        if (!budget.reserve(kPiece)) continue;
+        granted.fetch_add(1, std::memory_order_relaxed);
+        uint64_t now = budget.used(), seen = most.load();
+        while (now > seen && !most.compare_exchange_weak(seen, now)) {
+        }
+        budget.give_back(kPiece);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_LE(most.load(), kLimit);
+  EXPECT_GT(granted.load(), 0u);
+  EXPECT_EQ(budget.used(), 0u);
+  EXPECT_FALSE(DumpBudget(kPiece - 1).reserve(kPiece)) << "a piece larger than the whole limit";
 }
 
 }  // namespace
