@@ -74,8 +74,11 @@ uint64_t Matrix::extent_bytes(int64_t batch_count) const {
 
 DataType implied_type(const char* function_name) {
   std::string_view n(function_name);
-  if (n.rfind("cublas", 0) != 0 || n.size() < 11) return DataType::kUnknown;
+  if (n.rfind("cublas", 0) != 0) return DataType::kUnknown;
   std::string_view rest = n.substr(6);
+  // cublasXtSgemm computes what cublasSgemm does, on host memory.
+  if (rest.rfind("Xt", 0) == 0) rest.remove_prefix(2);
+  if (rest.size() < 5) return DataType::kUnknown;
   if (rest.substr(1, 4) != "gemm") return DataType::kUnknown;
   switch (rest[0]) {
     case 'S': return DataType::kR32F;

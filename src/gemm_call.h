@@ -78,7 +78,8 @@ GemmSlots gemm_slots(const format::FunctionEntry& entry);
 GemmCall gemm_from_record(const GemmSlots& slots, const format::Record& rec);
 
 // For cublasSgemm-style entry points that carry no data-type arguments: the implied type of the
-// operands from the function name (S -> R_32F, D -> R_64F, C -> C_32F, Z -> C_64F, H -> R_16F).
+// operands from the function name (S -> R_32F, D -> R_64F, C -> C_32F, Z -> C_64F, H -> R_16F),
+// for the cublasXt forms too.
 DataType implied_type(const char* function_name);
 
 }  // namespace cublasspy

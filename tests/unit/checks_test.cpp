@@ -170,6 +170,24 @@ constexpr uint32_t kAlign = check_bit(CheckId::kMisalignedOperand);
 
 // ---- ids ----------------------------------------------------------------------------------
 
+TEST(OperandTypes, CublasXtFormsHaveTheTypeTheirNameImplies) {
+  // cublasXtDgemm computes what cublasDgemm does, so its operands are CUDA_R_64F in the report,
+  // the checks and the diagnoses, as cublasDgemm's are.
+  EXPECT_EQ(implied_type("cublasXtSgemm"), DataType::kR32F);
+  EXPECT_EQ(implied_type("cublasXtDgemm"), DataType::kR64F);
+  EXPECT_EQ(implied_type("cublasXtCgemm"), DataType::kC32F);
+  EXPECT_EQ(implied_type("cublasXtZgemm"), DataType::kC64F);
+  EXPECT_EQ(implied_type("cublasXtCreate"), DataType::kUnknown);
+  EXPECT_EQ(implied_type("cublasXt"), DataType::kUnknown);
+  CallBuilder cb("cublasXtDgemm", kFamilyGemm);
+  cb.ptr("handle", 0x1234).op("transa", 0).op("transb", 0).num("m", 4).num("n", 4).num("k", 4);
+  cb.ptr("alpha", kAlpha).ptr("a", kA).num("lda", 4).ptr("b", kB).num("ldb", 4);
+  cb.ptr("beta", kBeta).ptr("c", kC).num("ldc", 4);
+  GemmCall g = cb.call();
+  ASSERT_TRUE(g.valid);
+  for (const Matrix& m : {g.a(), g.b(), g.c()}) EXPECT_EQ(m.type, DataType::kR64F);
+}
+
 TEST(CheckIds, NamesAreTheContractIdsAtStableBits) {
   const char* expected[] = {"invalid-leading-dimension", "invalid-stride", "output-aliases-input",
                             "pointer-mode-mismatch", "host-pointer-operand", "operand-out-of-bounds",

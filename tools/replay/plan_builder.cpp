@@ -62,9 +62,7 @@ int scalar_type_of(const std::string& name, int compute_type, int c_type) {
     case -1: break;
     default: return complex ? kC32F : kR32F;                   // the 32F family
   }
-  std::string plain = name;
-  if (plain.rfind("cublasXt", 0) == 0) plain = "cublas" + plain.substr(8);
-  DataType t = implied_type(plain.c_str());
+  DataType t = implied_type(name.c_str());
   return t == DataType::kUnknown ? kR32F : static_cast<int>(t);
 }
 
