@@ -149,7 +149,7 @@ static_assert(sizeof(ArgDescriptor) == 32);
 struct FunctionEntry {
   char name[kFunctionNameBytes];  // exported symbol name, "" for unused ids
   uint16_t arg_count;
-  uint16_t family;                // FunctionFamily in hook_families.h (gemm, lt_matmul, ...)
+  uint16_t family;                // format::Family below (gemm, lt_matmul, ...)
   uint32_t pad;
   ArgDescriptor args[kMaxArgs];
 };
