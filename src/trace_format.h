@@ -1,5 +1,6 @@
 // The on-disk layout of a cublasspy trace (.cbt). docs/FORMAT.md is the prose version of this
-// file; every struct here is pinned with static_asserts so the two cannot drift apart.
+// file; every struct here is pinned with static_asserts, and tests/unit/format_doc_test.cpp
+// checks the page's tables (offsets, sizes, enum values, constants) against this header.
 //
 // A trace is one memory-mapped file, written in place while the process runs. Nothing is ever
 // "flushed": a process killed with SIGKILL leaves a file the reader can open, because every
