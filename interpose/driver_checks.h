@@ -13,11 +13,15 @@
 
 namespace cublasspy {
 
-// Moves whenever memory may have changed hands: every allocation, free, host registration or
-// unregistration, VMM map or unmap the shim sees (cudaMalloc*/cudaFree*, cuMemAlloc*/cuMemFree*,
-// cudaHostRegister/Unregister, ...). Each thread drops its cached driver answers when it moves,
-// so a freed range is never judged by its old allocation. Plain data: usable before set-up.
-// (allocation_generation() itself is declared in runtime.h.)
+// Moves on the allocations and frees the shim hooks: a successful cudaMalloc or cudaFree (the
+// AllocatedPtr and FreedPtr tags of arg_tags.h bump allocation_generation() directly; this
+// helper is for the tests). Each thread drops its cached driver answers when it moves, so a
+// range freed and reallocated through those two is never judged by its old allocation. Other
+// ways memory changes hands are not hooked and do not move it: cudaMallocAsync/cudaFreeAsync,
+// cudaMallocManaged, cudaMallocHost/cudaHostAlloc, cudaHostRegister/Unregister,
+// cuMemAlloc*/cuMemFree*, VMM map/unmap. A cached answer about such a range can be stale until
+// the next cudaMalloc/cudaFree (the cache holds 16 ranges per thread, replaced round-robin).
+// Plain data: usable before set-up. (allocation_generation() itself is declared in runtime.h.)
 inline void note_allocation_change() { allocation_generation().fetch_add(1, std::memory_order_release); }
 
 // The driver behind PointerQuery: cuPointerGetAttributes through a per-thread cache of

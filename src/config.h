@@ -1,6 +1,6 @@
-// The shim's settings, read once from the environment (see CONTRACT.md, "Configuring the shim").
-// Parsing is separate from reading so the tools and the tests share it; a bad value yields a
-// message naming the variable and the accepted values, and the default is kept.
+// The shim's settings, read once from the environment (see docs/CONTRACT.md, "Configuring the
+// shim"). Parsing is separate from reading so the tools and the tests share it; a bad value
+// yields a message naming the variable and the accepted values, and the default is kept.
 #pragma once
 
 #include <cstdint>

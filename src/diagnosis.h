@@ -1,6 +1,6 @@
 // Findings the report explains: each rests on evidence in a trace (or, for `doctor`, on the
 // machine), names the process and call it rests on, and says what to do. Ids are the
-// contract's (CONTRACT.md, "Diagnoses") and never change.
+// contract's (docs/CONTRACT.md, "Diagnoses") and never change.
 #pragma once
 
 #include <cstdint>

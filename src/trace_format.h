@@ -1,5 +1,6 @@
 // The on-disk layout of a cublasspy trace (.cbt). docs/FORMAT.md is the prose version of this
-// file; every struct here is pinned with static_asserts so the two cannot drift apart.
+// file; every struct here is pinned with static_asserts, and tests/unit/format_doc_test.cpp
+// checks the page's tables (offsets, sizes, enum values, constants) against this header.
 //
 // A trace is one memory-mapped file, written in place while the process runs. Nothing is ever
 // "flushed": a process killed with SIGKILL leaves a file the reader can open, because every
@@ -149,7 +150,7 @@ static_assert(sizeof(ArgDescriptor) == 32);
 struct FunctionEntry {
   char name[kFunctionNameBytes];  // exported symbol name, "" for unused ids
   uint16_t arg_count;
-  uint16_t family;                // FunctionFamily in hook_families.h (gemm, lt_matmul, ...)
+  uint16_t family;                // format::Family below (gemm, lt_matmul, ...)
   uint32_t pad;
   ArgDescriptor args[kMaxArgs];
 };

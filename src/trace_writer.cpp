@@ -299,7 +299,10 @@ void TraceWriter::complete(RecordSlot* slot, uint64_t seq, bool failed, uint32_t
 }
 
 void TraceWriter::append_process_entry(const std::string& key, const std::string& value) {
-  // Only the thread holding the shim's (cold-path) registry lock calls this.
+  // One thread at a time: the only caller, refresh_libraries() in interpose/post_call.cpp, lets
+  // a thread in by a compare-and-swap on an atomic flag, and a thread that finds the flag taken
+  // skips the refresh instead of waiting (no lock). Readers see the entry once process_used,
+  // stored last with release, covers it.
   uint64_t used = header_->process_used;
   uint64_t need = key.size() + value.size() + 2;
   if (used + need + 2 > kProcessSectionBytes) return;

@@ -108,7 +108,7 @@ int run_report(const ReportArgs& a) {
 
 SubcommandAction attach_report(CLI::App& app) {
   auto a = std::make_shared<ReportArgs>();
-  app.add_flag("--json", a->json, "Print one JSON document (CONTRACT.md, \"Report JSON\")");
+  app.add_flag("--json", a->json, "Print one JSON document (docs/CONTRACT.md, \"Report JSON\")");
   app.add_flag("--all", a->all, "List every call still held in the traces, in order");
   app.add_option("--perfetto", a->perfetto,
                  "Also write the calls to FILE as Chrome trace-event JSON (ui.perfetto.dev)")

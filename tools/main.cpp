@@ -1,5 +1,5 @@
 // cublasspy: the command-line tool. Subcommands come from one table below; each lives in its
-// own cmd_<name>.cpp. Exit statuses: the subcommand's, or 2 for a usage error (CONTRACT.md).
+// own cmd_<name>.cpp. Exit statuses: the subcommand's, or 2 for a usage error (docs/CONTRACT.md).
 #include <cstdio>
 #include <memory>
 #include <vector>

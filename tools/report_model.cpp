@@ -19,7 +19,7 @@ using format::ArgKind;
 
 namespace {
 
-// FunctionEntry::family values (interpose/hook_list.h's Family), kept here so the reader needs
+// FunctionEntry::family values (format::Family in trace_format.h), kept here so the reader needs
 // nothing from the shim's headers: the calls whose handle state (alpha, beta, pointer mode,
 // math mode, stream) the report spells out.
 constexpr uint16_t kFamilyGemm = 3, kFamilyGemmBatched = 4, kFamilyGemmStridedBatched = 5,

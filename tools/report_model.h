@@ -1,5 +1,5 @@
-// The report as data: traces -> one JSON document, exactly the shape CONTRACT.md ("Report JSON")
-// promises, plus extra keys. The text report and the Perfetto export are views of this
+// The report as data: traces -> one JSON document, exactly the shape docs/CONTRACT.md ("Report
+// JSON") promises, plus extra keys. The text report and the Perfetto export are views of this
 // document, so the three never disagree.
 #pragma once
 
@@ -26,7 +26,7 @@ struct OpenedTraces {
 };
 OpenedTraces open_traces(const std::vector<std::string>& paths);
 
-// One call, as CONTRACT.md's CALL object.
+// One call, as docs/CONTRACT.md's CALL object.
 nlohmann::ordered_json call_to_json(const CallView& call);
 // One trace: path, process, environment, end, totals, first_failure, in_flight, calls.
 nlohmann::ordered_json trace_to_json(const TraceFile& trace, const ReportOptions& options);

@@ -8,12 +8,5 @@ add_library(cublasspy_diagnoses STATIC ${CUBLASSPY_DIAGNOSES_SOURCES})
 target_include_directories(cublasspy_diagnoses PUBLIC ${cbs_diag_src_dir})
 target_link_libraries(cublasspy_diagnoses PUBLIC cublasspy_reader nlohmann_json::nlohmann_json PRIVATE fmt::fmt ${CMAKE_DL_LIBS})
 target_compile_options(cublasspy_diagnoses PRIVATE -Wall -Wextra)
-
-# The check messages (check_ids.cpp on operand_checks.cpp) render offline from a record; the
-# rules need them, and the core library does not carry them yet.
-get_target_property(cbs_diag_core_sources cublasspy_core SOURCES)
-foreach(source check_ids.cpp operand_checks.cpp)
-  if(NOT source IN_LIST cbs_diag_core_sources)
-    target_sources(cublasspy_diagnoses PRIVATE ${cbs_diag_src_dir}/${source})
-  endif()
-endforeach()
+# The check messages the rules render (check_ids.cpp, operand_checks.cpp) come from
+# cublasspy_core, through cublasspy_reader.

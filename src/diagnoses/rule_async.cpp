@@ -1,7 +1,8 @@
 // async-error: an error that happened on the GPU after the call that launched the work had
-// returned success, reported by a later call (a synchronization, a copy, the next GEMM). Seed
-// 001 §5.4: CUDA_LAUNCH_BLOCKING=1 finds the real culprit; CUBLASSPY_SYNC=1 (`run --sync`)
-// does the same per intercepted call and pins the error to it in the trace.
+// returned success, reported by a later call (a synchronization, a copy, the next GEMM). The
+// EXECUTION_FAILED field report's last resort (docs/DIAGNOSES.md): CUDA_LAUNCH_BLOCKING=1 finds
+// the real culprit; CUBLASSPY_SYNC=1 (`run --sync`) does the same per intercepted call and pins
+// the error to it in the trace.
 #include <fmt/format.h>
 
 #include "check_ids.h"

@@ -1,7 +1,8 @@
 // The argument checks of CUBLASSPY_CHECK=1 (`run --check`), one finding per check and process:
 // the first call it flagged, with the shim's own sentence (check_message, rebuilt from the
 // record), and how many calls it flagged in all. The check ids are the contract's diagnosis ids.
-// Seed 001 §5.1 (pointer mode), §2.2 (cuBLAS validates nothing: wrong arguments surface as
+// From the EXECUTION_FAILED field report (docs/DIAGNOSES.md): a pointer mode that does not match
+// where alpha/beta live, and cuBLAS validating nothing (wrong arguments surface as
 // EXECUTION_FAILED or garbage).
 #include <fmt/format.h>
 

@@ -1,9 +1,9 @@
 // cublas-init-failed: cublasCreate (or cublasLtCreate) failed although the driver works, the
 // failure PyTorch reports as "CUBLAS_STATUS_NOT_INITIALIZED when calling cublasCreate(handle)".
-// Seed 000: after the driver and version checks it comes down to GPU memory (§3.1) or the CUDA
-// context (§2.2 device selection, §3.2 workers, §6 another library's context). The rule tells
-// the two apart from the evidence: an ALLOC_FAILED status or an allocation that ran out of
-// memory first says memory; otherwise it is the context.
+// The NOT_INITIALIZED field report (docs/DIAGNOSES.md): after the driver and version checks it
+// comes down to GPU memory or the CUDA context (device selection, DataLoader workers, another
+// library's context). The rule tells the two apart from the evidence: an ALLOC_FAILED status or
+// an allocation that ran out of memory first says memory; otherwise it is the context.
 #include <fmt/format.h>
 
 #include "rule.h"
@@ -26,7 +26,7 @@ const char* kMemoryAdvice =
 const char* kContextAdvice =
     "The driver works but cuBLAS could not set up on the current device's CUDA context. Select "
     "the device before the first GPU work (torch.cuda.set_device(i) / cudaSetDevice) and check that "
-    "no other library resets or destroys the context (seed 000's case: OpenCV's CUDA module next "
+    "no other library resets or destroys the context (a reported case: OpenCV's CUDA module next "
     "to PyTorch). Make sure cuBLAS and the CUDA runtime come from one CUDA version: compare `conda "
     "list | grep -E 'cudatoolkit|cublas'`, `nvcc --version` and torch.version.cuda (a conda "
     "cudatoolkit mixed with the system CUDA is the classic case; rebuild the environment with one "

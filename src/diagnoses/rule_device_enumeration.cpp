@@ -1,6 +1,7 @@
 // Device enumeration: the first thing CUDA does (cudaGetDeviceCount, cuInit, cuDeviceGetCount),
-// and where seeds 002 ("CUDA unknown error") and 004 (cudaGetDeviceCount's misleading "out of
-// memory" on multi-GPU hosts) start. Three findings, most specific first:
+// and where the field reports of "CUDA unknown error" and of cudaGetDeviceCount's misleading
+// "out of memory" on multi-GPU hosts start (docs/DIAGNOSES.md). Three findings, most specific
+// first:
 //   invalid-visible-devices  CUDA_VISIBLE_DEVICES hides the GPUs or names ones that do not exist
 //   no-device                the driver works and reports no GPU
 //   device-enumeration-failed  enumeration failed otherwise (2, 3, 999, 803, ...)
@@ -95,7 +96,7 @@ std::string quoted_list(const std::vector<std::string>& items) {
   return out;
 }
 
-// What the seeds' multi-GPU advice says about each variable, with its value in this process.
+// What the multi-GPU report's advice says about each variable, with its value in this process.
 std::string multi_gpu_settings(const TraceFacts& f) {
   return fmt::format("In this process: {}, {}, {}.", f.env_text("CUDA_DEVICE_ORDER"),
                      f.env_text("PYTORCH_NVML_BASED_CUDA_CHECK"), f.env_text("CUDA_VISIBLE_DEVICES"));

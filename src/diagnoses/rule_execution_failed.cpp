@@ -1,8 +1,9 @@
 // execution-failed: calls that returned a failing status nothing above explains. Runs last:
 // failures that follow a missing driver, a failed handle creation, a sticky asynchronous error
 // or a flagged argument are those findings' consequences, not findings of their own. One finding
-// per function and status. Seed 001: CUBLAS_STATUS_EXECUTION_FAILED "is a result, not a cause";
-// its checklist (data, arguments, sync, hardware) becomes the advice.
+// per function and status. As the EXECUTION_FAILED field report puts it (docs/DIAGNOSES.md),
+// CUBLAS_STATUS_EXECUTION_FAILED "is a result, not a cause"; its checklist (data, arguments,
+// sync, hardware) becomes the advice.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>

@@ -1,7 +1,8 @@
 // fork-after-cuda-init: a forked child makes CUDA calls after its parent had initialized CUDA.
 // A CUDA context does not survive fork(): the child's calls fail (initialization error) or
-// hang, or, on a machine where they happen to work, they are undefined behaviour. Seed 000
-// §3.2: DataLoader workers (num_workers > 0) inheriting an incomplete CUDA context.
+// hang, or, on a machine where they happen to work, they are undefined behaviour. The
+// NOT_INITIALIZED field report's case (docs/DIAGNOSES.md): DataLoader workers (num_workers > 0)
+// inheriting an incomplete CUDA context.
 #include <fmt/format.h>
 
 #include "rule.h"

@@ -1,7 +1,7 @@
 // mixed-cuda-libraries: one process with two CUDA versions or two copies of a CUDA library, or
-// loading them from another directory than LD_LIBRARY_PATH points at. Seeds 000 §2.3 (conda's
-// cudatoolkit next to the system CUDA), 002 §2.2 (a cu121 wheel on an 11.8 system) and §2.4 /
-// scene C (LD_LIBRARY_PATH hijacking the load: stale or wrong CUDA directories).
+// loading them from another directory than LD_LIBRARY_PATH points at. From the field reports
+// (docs/DIAGNOSES.md): conda's cudatoolkit next to the system CUDA, a cu121 wheel on an 11.8
+// system, LD_LIBRARY_PATH hijacking the load (stale or wrong CUDA directories).
 //
 // Evidence: the CUDA libraries the process had loaded (the trace's library list and the paths
 // its dlopen calls returned), loads that failed on a missing symbol or symbol version (two

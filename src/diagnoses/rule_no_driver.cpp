@@ -1,7 +1,8 @@
 // no-driver and driver-too-old: CUDA cannot work at all because the NVIDIA driver is missing
 // (libcuda.so.1 does not load, or what loads is the toolkit's stub) or older than the CUDA
-// runtime the program ships. Seeds 002 (scene A: "nvidia-smi not found", the version matrix),
-// 000 (the driver / nvcc / framework version table; Docker) and 004 (containers).
+// runtime the program ships. From the field reports (docs/DIAGNOSES.md) of "CUDA unknown error"
+// ("nvidia-smi not found", the version matrix), of NOT_INITIALIZED (the driver / nvcc /
+// framework version table; Docker) and of multi-GPU hosts (containers).
 #include <algorithm>
 
 #include <fmt/format.h>

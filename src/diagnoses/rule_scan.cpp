@@ -1,6 +1,7 @@
 // The NaN/Inf scan of CUBLASSPY_SCAN (`run --scan`): where non-finite values entered or were
-// born. Seed 001: TOP1 mixed-precision overflow (fp16 beyond 65504), TOP2 NaN/Inf from the data
-// pipeline, and "finite inputs, broken output" pointing at the call itself or the hardware.
+// born. The EXECUTION_FAILED field report's two main causes (docs/DIAGNOSES.md): mixed-precision
+// overflow (fp16 beyond 65504) and NaN/Inf from the data pipeline; and "finite inputs, broken
+// output" pointing at the call itself or the hardware.
 //   non-finite-input   a GEMM input (A, B, or C read because beta != 0) holds NaN or Inf
 //   half-overflow      an fp16/bf16 output overflowed to Inf from finite inputs
 //   non-finite-output  the output holds NaN/Inf while the inputs were finite (or not scanned)

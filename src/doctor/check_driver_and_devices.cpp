@@ -1,7 +1,9 @@
 // What the driver says when asked like a CUDA program asks it (the probe), and how its device
 // numbering relates to the one nvidia-smi shows: NVML and the kernel list GPUs in PCI bus order;
 // CUDA, unless CUDA_DEVICE_ORDER=PCI_BUS_ID, puts the fastest first. CUDA_VISIBLE_DEVICES indices
-// are CUDA's. Seed 004 (device order, explicit CUDA_VISIBLE_DEVICES, NVML), seed 002 §2.1-2.2.
+// are CUDA's. From the field reports of cudaGetDeviceCount's "out of memory" on multi-GPU hosts
+// (device order, an explicit CUDA_VISIBLE_DEVICES, NVML) and of "CUDA unknown error" (is the
+// driver there, do the driver and runtime versions fit): docs/DIAGNOSES.md.
 #include <algorithm>
 #include <cctype>
 

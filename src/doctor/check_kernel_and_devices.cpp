@@ -1,6 +1,8 @@
 // What the kernel side shows: the nvidia module and the GPUs it drives (/proc/driver/nvidia),
 // the device nodes a CUDA process opens (/dev/nvidia*), whether this is a container, and MIG.
-// Seed 002 §2.3 (permissions, containers), §4.3 (MIG), §4.4 (kernel updates); seed 004 §5.
+// From the field reports of "CUDA unknown error" (device-node permissions, containers, MIG, a
+// kernel update that left the module behind) and of multi-GPU hosts in containers
+// (docs/DIAGNOSES.md).
 #include <sys/stat.h>
 
 #include <algorithm>

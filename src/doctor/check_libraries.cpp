@@ -1,8 +1,9 @@
 // The CUDA libraries a program would find: every libcudart / libcublas / libcublasLt / libcuda
 // on the loader's search path (LD_LIBRARY_PATH, ld.so.conf, the defaults), which CUDA major
 // each one is, and where LD_LIBRARY_PATH brings in another version, names a directory that no
-// longer exists, or puts the toolkit's stub driver first. Seed 002 §2.4 and scene C (a stale
-// LD_LIBRARY_PATH hijacking the load), §4.2 (ldd / strace); seed 000 §2.3 (conda vs system).
+// longer exists, or puts the toolkit's stub driver first: the "CUDA unknown error" report's stale
+// LD_LIBRARY_PATH hijacking the load (found with ldd / strace) and the NOT_INITIALIZED report's
+// conda cudatoolkit next to the system CUDA (docs/DIAGNOSES.md).
 #include <algorithm>
 #include <filesystem>
 #include <map>

@@ -1,8 +1,9 @@
-// `cublasspy doctor`: the seeds' manual checklists (nvidia-smi, ls -l /dev/nvidia*, ldconfig,
-// echo $LD_LIBRARY_PATH, CUDA_VISIBLE_DEVICES, containers, MIG) done by a program, without
-// running a workload. Each check reads one part of the machine into facts and prints one line;
-// the doctor's rules (doctor_rules.cpp) turn the facts into the report's diagnoses: same ids,
-// same shape (pid and call are null: the evidence is the machine, not a trace).
+// `cublasspy doctor`: the field reports' manual checklists (docs/DIAGNOSES.md: nvidia-smi,
+// ls -l /dev/nvidia*, ldconfig, echo $LD_LIBRARY_PATH, CUDA_VISIBLE_DEVICES, containers, MIG)
+// done by a program, without running a workload. Each check reads one part of the machine into
+// facts and prints one line; the doctor's rules (doctor_rules.cpp) turn the facts into the
+// report's diagnoses: same ids, same shape (pid and call are null: the evidence is the machine,
+// not a trace).
 #pragma once
 
 #include <string>

@@ -2,9 +2,9 @@
 // libcuda.so.1, cuDriverGetVersion, cuInit, cuDeviceGetCount and each device's PCI address;
 // and NVML (libnvidia-ml.so.1, what nvidia-smi uses) for its own count, PCI order and MIG modes.
 //
-// The real probe runs in a forked child with a time limit: a driver that hangs in cuInit (seed
-// 004's multi-GPU hosts) cannot hang the doctor, and the doctor itself never holds a CUDA
-// context. The child inherits this process's environment, so CUDA_VISIBLE_DEVICES and
+// The real probe runs in a forked child with a time limit: a driver that hangs in cuInit (as on
+// the multi-GPU hosts of docs/DIAGNOSES.md) cannot hang the doctor, and the doctor itself never
+// holds a CUDA context. The child inherits this process's environment, so CUDA_VISIBLE_DEVICES and
 // CUDA_DEVICE_ORDER apply as they would to the user's program.
 #pragma once
 

@@ -1,6 +1,6 @@
-// Device enumeration on the stand-in: a failing cudaGetDeviceCount (seed 004's error 2 on
-// multi-GPU hosts, 999 and 3 from seed 002), CUDA_VISIBLE_DEVICES naming devices that do not
-// exist, and a machine whose driver works but shows no GPU.
+// Device enumeration on the stand-in: a failing cudaGetDeviceCount (error 2 on multi-GPU hosts,
+// 999 and 3 of "CUDA unknown error"; docs/DIAGNOSES.md), CUDA_VISIBLE_DEVICES naming devices
+// that do not exist, and a machine whose driver works but shows no GPU.
 #include <gtest/gtest.h>
 
 #include "test_helpers.h"

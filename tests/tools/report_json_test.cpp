@@ -1,6 +1,6 @@
 // `cublasspy report --json` on real traces: simple_gemm run under the shim against the real CUDA
 // libraries (no driver here, so the calls fail for real) and against the CPU stand-in (the calls
-// succeed and the scalars are read). The document must have CONTRACT.md's shape and say what
+// succeed and the scalars are read). The document must have docs/CONTRACT.md's shape and say what
 // the program saw.
 #include <gtest/gtest.h>
 
