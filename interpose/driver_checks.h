@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "call_context.h"
-#include "operand_checks.h"
+#include "checks/operand_checks.h"
 #include "runtime.h"
 
 namespace cublasspy {

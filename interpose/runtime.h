@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "trace_format.h"
-#include "trace_writer.h"
+#include "settings/config.h"
+#include "trace/trace_format.h"
+#include "trace/trace_writer.h"
 
 namespace cublasspy {
 

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "doctor.h"
+#include "doctor/doctor.h"
 
 namespace cublasspy::doctor {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "doctor.h"
+#include "doctor/doctor.h"
 
 namespace cublasspy::doctor {
 namespace {

@@ -14,8 +14,8 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
-#include "trace_format.h"
+#include "support/shim_tests.h"
+#include "trace/trace_format.h"
 
 namespace cublasspy::integration {
 namespace {

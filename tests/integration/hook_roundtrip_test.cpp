@@ -19,9 +19,9 @@
 
 #include <gtest/gtest.h>
 
-#include "foreach.h"
-#include "hook_list.h"
-#include "run_program.h"
+#include "spec/foreach.h"
+#include "spec/hook_list.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {

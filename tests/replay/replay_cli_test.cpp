@@ -15,9 +15,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "hook_signatures.h"
-#include "test_support.h"
-#include "trace_reader.h"
+#include "replay/hook_signatures.h"
+#include "support/tool_tests.h"
+#include "trace/trace_reader.h"
 
 namespace cublasspy::replay {
 namespace {

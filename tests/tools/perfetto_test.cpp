@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "test_support.h"
+#include "support/tool_tests.h"
 
 namespace cublasspy::tools::testing {
 namespace {

@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "test_support.h"
-#include "trace_format.h"
+#include "support/tool_tests.h"
+#include "trace/trace_format.h"
 
 namespace cublasspy::tools::testing {
 namespace {
