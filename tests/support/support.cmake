@@ -1,4 +1,5 @@
 # The test-support library every test fragment links (included first by tests/CMakeLists.txt):
+#   process:          the one way tests start a program (run_process, start_process, ScratchDir)
 #   shim_tests:       the shim tests' paths, traced()/on_standin() environments, trace readers
 #                     (tests/integration, tests/hardening)
 #   tool_tests:       the tool tests' paths, simple_gemm under the shim, report --json
@@ -20,6 +21,7 @@ endif()
 
 set(cbs_support_dir ${CMAKE_CURRENT_LIST_DIR})
 add_library(cublasspy_test_support STATIC
+  ${cbs_support_dir}/process.cpp
   ${cbs_support_dir}/shim_tests.cpp
   ${cbs_support_dir}/tool_tests.cpp
   ${cbs_support_dir}/traced_run.cpp

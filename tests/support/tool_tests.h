@@ -1,6 +1,7 @@
-// What the tool tests share: running a program with a changed environment and capturing what
-// it printed, a scratch directory per test, and the paths of the things under test (given by
-// tools.cmake as compile definitions).
+// What the tool and replay tests share: the paths of the things under test (compile definitions
+// from tests/support/support.cmake), the environments that trace simple_gemm, and reading
+// `cublasspy report --json`. Programs run through support/process.h with this environment
+// inherited.
 #pragma once
 
 #include <map>
@@ -9,6 +10,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "support/process.h"
 
 namespace cublasspy::tools::testing {
 
@@ -19,48 +22,23 @@ inline const std::string kStandinDir = STANDIN_DIR;        // <build>/standin
 inline const std::string kEmptyPreload = EMPTY_PRELOAD;    // a library that does nothing
 inline const std::string kGoldenDir = GOLDEN_DIR;          // tests/tools/golden
 
-struct ProcessResult {
-  int exit_code = -1;   // when it exited
-  int signal = 0;       // when a signal ended it
-  std::string out;
-  std::string err;
-  int shell_status() const { return signal ? 128 + signal : exit_code; }
-};
-
-// Variables to set (a value) or remove (nullopt) for the child, on top of this environment.
-using EnvChanges = std::map<std::string, std::optional<std::string>>;
-
-// Runs argv (searched in PATH) to completion, stdout and stderr captured apart.
-ProcessResult run_process(const std::vector<std::string>& argv, const EnvChanges& env = {},
-                          const std::string& cwd = "");
-
-// A fresh directory, removed with everything in it when the test ends.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-  // The files in the directory whose names end with `suffix`, sorted.
-  std::vector<std::string> files(const std::string& suffix = ".cbt") const;
-
- private:
-  std::string path_;
-};
-
-std::string read_file(const std::string& path);
-void write_file(const std::string& path, const std::string& text);
+// The process helpers (support/process.h), under the names these tests use.
+using test_support::Env;
+using test_support::ProcessResult;
+using test_support::ScratchDir;
+using test_support::read_file;
+using test_support::run_process;
+using test_support::write_file;
 
 // The environment that sends simple_gemm to the CPU stand-in instead of the real libraries.
 bool standin_available();
-EnvChanges on_standin();
+Env on_standin();
 // The environment that records into `dir` with the shim preloaded (no `run`).
-EnvChanges traced_into(const TempDir& dir);
+Env traced_into(const ScratchDir& dir);
 
 // Runs simple_gemm under the shim (real libraries unless `env` says otherwise) and returns the
 // one trace it wrote; fails the test (ADD_FAILURE) and returns "" if there is not exactly one.
-std::string trace_simple_gemm(const TempDir& dir, EnvChanges env = {});
+std::string trace_simple_gemm(const ScratchDir& dir, Env env = {});
 
 // `cublasspy report --json [--all] TRACE...`, parsed.
 nlohmann::ordered_json report_json(const std::vector<std::string>& traces, bool all = true);

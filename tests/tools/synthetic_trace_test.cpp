@@ -112,7 +112,7 @@ json report_of(const std::string& path, bool all = true) {
 }
 
 TEST(SyntheticTrace, CrashInsideACall) {
-  TempDir dir;
+  ScratchDir dir;
   std::string path = dir / "crash.cbt";
   {
     SyntheticTrace t(path);
@@ -171,7 +171,7 @@ TEST(SyntheticTrace, CrashInsideACall) {
 }
 
 TEST(SyntheticTrace, FailureScanAndChecks) {
-  TempDir dir;
+  ScratchDir dir;
   std::string path = dir / "fail.cbt";
   {
     SyntheticTrace t(path);
