@@ -16,7 +16,7 @@
 #include "call_context.h"
 #include "lt_descriptors.h"
 #include "runtime.h"
-#include "trace_format.h"
+#include "trace/trace_format.h"
 
 namespace cublasspy::tags {
 

@@ -1,6 +1,6 @@
 #include "call_context.h"
 
-#include "check_ids.h"
+#include "checks/check_ids.h"
 
 #include <cuComplex.h>
 #include <cublas_api.h>

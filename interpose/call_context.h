@@ -6,7 +6,7 @@
 
 #include "handle_registry.h"
 #include "real_functions.h"
-#include "trace_format.h"
+#include "trace/trace_format.h"
 
 namespace cublasspy {
 

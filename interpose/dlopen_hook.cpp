@@ -19,7 +19,7 @@
 #include <cuda_runtime_api.h>
 
 #include "hook_expansion.h"
-#include "process_info.h"
+#include "trace/process_info.h"
 
 extern "C" __attribute__((visibility("hidden"), used)) int cublasspy_dlopen_wanted(const char* name);
 extern "C" __attribute__((visibility("hidden"), used)) void* cublasspy_glibc_dlopen();

@@ -2,8 +2,8 @@
 
 #include <cuda.h>
 
-#include "gemm_call.h"
-#include "hook_list.h"
+#include "trace/gemm_call.h"
+#include "spec/hook_list.h"
 #include "hook_table.h"
 #include "real_functions.h"
 

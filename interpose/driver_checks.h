@@ -1,4 +1,4 @@
-// CUBLASSPY_CHECK=1 inside the shim: runs the checks of src/operand_checks.h before a GEMM and
+// CUBLASSPY_CHECK=1 inside the shim: runs the checks of src/checks/operand_checks.h before a GEMM and
 // writes the findings into its record. The driver answers the memory questions
 // (cuPointerGetAttributes, cuCtxGetDevice, found among the libraries the program loaded); the
 // answers are cached per thread, because the same few allocations come back call after call.
@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "call_context.h"
-#include "operand_checks.h"
+#include "checks/operand_checks.h"
 #include "runtime.h"
 
 namespace cublasspy {

@@ -7,7 +7,7 @@
 #include <pthread.h>
 
 #include "runtime.h"
-#include "trace_writer.h"
+#include "trace/trace_writer.h"
 
 namespace cublasspy {
 namespace {

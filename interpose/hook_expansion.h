@@ -6,8 +6,8 @@
 #include <type_traits>
 
 #include "arg_tags.h"
-#include "foreach.h"
-#include "hook_list.h"
+#include "spec/foreach.h"
+#include "spec/hook_list.h"
 #include "hook_table.h"
 #include "intercept.h"
 

@@ -3,9 +3,9 @@
 
 #include <cstdint>
 
-#include "hook_list.h"
+#include "spec/hook_list.h"
 #include "real_functions.h"
-#include "trace_format.h"
+#include "trace/trace_format.h"
 
 namespace cublasspy {
 

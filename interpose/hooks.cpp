@@ -10,7 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "hook_expansion.h"
-#include "slot_names.h"
+#include "spec/slot_names.h"
 
 CUBLASSPY_HOOKS(CBS_DEFINE_WRAPPER)
 

@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <unistd.h>
 
-#include "call_clock.h"
+#include "trace/call_clock.h"
 #include "call_context.h"
 #include "hook_table.h"
 #include "post_call.h"

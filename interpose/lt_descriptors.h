@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "shadow_table.h"
-#include "trace_format.h"
+#include "trace/trace_format.h"
 
 namespace cublasspy {
 

@@ -2,8 +2,8 @@
 
 #include <cstdlib>
 
-#include "gemm_call.h"
-#include "gemm_dump.h"
+#include "trace/gemm_call.h"
+#include "dump/gemm_dump.h"
 #include "hook_table.h"
 #include "operand_scan.h"
 #include "shim_driver.h"

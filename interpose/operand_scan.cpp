@@ -2,10 +2,10 @@
 
 #include <cstring>
 
-#include "gemm_call.h"
-#include "gemm_scan.h"
+#include "trace/gemm_call.h"
+#include "scan/gemm_scan.h"
 #include "scan/host_scan.h"
-#include "hook_list.h"
+#include "spec/hook_list.h"
 #include "hook_table.h"
 #include "scan/scan_fatbin.h"
 #include "shim_driver.h"

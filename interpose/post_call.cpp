@@ -5,14 +5,14 @@
 #include <atomic>
 #include <cstring>
 
-#include "check_ids.h"
-#include "cuda_errors.h"
+#include "checks/check_ids.h"
+#include "common/cuda_errors.h"
 #include "driver_checks.h"
-#include "hook_list.h"
+#include "spec/hook_list.h"
 #include "operand_dump.h"
 #include "operand_scan.h"
 #include "hook_table.h"
-#include "process_info.h"
+#include "trace/process_info.h"
 #include "real_functions.h"
 
 namespace cublasspy {

@@ -7,7 +7,7 @@
 #include <link.h>
 
 #include "hook_table.h"
-#include "trace_format.h"
+#include "trace/trace_format.h"
 
 namespace cublasspy {
 namespace {

@@ -10,11 +10,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "call_clock.h"
+#include "trace/call_clock.h"
 #include "fatal_signals.h"
 #include "hook_table.h"
-#include "path_template.h"
-#include "process_info.h"
+#include "trace/path_template.h"
+#include "trace/process_info.h"
 #include "shim_log.h"
 
 namespace cublasspy {

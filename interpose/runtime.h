@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "gemm_dump.h"
-#include "trace_format.h"
-#include "trace_writer.h"
+#include "dump/gemm_dump.h"
+#include "settings/config.h"
+#include "trace/trace_format.h"
+#include "trace/trace_writer.h"
 
 namespace cublasspy {
 

@@ -2,7 +2,7 @@
 // has loaded: never loading one, never initializing CUDA on the program's behalf.
 #pragma once
 
-#include "scan_driver.h"
+#include "scan/scan_driver.h"
 
 namespace cublasspy {
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints hook-list entries (interpose/hook_list.h syntax) for the GEMM entry points of the CUDA
+"""Prints hook-list entries (src/spec/hook_list.h syntax) for the GEMM entry points of the CUDA
 headers, choosing each argument's tag by the argument's name and type. Used once to write the
 GEMM part of the list and again when a new cuBLAS adds entry points; the list itself is the
 source of truth (its entries are reviewed, not regenerated blindly).

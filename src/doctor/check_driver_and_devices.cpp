@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "diagnoses/version_text.h"
-#include "doctor.h"
+#include "diagnose/version_text.h"
+#include "doctor/doctor.h"
 
 namespace cublasspy::doctor {
 namespace {

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "doctor.h"
+#include "doctor/doctor.h"
 
 namespace cublasspy::doctor {
 namespace {

@@ -1,4 +1,4 @@
-#include "doctor.h"
+#include "doctor/doctor.h"
 
 namespace cublasspy::doctor {
 

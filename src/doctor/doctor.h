@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "diagnosis.h"
-#include "driver_probe.h"
-#include "machine.h"
+#include "common/diagnosis.h"
+#include "doctor/driver_probe.h"
+#include "doctor/machine.h"
 
 namespace cublasspy::doctor {
 

@@ -1,4 +1,4 @@
-#include "doctor_json.h"
+#include "doctor/doctor_json.h"
 
 namespace cublasspy::doctor {
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "doctor.h"
+#include "doctor/doctor.h"
 
 namespace cublasspy::doctor {
 

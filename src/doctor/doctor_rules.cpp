@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "diagnoses/advice.h"
-#include "diagnoses/version_text.h"
-#include "doctor.h"
+#include "diagnose/advice.h"
+#include "diagnose/version_text.h"
+#include "doctor/doctor.h"
 
 namespace cublasspy::doctor {
 namespace {

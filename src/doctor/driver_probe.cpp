@@ -1,4 +1,4 @@
-#include "driver_probe.h"
+#include "doctor/driver_probe.h"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -1,4 +1,4 @@
-#include "machine.h"
+#include "doctor/machine.h"
 
 #include <glob.h>
 #include <sys/stat.h>

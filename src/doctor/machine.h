@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "driver_probe.h"
+#include "doctor/driver_probe.h"
 
 namespace cublasspy::doctor {
 

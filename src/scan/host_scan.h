@@ -10,8 +10,8 @@
 #include <optional>
 
 #include "element_rules.h"
-#include "gemm_call.h"
-#include "trace_format.h"
+#include "trace/gemm_call.h"
+#include "trace/trace_format.h"
 
 namespace cublasspy {
 

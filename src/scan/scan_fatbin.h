@@ -1,4 +1,4 @@
-// The scan kernel's fatbin, embedded in the shim at build time (scan.cmake). Present only when
+// The scan kernel's fatbin, embedded in the shim at build time (src/scan/CMakeLists.txt). Present only when
 // the build found nvcc: CUBLASSPY_SCAN_KERNEL is then defined to 1, otherwise the shim scans on
 // the host alone.
 #pragma once

@@ -1,7 +1,7 @@
 // The CUBLASSPY_SCAN kernel: counts NaN/+Inf/-Inf in one GEMM operand, finds the first
 // non-finite element and the largest finite magnitude. Built by nvcc into a fatbin that is
-// embedded in the shim and loaded through the driver API on first use (scan.cmake); the shim
-// never links the CUDA runtime. One template, instantiated once per element type.
+// embedded in the shim and loaded through the driver API on first use (src/scan/CMakeLists.txt);
+// the shim never links the CUDA runtime. One template, instantiated once per element type.
 //
 // Each thread tallies its elements (scan_kernel_body.h, shared with the host tests), the block
 // combines its threads' tallies, and one thread merges the block's tally into the result with

@@ -1,5 +1,5 @@
 // The scan kernel's contract, shared by the kernel (scan_kernel.cu), the launcher in the shim
-// (interpose/gemm_scan.cpp) and the tests: the parameter block, the kernel names, and the loop
+// (src/scan/gemm_scan.cpp) and the tests: the parameter block, the kernel names, and the loop
 // each GPU thread runs. The loop is host-compilable so the tests can run it on the CPU thread by
 // thread and check the index arithmetic that no machine here can run on a GPU.
 #pragma once

@@ -8,7 +8,7 @@ set_tests_properties(bench.call_overhead_smoke PROPERTIES
   ENVIRONMENT "CUBLASSPY_SHIM=$<TARGET_FILE:cublasspy>;CUBLASSPY_TRACE=${CMAKE_BINARY_DIR}/bench-%p.cbt")
 
 add_executable(reader_bench ${CMAKE_CURRENT_LIST_DIR}/reader_bench.cpp)
-target_link_libraries(reader_bench PRIVATE cublasspy_reader benchmark::benchmark)
+target_link_libraries(reader_bench PRIVATE cublasspy_trace_reader benchmark::benchmark)
 set_target_properties(reader_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-programs)
 add_test(NAME bench.reader_smoke COMMAND reader_bench --benchmark_min_time=0.01 --benchmark_filter=BM_ReadTrace/16384)
 

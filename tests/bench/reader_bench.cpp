@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "process_info.h"
-#include "trace_reader.h"
-#include "trace_writer.h"
+#include "trace/process_info.h"
+#include "trace/trace_reader.h"
+#include "trace/trace_writer.h"
 
 namespace {
 

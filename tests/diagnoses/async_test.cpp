@@ -3,7 +3,7 @@
 // to the GEMM.
 #include <gtest/gtest.h>
 
-#include "test_helpers.h"
+#include "support/diagnose_helpers.h"
 
 namespace cublasspy::test {
 namespace {

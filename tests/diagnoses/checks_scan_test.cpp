@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "test_helpers.h"
+#include "support/diagnose_helpers.h"
 
 namespace cublasspy::test {
 namespace {

@@ -3,7 +3,7 @@
 // the driver itself is the cause.
 #include <gtest/gtest.h>
 
-#include "test_helpers.h"
+#include "support/diagnose_helpers.h"
 
 namespace cublasspy::test {
 namespace {

@@ -3,7 +3,7 @@
 // that do not exist, and a machine whose driver works but shows no GPU.
 #include <gtest/gtest.h>
 
-#include "test_helpers.h"
+#include "support/diagnose_helpers.h"
 
 namespace cublasspy::test {
 namespace {

@@ -7,14 +7,6 @@
 # temporary root, and run the real probe against the stand-in and this machine.
 set(CBS_DIAG_DIR ${CMAKE_CURRENT_LIST_DIR})
 
-# The doctor's sources join the library only through src/diagnoses/diagnoses.cmake (included
-# from src/CMakeLists.txt); without it the tools build the rules alone and these tests wait.
-get_target_property(cbs_diag_sources cublasspy_diagnoses SOURCES)
-if(NOT cbs_diag_sources MATCHES "doctor/doctor.cpp")
-  message(STATUS "cublasspy: diagnoses tests need include(diagnoses/diagnoses.cmake) in src/CMakeLists.txt")
-  return()
-endif()
-
 cublasspy_test_program(diag_workload ${CBS_DIAG_DIR}/programs/diag_workload.cpp)
 cublasspy_test_program(diag_fork ${CBS_DIAG_DIR}/programs/diag_fork.cpp)
 cublasspy_test_program(diag_second_cublas ${CBS_DIAG_DIR}/programs/diag_second_cublas.cpp)
@@ -25,12 +17,10 @@ set_target_properties(diag_second_cublas_rpath PROPERTIES BUILD_RPATH ${CUBLASSP
 target_link_options(diag_second_cublas_rpath PRIVATE -Wl,--disable-new-dtags)
 
 add_executable(doctor_json ${CBS_DIAG_DIR}/programs/doctor_json.cpp)
-target_link_libraries(doctor_json PRIVATE cublasspy_tools cublasspy_diagnoses)
+target_link_libraries(doctor_json PRIVATE cublasspy_tools cublasspy_doctor)
 set_target_properties(doctor_json PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-programs)
 
 add_executable(diagnoses_test
-  ${CBS_DIAG_DIR}/traced_run.cpp
-  ${CBS_DIAG_DIR}/test_helpers.cpp
   ${CBS_DIAG_DIR}/driver_rules_test.cpp
   ${CBS_DIAG_DIR}/device_rules_test.cpp
   ${CBS_DIAG_DIR}/cublas_init_test.cpp
@@ -42,23 +32,19 @@ add_executable(diagnoses_test
   ${CBS_DIAG_DIR}/checks_scan_test.cpp
   ${CBS_DIAG_DIR}/doctor_machine_test.cpp
   ${CBS_DIAG_DIR}/doctor_probe_test.cpp)
-target_include_directories(diagnoses_test PRIVATE ${CBS_DIAG_DIR})
-target_link_libraries(diagnoses_test PRIVATE cublasspy_diagnoses nlohmann_json::nlohmann_json GTest::gtest_main ${CMAKE_DL_LIBS})
+target_link_libraries(diagnoses_test PRIVATE cublasspy_test_support cublasspy_diagnose cublasspy_doctor
+                      nlohmann_json::nlohmann_json GTest::gtest_main ${CMAKE_DL_LIBS})
 target_compile_options(diagnoses_test PRIVATE -Wall -Wextra)
-target_compile_definitions(diagnoses_test PRIVATE
-  CBS_TEST_SHIM="$<TARGET_FILE:cublasspy>"
-  CBS_TEST_STANDIN_DIR="${CUBLASSPY_STANDIN_DIR}"
-  CBS_TEST_PROGRAMS_DIR="${CMAKE_BINARY_DIR}/test-programs"
-  CBS_TEST_CUDA_LIBDIR="${CUBLASSPY_CUDA_LIBDIR}"
-  CBS_TEST_CLI="$<TARGET_FILE:cublasspy_cli>")
+# The shim, stand-in, program and CUDA paths come with cublasspy_test_support (tests/support).
+target_compile_definitions(diagnoses_test PRIVATE CBS_TEST_CLI="$<TARGET_FILE:cublasspy_cli>")
 add_dependencies(diagnoses_test cublasspy cublasspy_cli standin diag_workload diag_fork diag_second_cublas
                  diag_second_cublas_rpath doctor_json)
 gtest_discover_tests(diagnoses_test TEST_PREFIX diagnoses. DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 300)
 
-# `cublasspy doctor` itself is tested once the tool's subcommand table lists it (tools/main.cpp).
-file(READ ${PROJECT_SOURCE_DIR}/tools/main.cpp cbs_diag_tool_main)
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/main.cpp)
+# `cublasspy doctor` itself is tested once the tool's subcommand table lists it (tools/cli/main.cpp).
+file(READ ${PROJECT_SOURCE_DIR}/tools/cli/main.cpp cbs_diag_tool_main)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/cli/main.cpp)
 if(cbs_diag_tool_main MATCHES "attach_doctor")
   target_compile_definitions(diagnoses_test PRIVATE CBS_TEST_CLI_HAS_DOCTOR=1)
 endif()

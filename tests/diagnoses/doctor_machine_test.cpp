@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "doctor/doctor.h"
-#include "test_helpers.h"
+#include "support/diagnose_helpers.h"
 
 namespace cublasspy::test {
 namespace {

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "test_helpers.h"
+#include "support/diagnose_helpers.h"
 
 namespace cublasspy::test {
 namespace {

@@ -1,7 +1,7 @@
 // execution-failed: failing statuses nothing else explains, one finding per function and status.
 #include <gtest/gtest.h>
 
-#include "test_helpers.h"
+#include "support/diagnose_helpers.h"
 
 namespace cublasspy::test {
 namespace {

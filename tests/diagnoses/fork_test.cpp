@@ -2,7 +2,7 @@
 // The program forks for real; each process writes its own trace.
 #include <gtest/gtest.h>
 
-#include "test_helpers.h"
+#include "support/diagnose_helpers.h"
 
 namespace cublasspy::test {
 namespace {

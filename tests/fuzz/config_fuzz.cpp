@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "config.h"
-#include "path_template.h"
+#include "settings/config.h"
+#include "trace/path_template.h"
 
 namespace {
 

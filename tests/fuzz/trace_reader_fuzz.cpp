@@ -20,11 +20,11 @@
 #include <cstring>
 #include <string>
 
-#include "perfetto_export.h"
-#include "report_model.h"
-#include "report_text.h"
-#include "trace_format.h"
-#include "trace_reader.h"
+#include "report/perfetto_export.h"
+#include "report/report_model.h"
+#include "report/report_text.h"
+#include "trace/trace_format.h"
+#include "trace/trace_reader.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -45,8 +45,8 @@ class ForkAndExec : public ::testing::Test {
 
 TEST_F(ForkAndExec, ForkStormEveryChildWritesItsOwnTraceAndNeverTheParents) {
   constexpr int kChildren = 24;
-  ProgramResult r = run_program({program("hard_fork_storm"), std::to_string(kChildren)},
-                                traced(dir_) + on_standin() + Env{{"CUBLASSPY_RING", "16"}}, dir_);
+  ProcessResult r = run_process({program("hard_fork_storm"), std::to_string(kChildren)},
+                                traced(dir_) + on_standin() + Env{{"CUBLASSPY_RING", "16"}}, isolated_in(dir_));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   ASSERT_NE(r.out.find("children-ok " + std::to_string(kChildren)), std::string::npos) << r.out;
   auto children = children_of(r.out);
@@ -87,9 +87,9 @@ TEST_F(ForkAndExec, ForkedChildThatAbortsDiesOfSigabrtAndSaysSo) {
   // turn the child's SIGABRT into a SIGSEGV (the program counts children that died otherwise).
   constexpr int kChildren = 4;
   std::vector<std::string> argv = {program("hard_fork_storm"), std::to_string(kChildren), "abort"};
-  ProgramResult plain = run_program(argv, on_standin(), dir_);
+  ProcessResult plain = run_process(argv, on_standin(), isolated_in(dir_));
   ASSERT_TRUE(plain.exited_ok()) << plain.describe();
-  ProgramResult r = run_program(argv, traced(dir_) + on_standin(), dir_);
+  ProcessResult r = run_process(argv, traced(dir_) + on_standin(), isolated_in(dir_));
   ASSERT_TRUE(r.exited_ok()) << "a child died of another signal than SIGABRT\n" << r.describe();
   for (const auto& [pid, gemms] : children_of(r.out)) {
     auto child = open_trace(dir_ / ("t-" + pid + ".cbt"));
@@ -101,8 +101,8 @@ TEST_F(ForkAndExec, ForkedChildThatAbortsDiesOfSigabrtAndSaysSo) {
 }
 
 TEST_F(ForkAndExec, ExecedProgramIsTracedAsAProcessOfItsOwn) {
-  ProgramResult r = run_program({program("hard_exec_child"), program("shim_sgemm_loop"), "3"},
-                                traced(dir_) + on_standin(), dir_);
+  ProcessResult r = run_process({program("hard_exec_child"), program("shim_sgemm_loop"), "3"},
+                                traced(dir_) + on_standin(), isolated_in(dir_));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   std::smatch m;
   ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(parent (\d+) child (\d+) exit 0)"))) << r.out;
@@ -128,8 +128,8 @@ TEST_F(ForkAndExec, ForksWhileAnotherThreadSetsUpNeverLeaveAChildWaiting) {
   // and trace opening); each child then makes a call. A fork inside that window must wait for
   // it to finish, or the child inherits a lock no thread of its will ever release.
   if (!std::filesystem::exists(program("hard_fork_during_setup"))) GTEST_SKIP() << "no null CUDA stack";
-  ProgramResult r = run_program({program("hard_fork_during_setup"), "100"},
-                                traced(dir_) + Env{{"CUBLASSPY_RING", "16"}}, dir_, std::chrono::seconds(90));
+  ProcessResult r = run_process({program("hard_fork_during_setup"), "100"},
+                                traced(dir_) + Env{{"CUBLASSPY_RING", "16"}}, isolated_in(dir_, std::chrono::seconds(90)));
   EXPECT_NE(r.out.find("hung 0"), std::string::npos) << r.describe();
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   EXPECT_EQ(dir_.files().size(), 101u) << "every process wrote its trace";

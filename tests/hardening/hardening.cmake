@@ -40,8 +40,8 @@ if(TARGET shim_null_cudart)
   list(APPEND HARDENING_PROGRAMS fork_during_setup)
 endif()
 
-# --- The tests (they build on the integration tests' run_program.h) ---------------------------
-if(TARGET shim_it_support)
+# --- The tests (they build on tests/support's shim_tests.h) ------------------------------------
+if(TARGET cublasspy_test_support)
   add_executable(hardening_test
     ${HARDENING_DIR}/stress_test.cpp
     ${HARDENING_DIR}/fork_exec_test.cpp
@@ -49,7 +49,7 @@ if(TARGET shim_it_support)
     ${HARDENING_DIR}/host_signals_test.cpp
     ${HARDENING_DIR}/security_test.cpp)
   target_include_directories(hardening_test PRIVATE ${HARDENING_DIR})
-  target_link_libraries(hardening_test PRIVATE shim_it_support GTest::gtest_main)
+  target_link_libraries(hardening_test PRIVATE cublasspy_test_support GTest::gtest_main)
   target_compile_options(hardening_test PRIVATE -Wall -Wextra)
   target_compile_definitions(hardening_test PRIVATE
     CUBLASSPY_TOOL_PATH="$<TARGET_FILE:cublasspy_cli>"
@@ -69,7 +69,7 @@ if(TARGET shim_it_support)
   # it against the ASan+UBSan CLI of the fuzz build (CUBLASSPY_REJECTS_TOOL).
   add_executable(hardening_rejects_test ${HARDENING_DIR}/report_rejects_test.cpp)
   target_include_directories(hardening_rejects_test PRIVATE ${HARDENING_DIR})
-  target_link_libraries(hardening_rejects_test PRIVATE shim_it_support GTest::gtest_main)
+  target_link_libraries(hardening_rejects_test PRIVATE cublasspy_test_support GTest::gtest_main)
   target_compile_options(hardening_rejects_test PRIVATE -Wall -Wextra)
   target_compile_definitions(hardening_rejects_test PRIVATE
     CUBLASSPY_TOOL_PATH="$<TARGET_FILE:cublasspy_cli>"
@@ -85,7 +85,7 @@ endif()
 # The reader's two ways through a ring (copy, mapping) and format version 1, alongside.
 add_executable(hardening_writer_test ${HARDENING_DIR}/writer_threads_test.cpp
                                      ${HARDENING_DIR}/reader_access_test.cpp)
-target_link_libraries(hardening_writer_test PRIVATE cublasspy_reader GTest::gtest_main Threads::Threads)
+target_link_libraries(hardening_writer_test PRIVATE cublasspy_trace_reader GTest::gtest_main Threads::Threads)
 target_compile_options(hardening_writer_test PRIVATE -Wall -Wextra)
 target_compile_definitions(hardening_writer_test PRIVATE CUBLASSPY_FUZZ_CORPUS="${HARDENING_FUZZ_DIR}/corpus")
 gtest_discover_tests(hardening_writer_test TEST_PREFIX hardening. DISCOVERY_TIMEOUT 60
@@ -104,7 +104,7 @@ foreach(target trace_reader config)
   set_tests_properties(hardening.fuzz_corpus.${target} PROPERTIES TIMEOUT 300)
 endforeach()
 target_link_libraries(hardening_fuzz_trace_reader PRIVATE cublasspy_tools)
-target_link_libraries(hardening_fuzz_config PRIVATE cublasspy_core)
+target_link_libraries(hardening_fuzz_config PRIVATE cublasspy_settings cublasspy_trace)
 
 # No trace or dump committed outside tests/ (one with a developer's environment once was).
 add_test(NAME hardening.repository.NoTraceOutsideTests

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -21,18 +21,18 @@ class HostSignals : public ::testing::Test {
   }
   // signal_host MODE with the GEMMs in `crashes` (1-based) segfaulting inside the stand-in,
   // plainly and under the shim: both must end the same way. Returns the traced run.
-  ProgramResult run_both(const std::string& mode, const std::string& crashes = "cublasSgemm_v2:2") {
+  ProcessResult run_both(const std::string& mode, const std::string& crashes = "cublasSgemm_v2:2") {
     std::vector<std::string> argv = {program("hard_signal_host"), mode, "4"};
     Env fault = {{"STANDIN_CRASH", crashes}};
-    ProgramResult plain = run_program(argv, on_standin() + fault, dir_);
-    ProgramResult traced_run = run_program(argv, traced(dir_) + on_standin() + fault, dir_);
+    ProcessResult plain = run_process(argv, on_standin() + fault, isolated_in(dir_));
+    ProcessResult traced_run = run_process(argv, traced(dir_) + on_standin() + fault, isolated_in(dir_));
     EXPECT_EQ(traced_run.signal, plain.signal) << traced_run.describe() << "\nplain: " << plain.describe();
     EXPECT_EQ(traced_run.exit_code, plain.exit_code);
     EXPECT_EQ(traced_run.out, plain.out);
     EXPECT_FALSE(traced_run.timed_out);
     return traced_run;
   }
-  std::optional<TraceFile> trace_of(const ProgramResult& r) { return open_trace(trace_path(dir_, r.pid)); }
+  std::optional<TraceFile> trace_of(const ProcessResult& r) { return open_trace(trace_path(dir_, r.pid)); }
   static std::vector<CallView> in_flight_gemms(const TraceFile& t) {
     std::vector<CallView> out;
     for (const CallView& c : calls_of(t, "cublasSgemm_v2")) {
@@ -48,7 +48,7 @@ class HostSignals : public ::testing::Test {
 };
 
 TEST_F(HostSignals, HandlerInstalledBeforeThatExits) {
-  ProgramResult r = run_both("before-exit");
+  ProcessResult r = run_both("before-exit");
   EXPECT_EQ(r.exit_code, 7) << r.describe();
   EXPECT_NE(r.out.find("host handler"), std::string::npos);
   auto t = trace_of(r);
@@ -63,7 +63,7 @@ TEST_F(HostSignals, HandlerInstalledBeforeThatExits) {
 TEST_F(HostSignals, SecondSignalWhileTheFirstIsRecorded) {
   // The program's SIGSEGV handler calls abort(): SIGABRT arrives inside the shim's handler for
   // SIGSEGV. The program dies of SIGABRT as without the shim; the trace keeps the first signal.
-  ProgramResult r = run_both("before-abort");
+  ProcessResult r = run_both("before-abort");
   EXPECT_EQ(r.signal, SIGABRT) << r.describe();
   auto t = trace_of(r);
   ASSERT_TRUE(t);
@@ -76,7 +76,7 @@ TEST_F(HostSignals, SecondSignalWhileTheFirstIsRecorded) {
 TEST_F(HostSignals, HandlerThatReraisesTheSignalWhileItIsBlocked) {
   // Without SA_NODEFER the signal is blocked while the program's handler runs, so its raise()
   // stays pending until the handler returns: the shim must call it with the same mask.
-  ProgramResult r = run_both("before-reraise");
+  ProcessResult r = run_both("before-reraise");
   EXPECT_EQ(r.signal, SIGSEGV) << r.describe();
   EXPECT_NE(r.out.find("reraise pending"), std::string::npos) << r.out;
   auto t = trace_of(r);
@@ -90,7 +90,7 @@ TEST_F(HostSignals, HandlerThatRecoversWithSiglongjmp) {
   // left by siglongjmp, must not make the second look like a signal inside it), and the trace
   // ends "exited".
   // (The second rule's count misses the call the first rule crashed: its 3rd is the 4th GEMM.)
-  ProgramResult r = run_both("before-longjmp", "cublasSgemm_v2:2;cublasSgemm_v2:3");
+  ProcessResult r = run_both("before-longjmp", "cublasSgemm_v2:2;cublasSgemm_v2:3");
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   EXPECT_NE(r.out.find("recovered at 1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("recovered at 3"), std::string::npos) << r.out;
@@ -107,7 +107,7 @@ TEST_F(HostSignals, HandlerThatRecoversWithSiglongjmp) {
 TEST_F(HostSignals, HandlerInstalledAfterReplacesTheShims) {
   // The program's handler replaced the shim's and exits: the shim never hears of the crash, and
   // the trace reads like one killed outright (running, the call in flight).
-  ProgramResult r = run_both("after-exit");
+  ProcessResult r = run_both("after-exit");
   EXPECT_EQ(r.exit_code, 7) << r.describe();
   auto t = trace_of(r);
   ASSERT_TRUE(t);
@@ -121,7 +121,7 @@ TEST_F(HostSignals, HandlerInstalledAfterThatChainsToTheShims) {
   // Like Python's faulthandler: the program's handler calls the one it replaced (the shim's),
   // which records the crash and takes the default action, still inside the program's handler
   // with the signal blocked: the process dies when that handler returns.
-  ProgramResult r = run_both("after-chain");
+  ProcessResult r = run_both("after-chain");
   EXPECT_EQ(r.signal, SIGSEGV) << r.describe();
   auto t = trace_of(r);
   ASSERT_TRUE(t);

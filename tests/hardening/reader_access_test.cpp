@@ -17,9 +17,9 @@
 
 #include <gtest/gtest.h>
 
-#include "process_info.h"
-#include "trace_reader.h"
-#include "trace_writer.h"
+#include "trace/process_info.h"
+#include "trace/trace_reader.h"
+#include "trace/trace_writer.h"
 
 namespace cublasspy {
 namespace {

@@ -14,8 +14,8 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
-#include "trace_format.h"
+#include "support/shim_tests.h"
+#include "trace/trace_format.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -103,10 +103,10 @@ class ReportRejects : public ::testing::Test {
 
   // Writes `bytes` as NAME.cbt and runs `cublasspy report --json --all` on it. Checks what holds
   // for every input: no signal, exit 0 with a report or exit 2 with the one-line refusal.
-  ProgramResult report(const std::string& name, const std::string& bytes) {
+  ProcessResult report(const std::string& name, const std::string& bytes) {
     const std::string path = dir_ / (name + ".cbt");
     std::ofstream(path, std::ios::binary) << bytes;
-    ProgramResult r = run_program({kTool, "report", "--json", "--all", path}, {}, dir_, std::chrono::seconds(60));
+    ProcessResult r = run_process({kTool, "report", "--json", "--all", path}, {}, isolated_in(dir_, std::chrono::seconds(60)));
     EXPECT_FALSE(r.timed_out) << name;
     EXPECT_EQ(r.signal, 0) << name << ": " << r.describe();
     EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 2) << name << ": " << r.describe();
@@ -134,7 +134,7 @@ TEST_F(ReportRejects, CutShortAnywhere) {
   for (uint64_t size : {uint64_t{0}, uint64_t{1}, uint64_t{8}, uint64_t{sizeof(FileHeader) - 1},
                         uint64_t{sizeof(FileHeader)}, uint64_t{format::kHeaderBytes}, ring, ring + 1,
                         uint64_t{seed_.size() - 4096}, uint64_t{seed_.size() - 1}}) {
-    ProgramResult r = report("cut-" + std::to_string(size), seed_.substr(0, size));
+    ProcessResult r = report("cut-" + std::to_string(size), seed_.substr(0, size));
     EXPECT_EQ(r.exit_code, 2) << "a trace cut to " << size << " bytes";
     EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
   }
@@ -156,7 +156,7 @@ TEST_F(ReportRejects, EveryHeaderFieldAtTheExtremes) {
       if (readable_version) continue;  // another version the reader reads: not an extreme
       std::string bytes = seed_;
       set(bytes, f, value);
-      ProgramResult r = report(std::string(f.name) + "-" + std::to_string(value), bytes);
+      ProcessResult r = report(std::string(f.name) + "-" + std::to_string(value), bytes);
       if (r.exit_code == 2) ++refused;
       if (r.exit_code == 0) ++reported;
       if (kChecked.count(f.name)) {
@@ -211,7 +211,7 @@ TEST_F(ReportRejects, GarbageRecordsAreSkippedNotTrusted) {
   std::string bytes = seed_;
   const uint64_t functions = get(seed_, kFields[8]);
   std::memset(bytes.data() + functions, 'x', sizeof(format::FunctionEntry) * 4);
-  ProgramResult r = report("functions-garbage", bytes);
+  ProcessResult r = report("functions-garbage", bytes);
   EXPECT_EQ(r.exit_code, 2) << "an argument count of 0x7878 is refused";
   EXPECT_NE(r.err.find("corrupt function table"), std::string::npos) << r.err;
 }

@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -35,7 +35,7 @@ bool is_capture(const std::string& path) {
   return name.rfind("stdout-", 0) == 0 || name.rfind("stderr-", 0) == 0;
 }
 
-// The files the shim wrote under `dir` (everything but run_program's captured output).
+// The files the shim wrote under `dir` (everything but run_process's captured output).
 std::vector<std::string> written_by_shim(const std::string& dir) {
   std::vector<std::string> out;
   for (const std::string& f : all_files(dir)) {
@@ -59,9 +59,9 @@ class Security : public ::testing::Test {
 TEST_F(Security, FilesAreNoWiderThanTheUmaskAllows) {
   for (const char* mask : {"027", "077", "022"}) {
     ScratchDir dir;
-    ProgramResult r = run_program(
+    ProcessResult r = run_process(
         {"sh", "-c", std::string("umask ") + mask + " && exec \"$0\"", program("hard_secret_operands")},
-        traced(dir) + on_standin() + Env{{"CUBLASSPY_DUMP", "all"}}, dir);
+        traced(dir) + on_standin() + Env{{"CUBLASSPY_DUMP", "all"}}, isolated_in(dir));
     ASSERT_TRUE(r.exited_ok()) << r.describe();
     const mode_t expected = 0666 & ~static_cast<mode_t>(std::stoi(mask, nullptr, 8));
     std::vector<std::string> files = written_by_shim(dir.path());
@@ -80,7 +80,7 @@ TEST_F(Security, NoOperandDataUnlessDumpsAreAskedFor) {
   const Env readers = {{"CUBLASSPY_CHECK", "1"}, {"CUBLASSPY_SYNC", "1"}, {"CUBLASSPY_SCAN", "all"}};
   for (const Env& settings : {Env{}, readers}) {
     ScratchDir dir;
-    ProgramResult r = run_program({program("hard_secret_operands")}, traced(dir) + on_standin() + settings, dir);
+    ProcessResult r = run_process({program("hard_secret_operands")}, traced(dir) + on_standin() + settings, isolated_in(dir));
     ASSERT_TRUE(r.exited_ok()) << r.describe();
     std::vector<std::string> files = written_by_shim(dir.path());
     ASSERT_EQ(files.size(), 1u) << "the trace alone";
@@ -88,8 +88,8 @@ TEST_F(Security, NoOperandDataUnlessDumpsAreAskedFor) {
   }
   // The probe finds the data when it is there: with dumps, in the .npy files.
   ScratchDir dumped;
-  ProgramResult r = run_program({program("hard_secret_operands")},
-                                traced(dumped) + on_standin() + Env{{"CUBLASSPY_DUMP", "all"}}, dumped);
+  ProcessResult r = run_process({program("hard_secret_operands")},
+                                traced(dumped) + on_standin() + Env{{"CUBLASSPY_DUMP", "all"}}, isolated_in(dumped));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   int with_secret = 0;
   for (const std::string& f : written_by_shim(dumped.path())) {
@@ -148,11 +148,10 @@ TEST_F(Security, EverythingGoesIntoTheRequestedDirectoryOnly) {
   ScratchDir work, tmp;
   const std::string wanted = dir_ / "traces";
   fs::create_directory(wanted);
-  ProgramResult r = run_program(
+  ProcessResult r = run_process(
       {program("hard_secret_operands")},
       traced(dir_) + on_standin() +
-          Env{{"CUBLASSPY_TRACE", wanted + "/t-%p.cbt"}, {"TMPDIR", tmp.path()}, {"CUBLASSPY_DUMP", "all"}},
-      work);
+          Env{{"CUBLASSPY_TRACE", wanted + "/t-%p.cbt"}, {"TMPDIR", tmp.path()}, {"CUBLASSPY_DUMP", "all"}}, isolated_in(work));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   EXPECT_TRUE(r.err.empty()) << r.err;
   std::vector<std::string> files = written_by_shim(wanted);
@@ -172,10 +171,9 @@ TEST_F(Security, DumpsNeverFollowALinkNorReplaceAFile) {
   std::vector<std::string> names;
   {
     ScratchDir first;
-    ProgramResult r = run_program({program("hard_secret_operands")},
+    ProcessResult r = run_process({program("hard_secret_operands")},
                                   traced(first) + on_standin() +
-                                      Env{{"CUBLASSPY_TRACE", first / "fixed.cbt"}, {"CUBLASSPY_DUMP", "all"}},
-                                  first);
+                                      Env{{"CUBLASSPY_TRACE", first / "fixed.cbt"}, {"CUBLASSPY_DUMP", "all"}}, isolated_in(first));
     ASSERT_TRUE(r.exited_ok()) << r.describe();
     for (const std::string& f : written_by_shim(first.path())) {
       std::string name = fs::path(f).filename().string();
@@ -195,10 +193,9 @@ TEST_F(Security, DumpsNeverFollowALinkNorReplaceAFile) {
       std::ofstream(at) << "precious";
     }
   }
-  ProgramResult r = run_program({program("hard_secret_operands")},
+  ProcessResult r = run_process({program("hard_secret_operands")},
                                 traced(dir_) + on_standin() +
-                                    Env{{"CUBLASSPY_TRACE", dir_ / "fixed.cbt"}, {"CUBLASSPY_DUMP", "all"}},
-                                dir_);
+                                    Env{{"CUBLASSPY_TRACE", dir_ / "fixed.cbt"}, {"CUBLASSPY_DUMP", "all"}}, isolated_in(dir_));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   EXPECT_EQ(read_file(victim), "victim");
   for (const std::string& name : names) {
@@ -228,7 +225,7 @@ TEST_F(Security, SetUserIdProgramIsLeftAlone) {
   chmod(traces.c_str(), 0755);  // root may write here, the unprivileged user may not
   const Env env = {{"CUBLASSPY_TRACE", traces + "/t-%p.cbt"}, {"TMPDIR", traces}};
 
-  ProgramResult control = run_program({probe, kShim}, env, dir_);
+  ProcessResult control = run_process({probe, kShim}, env, isolated_in(dir_));
   ASSERT_TRUE(control.exited_ok()) << control.describe();
   ASSERT_NE(control.out.find("at_secure 0"), std::string::npos) << control.out;
   EXPECT_EQ(written_by_shim(traces).size(), 1u) << "the control run records the call";
@@ -236,8 +233,8 @@ TEST_F(Security, SetUserIdProgramIsLeftAlone) {
   fs::create_directory(traces);
   chmod(traces.c_str(), 0755);
 
-  ProgramResult r = run_program(
-      {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", probe, kShim}, env, dir_);
+  ProcessResult r = run_process(
+      {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", probe, kShim}, env, isolated_in(dir_));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   if (r.out.find("at_secure 1") == std::string::npos) {
     GTEST_SKIP() << "set-user-ID has no effect here (a nosuid mount?):\n" << r.out;

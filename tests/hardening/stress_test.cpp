@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -81,7 +81,7 @@ class Stress : public ::testing::Test {
 
 TEST_F(Stress, SixteenThreadsChurningHandlesKeepExactTotalsAndWholeRecords) {
   constexpr int kThreads = 16, kCalls = 1500, kEvery = 50, kRing = 64;
-  ProgramResult r = run_program(argv(kThreads, kCalls, kEvery), env(kRing), dir_, std::chrono::seconds(120));
+  ProcessResult r = run_process(argv(kThreads, kCalls, kEvery), env(kRing), isolated_in(dir_, std::chrono::seconds(120)));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   constexpr int kCreates = kThreads * (kCalls / kEvery);
   ASSERT_NE(r.out.find("creates " + std::to_string(kCreates) + " gemms " +
@@ -133,7 +133,7 @@ TEST_F(Stress, RingOfSixteenUnderSixteenThreadsStillCountsEveryCall) {
   // As many threads as slots: a call may find every slot taken by calls in flight and go
   // unrecorded (counted in dropped_records), but the totals never miss a call.
   constexpr int kThreads = 16, kCalls = 1000, kEvery = 100, kRing = 16;
-  ProgramResult r = run_program(argv(kThreads, kCalls, kEvery), env(kRing), dir_, std::chrono::seconds(120));
+  ProcessResult r = run_process(argv(kThreads, kCalls, kEvery), env(kRing), isolated_in(dir_, std::chrono::seconds(120)));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   auto trace = open_trace(trace_path(dir_, r.pid));
   ASSERT_TRUE(trace);
@@ -154,7 +154,7 @@ TEST_F(Stress, ReaderOfALiveTraceOnlyEverSeesWholeRecords) {
   // The reader copies each record between two reads of its state word; a record rewritten
   // meanwhile is skipped (counted torn), never returned half old and half new.
   constexpr int kThreads = 16, kCalls = 4000, kEvery = 200, kRing = 64;
-  RunningProgram running = start_program(argv(kThreads, kCalls, kEvery), env(kRing), dir_);
+  RunningProcess running = start_process(argv(kThreads, kCalls, kEvery), env(kRing), isolated_in(dir_));
   const std::string path = trace_path(dir_, running.pid());
   int snapshots = 0, checked = 0, skipped_torn = 0;
   std::vector<std::string> problems;
@@ -178,7 +178,7 @@ TEST_F(Stress, ReaderOfALiveTraceOnlyEverSeesWholeRecords) {
     });
     skipped_torn += static_cast<int>(trace->torn_records());
   }
-  ProgramResult r = running.wait();
+  ProcessResult r = running.wait();
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   EXPECT_TRUE(problems.empty()) << "a record mixing two calls was handed out: " << problems[0];
   EXPECT_GT(snapshots, 0);

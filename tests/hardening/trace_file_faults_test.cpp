@@ -14,7 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -45,16 +45,16 @@ class TraceFileFaults : public ::testing::Test {
   // phased_calls: kBefore GEMMs, then `act` on the trace file while the program waits, then
   // kAfter GEMMs. Returns the traced run; its output and status must be the plain run's.
   static constexpr int kBefore = 5, kAfter = 20;
-  ProgramResult run_phased(const std::function<void(const std::string& trace)>& act) {
+  ProcessResult run_phased(const std::function<void(const std::string& trace)>& act) {
     const std::string go = dir_ / "go";
     std::vector<std::string> argv = {program("hard_phased_calls"), std::to_string(kBefore), go,
                                      std::to_string(kAfter)};
     std::ofstream(go) << "";
-    ProgramResult plain = run_program(argv, on_standin(), dir_);
+    ProcessResult plain = run_process(argv, on_standin(), isolated_in(dir_));
     EXPECT_TRUE(plain.exited_ok()) << plain.describe();
     fs::remove(go);
 
-    RunningProgram running = start_program(argv, traced(dir_) + on_standin(), dir_);
+    RunningProcess running = start_process(argv, traced(dir_) + on_standin(), isolated_in(dir_));
     const std::string path = trace_path(dir_, running.pid());
     bool reached = wait_until(
         [&] {
@@ -66,7 +66,7 @@ class TraceFileFaults : public ::testing::Test {
     EXPECT_TRUE(reached) << "the first phase never showed in the trace";
     if (reached) act(path);
     std::ofstream(go) << "";
-    ProgramResult r = running.wait();
+    ProcessResult r = running.wait();
     EXPECT_EQ(r.signal, plain.signal) << r.describe();
     EXPECT_EQ(r.exit_code, plain.exit_code) << r.describe();
     EXPECT_EQ(r.out, plain.out);
@@ -79,7 +79,7 @@ class TraceFileFaults : public ::testing::Test {
 TEST_F(TraceFileFaults, TruncatedToNothingWhileRunning) {
   // Stores into pages past the new end of the file raise SIGBUS; the shim's handler swaps the
   // mapping for memory and the program goes on, with one warning.
-  ProgramResult r = run_phased([](const std::string& trace) { ASSERT_EQ(truncate(trace.c_str(), 0), 0); });
+  ProcessResult r = run_phased([](const std::string& trace) { ASSERT_EQ(truncate(trace.c_str(), 0), 0); });
   EXPECT_TRUE(r.exited_ok());
   EXPECT_EQ(count_of(r.err, "was truncated while the process ran"), 1) << r.err;
   std::string error;
@@ -89,14 +89,14 @@ TEST_F(TraceFileFaults, TruncatedToNothingWhileRunning) {
 
 TEST_F(TraceFileFaults, TruncatedToItsHeaderWhileRunning) {
   // The header page stays; the ring's pages go: the fault comes from the first record store.
-  ProgramResult r = run_phased([](const std::string& trace) { ASSERT_EQ(truncate(trace.c_str(), 4096), 0); });
+  ProcessResult r = run_phased([](const std::string& trace) { ASSERT_EQ(truncate(trace.c_str(), 4096), 0); });
   EXPECT_TRUE(r.exited_ok());
   EXPECT_EQ(count_of(r.err, "was truncated while the process ran"), 1) << r.err;
 }
 
 TEST_F(TraceFileFaults, DeletedWhileRunning) {
   // The mapping keeps the unlinked file alive: nothing faults, nothing to say.
-  ProgramResult r = run_phased([](const std::string& trace) { ASSERT_EQ(unlink(trace.c_str()), 0); });
+  ProcessResult r = run_phased([](const std::string& trace) { ASSERT_EQ(unlink(trace.c_str()), 0); });
   EXPECT_TRUE(r.exited_ok());
   EXPECT_TRUE(r.err.empty()) << r.err;
   EXPECT_FALSE(fs::exists(trace_path(dir_, r.pid)));
@@ -126,12 +126,11 @@ TEST_F(TraceFileFaults, FullDiskFallsBackToTmpdir) {
   fs::create_directory(full);
   fs::create_directory(fallback);
   std::vector<std::string> argv = {program("shim_sgemm_loop"), "3"};
-  ProgramResult plain = run_program(argv, on_standin(), dir_);
+  ProcessResult plain = run_process(argv, on_standin(), isolated_in(dir_));
   ASSERT_TRUE(plain.exited_ok()) << plain.describe();
-  ProgramResult r = run_program(on_tiny_disk(full, 64 * 1024, argv),
+  ProcessResult r = run_process(on_tiny_disk(full, 64 * 1024, argv),
                                 traced(dir_) + on_standin() +
-                                    Env{{"CUBLASSPY_TRACE", full + "/t-%p.cbt"}, {"TMPDIR", fallback}},
-                                dir_);
+                                    Env{{"CUBLASSPY_TRACE", full + "/t-%p.cbt"}, {"TMPDIR", fallback}}, isolated_in(dir_));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   EXPECT_EQ(r.out, plain.out);
   EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
@@ -143,20 +142,19 @@ TEST_F(TraceFileFaults, FullDiskFallsBackToTmpdir) {
 TEST_F(TraceFileFaults, FullDiskForTheDumpsSkipsThemWithAWarning) {
   if (!tiny_disks_work()) GTEST_SKIP() << "no unshare with user and mount namespaces here";
   std::vector<std::string> argv = {program("shim_sgemm_loop"), "3"};
-  ProgramResult plain = run_program(argv, on_standin(), dir_);
+  ProcessResult plain = run_process(argv, on_standin(), isolated_in(dir_));
   ASSERT_TRUE(plain.exited_ok()) << plain.describe();
   // Room for the trace (its size is fixed at creation) and not a page more.
-  ProgramResult sized = run_program(argv, traced(dir_) + on_standin(), dir_);
+  ProcessResult sized = run_process(argv, traced(dir_) + on_standin(), isolated_in(dir_));
   auto first = open_trace(trace_path(dir_, sized.pid));
   ASSERT_TRUE(first);
   const uint64_t trace_bytes = first->header().file_bytes;
 
   const std::string full = dir_ / "full";
   fs::create_directory(full);
-  ProgramResult r = run_program(on_tiny_disk(full, trace_bytes, argv),
+  ProcessResult r = run_process(on_tiny_disk(full, trace_bytes, argv),
                                 traced(dir_) + on_standin() +
-                                    Env{{"CUBLASSPY_TRACE", full + "/t-%p.cbt"}, {"CUBLASSPY_DUMP", "all"}},
-                                dir_);
+                                    Env{{"CUBLASSPY_TRACE", full + "/t-%p.cbt"}, {"CUBLASSPY_DUMP", "all"}}, isolated_in(dir_));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   EXPECT_EQ(r.out, plain.out);
   EXPECT_EQ(count_of(r.err, "CUBLASSPY_DUMP: an operand could not be saved"), 1) << r.err;
@@ -168,9 +166,9 @@ TEST_F(TraceFileFaults, FileSizeLimitNeverKillsTheProgram) {
   // even try, and keep its record in memory.
   if (!have("prlimit")) GTEST_SKIP() << "no prlimit";
   std::vector<std::string> argv = {"prlimit", "--fsize=65536", program("shim_sgemm_loop"), "3"};
-  ProgramResult plain = run_program(argv, on_standin(), dir_);
+  ProcessResult plain = run_process(argv, on_standin(), isolated_in(dir_));
   ASSERT_TRUE(plain.exited_ok()) << plain.describe();
-  ProgramResult r = run_program(argv, traced(dir_) + on_standin(), dir_);
+  ProcessResult r = run_process(argv, traced(dir_) + on_standin(), isolated_in(dir_));
   EXPECT_EQ(r.signal, 0) << r.describe();
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   EXPECT_EQ(r.out, plain.out);
@@ -181,12 +179,11 @@ TEST_F(TraceFileFaults, FileSizeLimitNeverKillsTheProgram) {
 
 TEST_F(TraceFileFaults, NowhereWritableKeepsTheRecordInMemory) {
   std::vector<std::string> argv = {program("shim_sgemm_loop"), "3"};
-  ProgramResult plain = run_program(argv, on_standin(), dir_);
+  ProcessResult plain = run_process(argv, on_standin(), isolated_in(dir_));
   ASSERT_TRUE(plain.exited_ok()) << plain.describe();
-  ProgramResult r = run_program(argv,
+  ProcessResult r = run_process(argv,
                                 traced(dir_) + on_standin() +
-                                    Env{{"CUBLASSPY_TRACE", "/proc/nope/t-%p.cbt"}, {"TMPDIR", "/proc/nope"}},
-                                dir_);
+                                    Env{{"CUBLASSPY_TRACE", "/proc/nope/t-%p.cbt"}, {"TMPDIR", "/proc/nope"}}, isolated_in(dir_));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   EXPECT_EQ(r.out, plain.out);
   EXPECT_NE(r.err.find("recording in memory only"), std::string::npos) << r.err;
@@ -197,8 +194,8 @@ TEST_F(TraceFileFaults, SigbusInsideACallIsRecordedAndKillsAsBefore) {
   // A SIGBUS that is not about the trace (here raised inside the call) is the program's own.
   std::vector<std::string> argv = {program("shim_sgemm_loop"), "4"};
   Env fault = {{"STANDIN_CRASH", "cublasSgemm_v2:2:SIGBUS"}};
-  ProgramResult plain = run_program(argv, on_standin() + fault, dir_);
-  ProgramResult r = run_program(argv, traced(dir_) + on_standin() + fault, dir_);
+  ProcessResult plain = run_process(argv, on_standin() + fault, isolated_in(dir_));
+  ProcessResult r = run_process(argv, traced(dir_) + on_standin() + fault, isolated_in(dir_));
   ASSERT_EQ(plain.signal, SIGBUS) << plain.describe();
   EXPECT_EQ(r.signal, SIGBUS) << r.describe();
   EXPECT_EQ(r.out, plain.out);

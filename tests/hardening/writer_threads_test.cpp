@@ -15,8 +15,8 @@
 
 #include <gtest/gtest.h>
 
-#include "trace_reader.h"
-#include "trace_writer.h"
+#include "trace/trace_reader.h"
+#include "trace/trace_writer.h"
 
 namespace cublasspy {
 namespace {

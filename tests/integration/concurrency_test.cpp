@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -33,9 +33,9 @@ std::map<int, Operands> operands_by_thread(const std::string& out) {
 TEST(ConcurrentCalls, TotalsAreExactAndEveryHeldRecordIsIntact) {
   if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
   ScratchDir dir;
-  ProgramResult r = run_program(
+  ProcessResult r = run_process(
       {program("shim_sgemm_threads"), std::to_string(kThreads), std::to_string(kCallsPerThread)},
-      traced(dir) + on_standin() + Env{{"CUBLASSPY_RING", std::to_string(kRing)}}, dir);
+      traced(dir) + on_standin() + Env{{"CUBLASSPY_RING", std::to_string(kRing)}}, isolated_in(dir));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   std::map<int, Operands> operands = operands_by_thread(r.out);
   ASSERT_EQ(operands.size(), static_cast<size_t>(kThreads)) << r.out;

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -28,7 +28,7 @@ class DriverlessRealCuda : public ::testing::Test {
 };
 
 TEST_F(DriverlessRealCuda, EachFailureIsRecordedAsTheProgramSawIt) {
-  ProgramResult r = run_program({program("shim_driverless_calls")}, traced(dir_), dir_);
+  ProcessResult r = run_process({program("shim_driverless_calls")}, traced(dir_), isolated_in(dir_));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   ASSERT_NE(r.out.find("cudaGetDeviceCount 35 count -7"), std::string::npos) << r.out;
   auto trace = open_trace(trace_path(dir_, r.pid));
@@ -66,10 +66,10 @@ TEST_F(DriverlessRealCuda, EachFailureIsRecordedAsTheProgramSawIt) {
 }
 
 TEST_F(DriverlessRealCuda, GarbageHandleCrashInsideCublasIsPinnedOnTheCall) {
-  ProgramResult plain = run_program({program("shim_driverless_calls"), "garbage"}, {}, dir_);
+  ProcessResult plain = run_process({program("shim_driverless_calls"), "garbage"}, {}, isolated_in(dir_));
   ASSERT_EQ(plain.signal, SIGSEGV) << "real cuBLAS dereferences the handle\n" << plain.describe();
 
-  ProgramResult r = run_program({program("shim_driverless_calls"), "garbage"}, traced(dir_), dir_);
+  ProcessResult r = run_process({program("shim_driverless_calls"), "garbage"}, traced(dir_), isolated_in(dir_));
   EXPECT_EQ(r.signal, SIGSEGV) << "the shim must not change how the program ends\n" << r.describe();
   EXPECT_EQ(r.out, plain.out);
   auto trace = open_trace(trace_path(dir_, r.pid));

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -25,9 +25,9 @@ TEST(BadSettings, OneLineEachNamingTheVariableAndTheProgramCarriesOn) {
                    {"CUBLASSPY_ON_ERROR", "explode"}, {"CUBLASSPY_DUMP", "everything"},
                    {"CUBLASSPY_DISABLE", "maybe"}};
   ScratchDir dir;
-  ProgramResult plain = run_program({program("shim_sgemm_loop"), "3"}, on_standin(), dir);
+  ProcessResult plain = run_process({program("shim_sgemm_loop"), "3"}, on_standin(), isolated_in(dir));
   ASSERT_TRUE(plain.exited_ok()) << plain.describe();
-  ProgramResult r = run_program({program("shim_sgemm_loop"), "3"}, traced(dir) + on_standin() + bad, dir);
+  ProcessResult r = run_process({program("shim_sgemm_loop"), "3"}, traced(dir) + on_standin() + bad, isolated_in(dir));
   EXPECT_EQ(r.exit_code, plain.exit_code);
   EXPECT_EQ(r.signal, 0);
   EXPECT_EQ(r.out, plain.out);
@@ -50,8 +50,8 @@ TEST(BadSettings, OneLineEachNamingTheVariableAndTheProgramCarriesOn) {
 TEST(BadSettings, RingOutsideItsRangeIsRefusedToo) {
   if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
   ScratchDir dir;
-  ProgramResult r = run_program({program("shim_sgemm_loop"), "1"},
-                                traced(dir) + on_standin() + Env{{"CUBLASSPY_RING", "3"}}, dir);
+  ProcessResult r = run_process({program("shim_sgemm_loop"), "1"},
+                                traced(dir) + on_standin() + Env{{"CUBLASSPY_RING", "3"}}, isolated_in(dir));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   std::vector<std::string> err = lines(r.err);
   ASSERT_EQ(err.size(), 1u) << r.err;

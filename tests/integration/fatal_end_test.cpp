@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -28,11 +28,11 @@ class FatalEnd : public ::testing::Test {
   }
   // sgemm_loop with `faults` on the stand-in, once plainly and once under the shim; both must
   // end the same way. Returns the traced run.
-  ProgramResult run_both(const std::vector<std::string>& args, const Env& faults) {
+  ProcessResult run_both(const std::vector<std::string>& args, const Env& faults) {
     std::vector<std::string> argv = {program("shim_sgemm_loop")};
     argv.insert(argv.end(), args.begin(), args.end());
-    ProgramResult plain = run_program(argv, on_standin() + faults, dir_);
-    ProgramResult traced_run = run_program(argv, traced(dir_) + on_standin() + faults, dir_);
+    ProcessResult plain = run_process(argv, on_standin() + faults, isolated_in(dir_));
+    ProcessResult traced_run = run_process(argv, traced(dir_) + on_standin() + faults, isolated_in(dir_));
     EXPECT_EQ(traced_run.signal, plain.signal) << "the shim must not change how the program ends";
     EXPECT_EQ(traced_run.exit_code, plain.exit_code);
     EXPECT_EQ(traced_run.out, plain.out);
@@ -42,7 +42,7 @@ class FatalEnd : public ::testing::Test {
 };
 
 TEST_F(FatalEnd, SegfaultInsideACallLeavesItInFlightAndCrashed) {
-  ProgramResult r = run_both({"5"}, {{"STANDIN_CRASH", "cublasSgemm_v2:3"}});
+  ProcessResult r = run_both({"5"}, {{"STANDIN_CRASH", "cublasSgemm_v2:3"}});
   ASSERT_EQ(r.signal, SIGSEGV) << r.describe();
   auto trace = open_trace(trace_path(dir_, r.pid));
   ASSERT_TRUE(trace);
@@ -61,7 +61,7 @@ TEST_F(FatalEnd, SegfaultInsideACallLeavesItInFlightAndCrashed) {
 }
 
 TEST_F(FatalEnd, AbortInsideACallLeavesItInFlightAndCrashed) {
-  ProgramResult r = run_both({"5"}, {{"STANDIN_CRASH", "cublasSgemm_v2:2:SIGABRT"}});
+  ProcessResult r = run_both({"5"}, {{"STANDIN_CRASH", "cublasSgemm_v2:2:SIGABRT"}});
   ASSERT_EQ(r.signal, SIGABRT) << r.describe();
   auto trace = open_trace(trace_path(dir_, r.pid));
   ASSERT_TRUE(trace);
@@ -75,7 +75,7 @@ TEST_F(FatalEnd, AbortInsideACallLeavesItInFlightAndCrashed) {
 }
 
 TEST_F(FatalEnd, ProgramsOwnAbortOutsideAnyCall) {
-  ProgramResult r = run_both({"2", "host", "abort"}, {});
+  ProcessResult r = run_both({"2", "host", "abort"}, {});
   ASSERT_EQ(r.signal, SIGABRT) << r.describe();
   EXPECT_NE(r.out.find("calls 2 failed 0"), std::string::npos) << r.out;
   auto trace = open_trace(trace_path(dir_, r.pid));
@@ -89,9 +89,8 @@ TEST_F(FatalEnd, ProgramsOwnAbortOutsideAnyCall) {
 
 TEST_F(FatalEnd, SigkillDuringAHangLeavesTheHungCallInFlight) {
   ScratchDir& dir = dir_;
-  RunningProgram running = start_program({program("shim_sgemm_loop"), "5"},
-                                         traced(dir) + on_standin() + Env{{"STANDIN_HANG", "cublasSgemm_v2:3"}},
-                                         dir);
+  RunningProcess running = start_process({program("shim_sgemm_loop"), "5"},
+                                         traced(dir) + on_standin() + Env{{"STANDIN_HANG", "cublasSgemm_v2:3"}}, isolated_in(dir));
   const std::string path = trace_path(dir, running.pid());
   // The test acts only once the trace shows the hung call (bounded: a broken shim fails here).
   bool hung = wait_until(
@@ -108,7 +107,7 @@ TEST_F(FatalEnd, SigkillDuringAHangLeavesTheHungCallInFlight) {
       },
       std::chrono::seconds(20));
   running.kill(SIGKILL);
-  ProgramResult r = running.wait();
+  ProcessResult r = running.wait();
   ASSERT_TRUE(hung) << "the trace never showed a GEMM in flight\n" << r.describe();
   EXPECT_EQ(r.signal, SIGKILL);
 

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -13,11 +13,10 @@ TEST(FlightRecorder, FirstFailureSurvivesWrapAround) {
   if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
   constexpr int kCalls = 200;
   ScratchDir dir;
-  ProgramResult r = run_program(
+  ProcessResult r = run_process(
       {program("shim_sgemm_loop"), std::to_string(kCalls)},
       traced(dir) + on_standin() +
-          Env{{"CUBLASSPY_RING", "16"}, {"STANDIN_FAIL", "cublasSgemm_v2:5:13"}},
-      dir);
+          Env{{"CUBLASSPY_RING", "16"}, {"STANDIN_FAIL", "cublasSgemm_v2:5:13"}}, isolated_in(dir));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   ASSERT_NE(r.out.find("call 4 status 13"), std::string::npos) << "the 5th call failed\n" << r.out;
   ASSERT_NE(r.out.find("failed 1 "), std::string::npos) << r.out;

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -13,7 +13,7 @@ namespace {
 TEST(Fork, ChildWritesItsOwnTraceAndNeverTheParents) {
   if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
   ScratchDir dir;
-  ProgramResult r = run_program({program("shim_fork_after_init")}, traced(dir) + on_standin(), dir);
+  ProcessResult r = run_process({program("shim_fork_after_init")}, traced(dir) + on_standin(), isolated_in(dir));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   std::smatch m;
   ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(parent (\d+) child (\d+))"))) << r.out;

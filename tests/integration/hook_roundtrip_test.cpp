@@ -19,9 +19,9 @@
 
 #include <gtest/gtest.h>
 
-#include "foreach.h"
-#include "hook_list.h"
-#include "run_program.h"
+#include "spec/foreach.h"
+#include "spec/hook_list.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -50,8 +50,8 @@ class HookRoundTrip : public ::testing::TestWithParam<const char*> {
     dir_ = new ScratchDir;
     std::string expectations = *dir_ / "expected.txt";
     // A small ring: ~200 calls fit, and the trace file stays small.
-    result_ = new ProgramResult(run_program({program("shim_hook_roundtrip"), expectations},
-                                            traced(*dir_) + Env{{"CUBLASSPY_RING", "1024"}}, *dir_));
+    result_ = new ProcessResult(run_process({program("shim_hook_roundtrip"), expectations},
+                                            traced(*dir_) + Env{{"CUBLASSPY_RING", "1024"}}, isolated_in(*dir_)));
     std::ifstream in(expectations);
     for (std::string line; std::getline(in, line);) {
       std::istringstream s(line);
@@ -75,14 +75,14 @@ class HookRoundTrip : public ::testing::TestWithParam<const char*> {
   }
 
   static ScratchDir* dir_;
-  static ProgramResult* result_;
+  static ProcessResult* result_;
   static TraceFile* trace_;
   static std::string trace_error_;
   static std::map<std::string, std::vector<Expectation>> expected_;
 };
 
 ScratchDir* HookRoundTrip::dir_ = nullptr;
-ProgramResult* HookRoundTrip::result_ = nullptr;
+ProcessResult* HookRoundTrip::result_ = nullptr;
 TraceFile* HookRoundTrip::trace_ = nullptr;
 std::string HookRoundTrip::trace_error_;
 std::map<std::string, std::vector<Expectation>> HookRoundTrip::expected_;

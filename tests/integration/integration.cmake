@@ -4,7 +4,7 @@
 # round trip, against a "null" CUDA stack generated from the hook list. No test needs a GPU.
 # ctest names: shim.<Suite>.<Test>, shim.AllHooks/HookRoundTrip.*, shim.hook_coverage.
 set(SHIM_IT_DIR ${CMAKE_CURRENT_LIST_DIR})
-set(SHIM_IT_PROGRAM_DIR ${CMAKE_BINARY_DIR}/test-programs)
+set(SHIM_IT_PROGRAM_DIR ${CUBLASSPY_TEST_PROGRAM_DIR})
 set(SHIM_IT_NULL_CUDA_DIR ${CMAKE_BINARY_DIR}/null_cuda)
 
 # Programs and libraries that run with the shim preloaded are never sanitized: a sanitizer
@@ -113,26 +113,7 @@ set_target_properties(shim_hook_roundtrip PROPERTIES BUILD_RPATH ${SHIM_IT_NULL_
 shim_it_place(shim_hook_roundtrip)
 
 # --- The tests ------------------------------------------------------------------------------
-# Python for the ctypes test and the coverage script: the interpreter itself, not a launcher
-# script in front of it (pyenv's shims run bash on every start, a second each here).
-find_package(Python3 COMPONENTS Interpreter QUIET)
-set(SHIM_IT_PYTHON "")
-if(Python3_Interpreter_FOUND)
-  execute_process(COMMAND ${Python3_EXECUTABLE} -c "import sys; print(sys.executable)"
-                  OUTPUT_VARIABLE SHIM_IT_PYTHON OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-endif()
-
-add_library(shim_it_support STATIC ${SHIM_IT_DIR}/run_program.cpp)
-target_include_directories(shim_it_support PUBLIC ${SHIM_IT_DIR})
-target_link_libraries(shim_it_support PUBLIC cublasspy_reader GTest::gtest)
-target_compile_definitions(shim_it_support PUBLIC
-  CUBLASSPY_SHIM_PATH="$<TARGET_FILE:cublasspy>"
-  CUBLASSPY_STANDIN_PATH="${CUBLASSPY_STANDIN_DIR}"
-  CUBLASSPY_PROGRAM_DIR="${SHIM_IT_PROGRAM_DIR}"
-  CUBLASSPY_INTEGRATION_SOURCE_DIR="${SHIM_IT_DIR}"
-  CUBLASSPY_PYTHON_PATH="${SHIM_IT_PYTHON}")
-target_compile_options(shim_it_support PRIVATE -Wall -Wextra)
-
+# Paths, the Python interpreter and the process helpers: tests/support/support.cmake.
 add_executable(shim_integration_test
   ${SHIM_IT_DIR}/driverless_test.cpp
   ${SHIM_IT_DIR}/concurrency_test.cpp
@@ -147,7 +128,7 @@ add_executable(shim_integration_test
   ${SHIM_IT_DIR}/preload_routes_test.cpp
   ${SHIM_IT_DIR}/loader_test.cpp
   ${SHIM_IT_DIR}/symbol_hygiene_test.cpp)
-target_link_libraries(shim_integration_test PRIVATE shim_it_support GTest::gtest_main dl)
+target_link_libraries(shim_integration_test PRIVATE cublasspy_test_support GTest::gtest_main dl)
 target_compile_options(shim_integration_test PRIVATE -Wall -Wextra)
 add_dependencies(shim_integration_test cublasspy shim_dlopen_local shim_runpath_dlopen
                  shim_puts_wrapper shim_say_hello shim_constructor_user shim_cudnn_unresolved
@@ -165,16 +146,15 @@ gtest_discover_tests(shim_integration_test TEST_PREFIX shim. DISCOVERY_TIMEOUT 6
                      PROPERTIES TIMEOUT 120)
 
 add_executable(shim_hook_roundtrip_test ${SHIM_IT_DIR}/hook_roundtrip_test.cpp)
-target_include_directories(shim_hook_roundtrip_test PRIVATE ${PROJECT_SOURCE_DIR}/interpose)
-target_link_libraries(shim_hook_roundtrip_test PRIVATE shim_it_support GTest::gtest_main)
+target_link_libraries(shim_hook_roundtrip_test PRIVATE cublasspy_test_support cublasspy_spec GTest::gtest_main)
 target_compile_options(shim_hook_roundtrip_test PRIVATE -Wall -Wextra)
 add_dependencies(shim_hook_roundtrip_test cublasspy shim_hook_roundtrip)
 gtest_discover_tests(shim_hook_roundtrip_test TEST_PREFIX shim. DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 60)
 
 # Every GEMM entry point of the real libraries is hooked (the lead's script).
-if(SHIM_IT_PYTHON)
+if(CUBLASSPY_TEST_PYTHON)
   add_test(NAME shim.hook_coverage
-           COMMAND ${SHIM_IT_PYTHON} ${SHIM_IT_DIR}/check_hook_coverage.py
+           COMMAND ${CUBLASSPY_TEST_PYTHON} ${SHIM_IT_DIR}/check_hook_coverage.py
                    $<TARGET_FILE:cublasspy> ${CUBLASSPY_CUDA_LIBDIR})
 endif()

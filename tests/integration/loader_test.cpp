@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -30,16 +30,16 @@ TEST(Loader, BareNameDlopenFollowsTheCallersRunpath) {
   ScratchDir dir;
   const std::string subject = program("shim_runpath_dlopen");
   // Precondition: the program's RUNPATH, not LD_LIBRARY_PATH, leads to the stand-in.
-  ProgramResult elf = run_program({"readelf", "-d", subject}, {}, dir);
+  ProcessResult elf = run_process({"readelf", "-d", subject}, {}, isolated_in(dir));
   ASSERT_NE(elf.out.find("RUNPATH"), std::string::npos) << elf.out;
   ASSERT_NE(elf.out.find("$ORIGIN/../standin"), std::string::npos) << elf.out;
 
   const std::string standin = fs::canonical(kStandinDir + "/libcublas.so.13").string();
-  ProgramResult plain = run_program({subject}, {}, dir);
+  ProcessResult plain = run_process({subject}, {}, isolated_in(dir));
   ASSERT_TRUE(plain.exited_ok()) << plain.describe();
   ASSERT_EQ(loaded_path(plain.out), standin) << "glibc alone loads the stand-in";
 
-  ProgramResult r = run_program({subject}, traced(dir), dir);
+  ProcessResult r = run_process({subject}, traced(dir), isolated_in(dir));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   EXPECT_EQ(loaded_path(r.out), standin) << "under the shim the same library must load\n" << r.out;
 
@@ -62,12 +62,12 @@ TEST(Loader, FailedDlopenStaysFailedWithItsError) {
   ScratchDir dir;
   const std::vector<std::string> argv = {program("shim_failing_dlopen"),
                                          program("libcudnn_shim_test_unresolved.so")};
-  ProgramResult plain = run_program(argv, {}, dir);
+  ProcessResult plain = run_process(argv, {}, isolated_in(dir));
   ASSERT_TRUE(plain.exited_ok()) << plain.describe();
   ASSERT_NE(plain.out.find("dlopen failed\ndlerror "), std::string::npos) << plain.out;
   ASSERT_NE(plain.out.find("undefined symbol"), std::string::npos) << plain.out;
 
-  ProgramResult r = run_program(argv, traced(dir), dir);
+  ProcessResult r = run_process(argv, traced(dir), isolated_in(dir));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   EXPECT_EQ(r.out, plain.out) << "the shim changed what the program saw";
   EXPECT_EQ(r.out.find("constructor ran"), std::string::npos) << "the shim loaded the library anyway";
@@ -92,13 +92,13 @@ TEST_P(RtldNext, AnotherPreloadedLibraryStillFindsTheNextDefinition) {
   const bool shim_first = GetParam();
   const std::string wrapper = program("libshim_puts_wrapper.so");
   ScratchDir dir;
-  ProgramResult plain = run_program({program("shim_say_hello")}, {{"LD_PRELOAD", wrapper}}, dir);
+  ProcessResult plain = run_process({program("shim_say_hello")}, {{"LD_PRELOAD", wrapper}}, isolated_in(dir));
   ASSERT_TRUE(plain.exited_ok()) << plain.describe();
   ASSERT_EQ(plain.out, "[wrapped] hello\n");
 
   std::string preload = shim_first ? kShim + ":" + wrapper : wrapper + ":" + kShim;
-  ProgramResult r = run_program({program("shim_say_hello")},
-                                traced(dir) + Env{{"LD_PRELOAD", preload}}, dir, std::chrono::seconds(20));
+  ProcessResult r = run_process({program("shim_say_hello")},
+                                traced(dir) + Env{{"LD_PRELOAD", preload}}, isolated_in(dir, std::chrono::seconds(20)));
   EXPECT_TRUE(r.exited_ok()) << "LD_PRELOAD=" << preload << "\n" << r.describe();
   EXPECT_EQ(r.out, "[wrapped] hello\n") << "LD_PRELOAD=" << preload;
   EXPECT_TRUE(dir.files().empty()) << "no CUDA call, no trace";

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -38,7 +38,7 @@ void expect_described_matmul(const CallView& matmul) {
 TEST(LtDescriptors, MatmulRecordDescribesTheGemmOnTheStandin) {
   if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
   ScratchDir dir;
-  ProgramResult r = run_program({program("shim_lt_matmul_row_major")}, traced(dir) + on_standin(), dir);
+  ProcessResult r = run_process({program("shim_lt_matmul_row_major")}, traced(dir) + on_standin(), isolated_in(dir));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   ASSERT_NE(r.out.find("cublasLtMatmul 0"), std::string::npos) << "the stand-in accepts the shape\n" << r.out;
   EXPECT_NE(r.out.find("d[0] 2 d[last] 2"), std::string::npos) << r.out;
@@ -52,7 +52,7 @@ TEST(LtDescriptors, MatmulRecordDescribesTheGemmOnTheStandin) {
 
 TEST(LtDescriptors, MatmulRecordDescribesTheGemmOnTheRealLibraryWithoutADriver) {
   ScratchDir dir;
-  ProgramResult r = run_program({program("shim_lt_matmul_row_major")}, traced(dir), dir);
+  ProcessResult r = run_process({program("shim_lt_matmul_row_major")}, traced(dir), isolated_in(dir));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   ASSERT_NE(r.out.find("descriptor failures 0"), std::string::npos) << r.out;
   if (r.out.find("cublasLtCreate 0") != std::string::npos) {

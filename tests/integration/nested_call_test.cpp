@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -13,7 +13,7 @@ namespace {
 TEST(NestedCalls, LtMatmulInsideGemmExIsRecordedAtDepthOne) {
   if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
   ScratchDir dir;
-  ProgramResult r = run_program({program("shim_gemm_ex_half")}, traced(dir) + on_standin(), dir);
+  ProcessResult r = run_process({program("shim_gemm_ex_half")}, traced(dir) + on_standin(), isolated_in(dir));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   EXPECT_NE(r.out.find("cublasGemmEx 0 c[0] 2"), std::string::npos) << r.out;
   auto trace = open_trace(trace_path(dir, r.pid));

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -20,9 +20,9 @@ class PreloadRoutes : public ::testing::Test {
   }
   // Runs argv on the stand-in with and without the shim; the outputs must match. Returns the
   // traced run.
-  ProgramResult run_both(const std::vector<std::string>& argv, const Env& extra = {}) {
-    ProgramResult plain = run_program(argv, on_standin() + extra, dir_);
-    ProgramResult r = run_program(argv, traced(dir_) + on_standin() + extra, dir_);
+  ProcessResult run_both(const std::vector<std::string>& argv, const Env& extra = {}) {
+    ProcessResult plain = run_process(argv, on_standin() + extra, isolated_in(dir_));
+    ProcessResult r = run_process(argv, traced(dir_) + on_standin() + extra, isolated_in(dir_));
     EXPECT_TRUE(plain.exited_ok()) << plain.describe();
     EXPECT_TRUE(r.exited_ok()) << r.describe();
     EXPECT_EQ(r.out, plain.out) << "the shim changed the program's output";
@@ -32,7 +32,7 @@ class PreloadRoutes : public ::testing::Test {
 };
 
 TEST_F(PreloadRoutes, DlopenLocalAndDlsymPointersAreRecorded) {
-  ProgramResult r = run_both({program("shim_dlopen_local")});
+  ProcessResult r = run_both({program("shim_dlopen_local")});
   EXPECT_NE(r.out.find("cublasSgemm_v2 0 c 4 6 4 6"), std::string::npos) << r.out;
   auto trace = open_trace(trace_path(dir_, r.pid));
   ASSERT_TRUE(trace);
@@ -51,7 +51,7 @@ TEST_F(PreloadRoutes, DlopenLocalAndDlsymPointersAreRecorded) {
 
 TEST_F(PreloadRoutes, PythonCtypesCallIsRecorded) {
   if (kPython.empty()) GTEST_SKIP() << "no python3";
-  ProgramResult r = run_both({kPython, kSourceDir + "/programs/ctypes_device_count.py"},
+  ProcessResult r = run_both({kPython, kSourceDir + "/programs/ctypes_device_count.py"},
                              {{"STANDIN_DEVICE_COUNT", "3"}});
   EXPECT_NE(r.out.find("cudaGetDeviceCount 0 count 3"), std::string::npos) << r.out;
   auto trace = open_trace(trace_path(dir_, r.pid));
@@ -69,7 +69,7 @@ TEST_F(PreloadRoutes, StaticRuntimeReachesTheDriverThroughCuGetProcAddress) {
   // answers 801), so after cuInit the runtime gives up and cudaGetDeviceCount returns 801 there,
   // before any cuDeviceGetCount. What is tested is the way in: the runtime's dlopen of the
   // driver, and cuInit, which it can only have reached through cuGetProcAddress_v2.
-  ProgramResult r = run_both({subject}, {{"STANDIN_DEVICE_COUNT", "2"}});
+  ProcessResult r = run_both({subject}, {{"STANDIN_DEVICE_COUNT", "2"}});
   EXPECT_NE(r.out.find("cudaGetDeviceCount "), std::string::npos) << r.out;
   auto trace = open_trace(trace_path(dir_, r.pid));
   ASSERT_TRUE(trace);
@@ -88,7 +88,7 @@ TEST_F(PreloadRoutes, StaticRuntimeReachesTheDriverThroughCuGetProcAddress) {
 TEST_F(PreloadRoutes, NvidiasDeviceQueryIsRecordedAndUnchanged) {
   const std::string query = "/usr/local/cuda/bin/__nvcc_device_query";
   if (access(query.c_str(), X_OK) != 0) GTEST_SKIP() << "no " << query;
-  ProgramResult r = run_both({query});
+  ProcessResult r = run_both({query});
   EXPECT_FALSE(r.out.empty());
   auto trace = open_trace(trace_path(dir_, r.pid));
   ASSERT_TRUE(trace);
@@ -99,7 +99,7 @@ TEST_F(PreloadRoutes, NvidiasDeviceQueryIsRecordedAndUnchanged) {
 }
 
 TEST_F(PreloadRoutes, HookCalledFromAnotherLibrarysConstructorBeforeMain) {
-  ProgramResult r = run_both({program("shim_constructor_user")});
+  ProcessResult r = run_both({program("shim_constructor_user")});
   EXPECT_NE(r.out.find("constructor cublasCreate_v2 0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("cublasSgemm_v2 0 c[0] 6"), std::string::npos) << r.out;
   auto trace = open_trace(trace_path(dir_, r.pid));

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -12,7 +12,7 @@ namespace {
 TEST(Scalars, HostPointerModeRecordsTheValues) {
   if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
   ScratchDir dir;
-  ProgramResult r = run_program({program("shim_sgemm_loop"), "1", "host"}, traced(dir) + on_standin(), dir);
+  ProcessResult r = run_process({program("shim_sgemm_loop"), "1", "host"}, traced(dir) + on_standin(), isolated_in(dir));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   auto trace = open_trace(trace_path(dir, r.pid));
   ASSERT_TRUE(trace);
@@ -29,7 +29,7 @@ TEST(Scalars, HostPointerModeRecordsTheValues) {
 TEST(Scalars, DevicePointerModeLeavesThemUnknown) {
   if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
   ScratchDir dir;
-  ProgramResult r = run_program({program("shim_sgemm_loop"), "1", "device"}, traced(dir) + on_standin(), dir);
+  ProcessResult r = run_process({program("shim_sgemm_loop"), "1", "device"}, traced(dir) + on_standin(), isolated_in(dir));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   ASSERT_NE(r.out.find("failed 0"), std::string::npos) << r.out;
   auto trace = open_trace(trace_path(dir, r.pid));

@@ -8,14 +8,14 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
 
 TEST(SymbolHygiene, NeedsOnlyGlibcLibraries) {
   ScratchDir dir;
-  ProgramResult r = run_program({"readelf", "-d", kShim}, {}, dir);
+  ProcessResult r = run_process({"readelf", "-d", kShim}, {}, isolated_in(dir));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   const std::set<std::string> allowed = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0",
                                          "ld-linux-x86-64.so.2"};
@@ -30,7 +30,7 @@ TEST(SymbolHygiene, NeedsOnlyGlibcLibraries) {
 
 TEST(SymbolHygiene, ExportsOnlyTheHooksUnversioned) {
   ScratchDir dir;
-  ProgramResult r = run_program({"readelf", "--dyn-syms", "-W", kShim}, {}, dir);
+  ProcessResult r = run_process({"readelf", "--dyn-syms", "-W", kShim}, {}, isolated_in(dir));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   std::istringstream lines(r.out);
   std::set<std::string> exported;
@@ -52,8 +52,8 @@ TEST(SymbolHygiene, ExportsOnlyTheHooksUnversioned) {
 TEST(SymbolHygiene, PreloadedIntoLsChangesNothing) {
   ScratchDir dir;
   const std::vector<std::string> ls = {"ls", "-l", "--color=never", kSourceDir + "/programs"};
-  ProgramResult plain = run_program(ls, {}, dir);
-  ProgramResult r = run_program(ls, {{"LD_PRELOAD", kShim}}, dir);
+  ProcessResult plain = run_process(ls, {}, isolated_in(dir));
+  ProcessResult r = run_process(ls, {{"LD_PRELOAD", kShim}}, isolated_in(dir));
   ASSERT_TRUE(plain.exited_ok()) << plain.describe();
   EXPECT_TRUE(r.exited_ok()) << r.describe();
   EXPECT_EQ(r.out, plain.out);
@@ -64,9 +64,9 @@ TEST(SymbolHygiene, PreloadedIntoLsChangesNothing) {
 TEST(SymbolHygiene, DisabledShimIsAPurePassThrough) {
   if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
   ScratchDir dir;
-  ProgramResult plain = run_program({program("shim_sgemm_loop"), "3"}, on_standin(), dir);
-  ProgramResult r = run_program({program("shim_sgemm_loop"), "3"},
-                                traced(dir) + on_standin() + Env{{"CUBLASSPY_DISABLE", "1"}}, dir);
+  ProcessResult plain = run_process({program("shim_sgemm_loop"), "3"}, on_standin(), isolated_in(dir));
+  ProcessResult r = run_process({program("shim_sgemm_loop"), "3"},
+                                traced(dir) + on_standin() + Env{{"CUBLASSPY_DISABLE", "1"}}, isolated_in(dir));
   ASSERT_TRUE(plain.exited_ok()) << plain.describe();
   EXPECT_TRUE(r.exited_ok()) << r.describe();
   EXPECT_EQ(r.out, plain.out) << "the calls work";

@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_program.h"
+#include "support/shim_tests.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -24,15 +24,14 @@ class TracePlacement : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
-    plain_ = run_program({program("shim_sgemm_loop"), "2"}, on_standin(), dir_);
+    plain_ = run_process({program("shim_sgemm_loop"), "2"}, on_standin(), isolated_in(dir_));
     ASSERT_TRUE(plain_.exited_ok()) << plain_.describe();
   }
   // sgemm_loop under the shim with CUBLASSPY_TRACE=`trace` and TMPDIR=`tmpdir`; the program's
   // output and status must be those of the plain run.
-  ProgramResult run_with(const std::string& trace, const std::string& tmpdir) {
-    ProgramResult r = run_program({program("shim_sgemm_loop"), "2"},
-                                  traced(dir_) + on_standin() + Env{{"CUBLASSPY_TRACE", trace}, {"TMPDIR", tmpdir}},
-                                  dir_);
+  ProcessResult run_with(const std::string& trace, const std::string& tmpdir) {
+    ProcessResult r = run_process({program("shim_sgemm_loop"), "2"},
+                                  traced(dir_) + on_standin() + Env{{"CUBLASSPY_TRACE", trace}, {"TMPDIR", tmpdir}}, isolated_in(dir_));
     EXPECT_TRUE(r.exited_ok()) << r.describe();
     EXPECT_EQ(r.out, plain_.out);
     return r;
@@ -45,13 +44,13 @@ class TracePlacement : public ::testing::Test {
     EXPECT_EQ(calls_of(*trace, "cublasSgemm_v2").size(), 2u);
   }
   ScratchDir dir_;
-  ProgramResult plain_;
+  ProcessResult plain_;
 };
 
 TEST_F(TracePlacement, UnwritableDirectoryFallsBackToTmpdirWithAWarning) {
   std::string fallback = dir_ / "fallback";
   fs::create_directory(fallback);
-  ProgramResult r = run_with("/proc/nope/t-%p.cbt", fallback);
+  ProcessResult r = run_with("/proc/nope/t-%p.cbt", fallback);
   std::string expected = fallback + "/t-" + std::to_string(r.pid) + ".cbt";
   expect_trace_of(expected, r.pid);
   EXPECT_NE(r.err.find("/proc/nope/t-" + std::to_string(r.pid) + ".cbt"), std::string::npos)
@@ -63,7 +62,7 @@ TEST_F(TracePlacement, PathThroughARegularFileFallsBackToTmpdir) {
   write_text(dir_ / "not-a-dir", "x");
   std::string fallback = dir_ / "fallback";
   fs::create_directory(fallback);
-  ProgramResult r = run_with(dir_ / "not-a-dir/t-%p.cbt", fallback);
+  ProcessResult r = run_with(dir_ / "not-a-dir/t-%p.cbt", fallback);
   expect_trace_of(fallback + "/t-" + std::to_string(r.pid) + ".cbt", r.pid);
   EXPECT_NE(r.err.find("not-a-dir"), std::string::npos) << r.err;
 }
@@ -80,10 +79,9 @@ TEST_F(TracePlacement, ReadOnlyDirectoryFallsBackToTmpdir) {
   if (geteuid() == 0) {
     command.insert(command.begin(), {"/usr/bin/setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--"});
   }
-  ProgramResult r = run_program(command,
+  ProcessResult r = run_process(command,
                                 traced(dir_) + on_standin() +
-                                    Env{{"CUBLASSPY_TRACE", ro + "/t-%p.cbt"}, {"TMPDIR", fallback}},
-                                dir_);
+                                    Env{{"CUBLASSPY_TRACE", ro + "/t-%p.cbt"}, {"TMPDIR", fallback}}, isolated_in(dir_));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   EXPECT_EQ(r.out, plain_.out);
   expect_trace_of(fallback + "/t-" + std::to_string(r.pid) + ".cbt", r.pid);
@@ -93,7 +91,7 @@ TEST_F(TracePlacement, ReadOnlyDirectoryFallsBackToTmpdir) {
 TEST_F(TracePlacement, ExistingFileIsNeverClobbered) {
   std::string path = dir_ / "fixed.cbt";
   write_text(path, "precious");
-  ProgramResult r = run_with(path, dir_.path());
+  ProcessResult r = run_with(path, dir_.path());
   EXPECT_EQ(read_file(path), "precious");
   expect_trace_of(path + ".1", r.pid);
 }
@@ -103,7 +101,7 @@ TEST_F(TracePlacement, SymlinkAtThePathIsNotFollowed) {
   write_text(victim, "victim");
   std::string link = dir_ / "link.cbt";
   fs::create_symlink(victim, link);
-  ProgramResult r = run_with(link, dir_.path());
+  ProcessResult r = run_with(link, dir_.path());
   EXPECT_EQ(read_file(victim), "victim");
   EXPECT_TRUE(fs::is_symlink(link));
   expect_trace_of(link + ".1", r.pid);
@@ -113,7 +111,7 @@ TEST_F(TracePlacement, DanglingSymlinkIsNotFollowedEither) {
   std::string target = dir_ / "would-be-created";
   std::string link = dir_ / "dangling.cbt";
   fs::create_symlink(target, link);
-  ProgramResult r = run_with(link, dir_.path());
+  ProcessResult r = run_with(link, dir_.path());
   EXPECT_FALSE(fs::exists(target)) << "the shim created a file through the link";
   expect_trace_of(link + ".1", r.pid);
 }

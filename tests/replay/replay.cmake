@@ -9,34 +9,25 @@ cublasspy_test_program(replay_subjects
   ${CBS_REPLAY_TESTS}/programs/replay_subjects.cpp
   ${CBS_REPLAY_TESTS}/programs/replay_subjects_legacy.cpp
   ${CBS_REPLAY_TESTS}/programs/gemm_arguments.cpp)
-target_include_directories(replay_subjects PRIVATE ${CBS_REPLAY_TESTS}/programs ${PROJECT_SOURCE_DIR}/interpose)
+target_include_directories(replay_subjects PRIVATE ${CBS_REPLAY_TESTS}/programs)
 target_link_libraries(replay_subjects PRIVATE cublasspy_replay_common)
 
 # Unit tests: codec, tolerances, host reference, verdicts, plans, call adapters.
 add_executable(replay_unit_test
   ${CBS_REPLAY_TESTS}/replay_unit_test.cpp
-  ${PROJECT_SOURCE_DIR}/tools/replay_runner/call_adapters.cpp
-  ${PROJECT_SOURCE_DIR}/tools/replay_runner/call_adapters_legacy.cpp)
-target_include_directories(replay_unit_test PRIVATE ${PROJECT_SOURCE_DIR}/tools/replay ${PROJECT_SOURCE_DIR}/tools/replay_runner)
+  ${PROJECT_SOURCE_DIR}/tools/replay/runner/call_adapters.cpp
+  ${PROJECT_SOURCE_DIR}/tools/replay/runner/call_adapters_legacy.cpp)
 target_link_libraries(replay_unit_test PRIVATE cublasspy_tools cuda_headers GTest::gtest_main)
 target_compile_options(replay_unit_test PRIVATE -Wall -Wextra)
 gtest_discover_tests(replay_unit_test TEST_PREFIX replay. DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)
 
-# End to end: the real tool, runner, shim and stand-in (and the tools tests' process helpers).
-add_executable(replay_cli_test
-  ${CBS_REPLAY_TESTS}/replay_cli_test.cpp
-  ${PROJECT_SOURCE_DIR}/tests/tools/test_support.cpp)
-target_include_directories(replay_cli_test PRIVATE ${PROJECT_SOURCE_DIR}/tests/tools ${PROJECT_SOURCE_DIR}/tools/replay)
-target_link_libraries(replay_cli_test PRIVATE cublasspy_tools GTest::gtest_main)
+# End to end: the real tool, runner, shim and stand-in (and tests/support's process helpers).
+add_executable(replay_cli_test ${CBS_REPLAY_TESTS}/replay_cli_test.cpp)
+target_link_libraries(replay_cli_test PRIVATE cublasspy_tools cublasspy_test_support GTest::gtest_main)
 target_compile_options(replay_cli_test PRIVATE -Wall -Wextra)
 target_compile_definitions(replay_cli_test PRIVATE
-  CUBLASSPY_TOOL="$<TARGET_FILE:cublasspy_cli>"
-  CUBLASSPY_SHIM="$<TARGET_FILE:cublasspy>"
   REPLAY_RUNNER="$<TARGET_FILE:cublasspy_replay_runner>"
-  REPLAY_SUBJECTS="$<TARGET_FILE:replay_subjects>"
-  STANDIN_DIR="${CUBLASSPY_STANDIN_DIR}"
-  # test_support.h names these too; the replay tests do not use them.
-  SIMPLE_GEMM="" EMPTY_PRELOAD="" GOLDEN_DIR="")
+  REPLAY_SUBJECTS="$<TARGET_FILE:replay_subjects>")
 add_dependencies(replay_cli_test cublasspy_cli cublasspy cublasspy_replay_runner replay_subjects)
 if(TARGET standin)
   add_dependencies(replay_cli_test standin)

@@ -15,17 +15,17 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "hook_signatures.h"
-#include "test_support.h"
-#include "trace_reader.h"
+#include "replay/hook_signatures.h"
+#include "support/tool_tests.h"
+#include "trace/trace_reader.h"
 
 namespace cublasspy::replay {
 namespace {
 
-using tools::testing::EnvChanges;
+using tools::testing::Env;
 using tools::testing::ProcessResult;
 using tools::testing::run_process;
-using tools::testing::TempDir;
+using tools::testing::ScratchDir;
 
 const std::string kTool = CUBLASSPY_TOOL;
 const std::string kShim = CUBLASSPY_SHIM;
@@ -33,16 +33,16 @@ const std::string kStandin = STANDIN_DIR;
 const std::string kSubjects = REPLAY_SUBJECTS;
 const std::string kRunner = REPLAY_RUNNER;
 
-EnvChanges merged(EnvChanges a, const EnvChanges& b) {
+Env merged(Env a, const Env& b) {
   for (const auto& [k, v] : b) a[k] = v;
   return a;
 }
 
-EnvChanges standin() { return {{"LD_LIBRARY_PATH", kStandin}}; }
+Env standin() { return {{"LD_LIBRARY_PATH", kStandin}}; }
 
 // Runs the subject in `mode` under the shim on the stand-in and returns its one trace.
-std::string trace_subject(const TempDir& dir, const std::string& mode, const EnvChanges& extra = {}) {
-  EnvChanges env = merged(standin(), {{"LD_PRELOAD", kShim}, {"CUBLASSPY_TRACE", dir / "subject-%p.cbt"},
+std::string trace_subject(const ScratchDir& dir, const std::string& mode, const Env& extra = {}) {
+  Env env = merged(standin(), {{"LD_PRELOAD", kShim}, {"CUBLASSPY_TRACE", dir / "subject-%p.cbt"},
                                       {"CUBLASSPY_LOG", "off"}});
   ProcessResult r = run_process({kSubjects, mode}, merged(env, extra));
   std::vector<std::string> traces = dir.files(".cbt");
@@ -89,7 +89,7 @@ struct Replay {
 };
 
 // `cublasspy replay TRACE ARGS... --json` with `env`.
-Replay replay(const std::string& trace, std::vector<std::string> args, const EnvChanges& env = standin()) {
+Replay replay(const std::string& trace, std::vector<std::string> args, const Env& env = standin()) {
   std::vector<std::string> argv = {kTool, "replay", trace};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back("--json");
@@ -108,16 +108,16 @@ std::string verdict(const Replay& r) { return r.first()["verdict"].is_object() ?
 class EveryEntryPoint : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new TempDir();
+    dir_ = new ScratchDir();
     trace_ = trace_subject(*dir_, "every");
     calls_ = gemm_calls(trace_);
   }
   static void TearDownTestSuite() { delete dir_; }
-  static TempDir* dir_;
+  static ScratchDir* dir_;
   static std::string trace_;
   static std::vector<Call> calls_;
 };
-TempDir* EveryEntryPoint::dir_ = nullptr;
+ScratchDir* EveryEntryPoint::dir_ = nullptr;
 std::string EveryEntryPoint::trace_;
 std::vector<Call> EveryEntryPoint::calls_;
 
@@ -220,8 +220,8 @@ TEST_F(EveryEntryPoint, EmittedPythonCompiles) {
 // A failure the stand-in injects for one shape: the program's call fails; the replay with the
 // same fault reproduces it with random data; without the fault it does not reproduce.
 TEST(ReplayOutcome, FailureForAShapeReproduces) {
-  TempDir dir;
-  const EnvChanges fault = {{"STANDIN_FAIL_SHAPE", "16,8,4:13"}};
+  ScratchDir dir;
+  const Env fault = {{"STANDIN_FAIL_SHAPE", "16,8,4:13"}};
   std::string trace = trace_subject(dir, "shapes", fault);
   std::vector<Call> calls = gemm_calls(trace);
   ASSERT_EQ(calls.size(), 3u);
@@ -248,12 +248,12 @@ TEST(ReplayOutcome, FailureForAShapeReproduces) {
 // A silent wrong result (the stand-in adds 1 to an element and returns success) passes unnoticed
 // without --verify and is caught with it, at the run it happens in.
 TEST(ReplayOutcome, VerifyCatchesAWrongResult) {
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_subject(dir, "shapes");
   std::vector<Call> calls = gemm_calls(trace);
   ASSERT_EQ(calls.size(), 3u);
   const std::string seq = std::to_string(calls[2].seq);
-  const EnvChanges wrong = merged(standin(), {{"STANDIN_WRONG_RESULT", "cublasSgemm_v2:1"}});
+  const Env wrong = merged(standin(), {{"STANDIN_WRONG_RESULT", "cublasSgemm_v2:1"}});
   EXPECT_EQ(verdict(replay(trace, {"--call", seq}, wrong)), "succeeds");
   Replay caught = replay(trace, {"--call", seq, "--verify"}, wrong);
   EXPECT_EQ(caught.process.exit_code, 1);
@@ -278,7 +278,7 @@ TEST(ReplayOutcome, VerifyCatchesAWrongResult) {
 // An asynchronous fault of an earlier call makes a later, correct call fail in the program; on
 // its own, the later call succeeds: the verdict sends the user to --sync.
 TEST(ReplayOutcome, EarlierAsynchronousErrorIsNotReproduced) {
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_subject(dir, "async", {{"STANDIN_ASYNC_ERROR", "cublasSgemm_v2:1:700"}});
   std::vector<Call> calls = gemm_calls(trace);
   ASSERT_EQ(calls.size(), 2u);
@@ -291,7 +291,7 @@ TEST(ReplayOutcome, EarlierAsynchronousErrorIsNotReproduced) {
 // A NaN in the program's A makes the result non-finite (a scan sees it); random data does not:
 // with the dumps, the replay pins it on the data.
 TEST(ReplayOutcome, NonFiniteResultReproducedOnlyWithTheCapturedData) {
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_subject(dir, "nan", {{"CUBLASSPY_SCAN", "outputs"}, {"CUBLASSPY_DUMP", "all"}});
   std::vector<Call> calls = gemm_calls(trace);
   ASSERT_EQ(calls.size(), 1u);
@@ -313,7 +313,7 @@ TEST(ReplayOutcome, NonFiniteResultReproducedOnlyWithTheCapturedData) {
 }
 
 TEST(ReplayOutcome, DataDumpWithoutDumpsIsRefused) {
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_subject(dir, "shapes");
   Replay r = replay(trace, {"--call", std::to_string(gemm_calls(trace)[0].seq), "--data", "dump"});
   EXPECT_EQ(r.process.exit_code, 2);
@@ -322,7 +322,7 @@ TEST(ReplayOutcome, DataDumpWithoutDumpsIsRefused) {
 
 // A crash in the call: the program died in it; the replay dies too when the fault is there.
 TEST(ReplayOutcome, CrashInTheCallReproduces) {
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_subject(dir, "shapes", {{"STANDIN_CRASH", "cublasSgemm_v2:2"}});
   std::vector<Call> calls = gemm_calls(trace);
   ASSERT_EQ(calls.size(), 2u);
@@ -335,7 +335,7 @@ TEST(ReplayOutcome, CrashInTheCallReproduces) {
 }
 
 TEST(ReplayOutcome, HangIsCutByTheTimeout) {
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_subject(dir, "shapes");
   Replay r = replay(trace, {"--call", std::to_string(gemm_calls(trace)[0].seq), "--timeout", "2"},
                     merged(standin(), {{"STANDIN_HANG", "cublasSgemm_v2:1"}}));
@@ -345,7 +345,7 @@ TEST(ReplayOutcome, HangIsCutByTheTimeout) {
 
 // On this machine's real libraries (no driver) the replay cannot create a handle, and says so.
 TEST(ReplayOutcome, RealLibrariesWithoutADriverCannotRun) {
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_subject(dir, "shapes");
   Replay r = replay(trace, {"--call", std::to_string(gemm_calls(trace)[0].seq)}, {{"LD_LIBRARY_PATH", std::nullopt}});
   EXPECT_EQ(r.process.exit_code, 3);
@@ -357,7 +357,7 @@ TEST(ReplayOutcome, RealLibrariesWithoutADriverCannotRun) {
 // --- the handle's state and the bounds ------------------------------------------------------------
 
 TEST(ReplayPlanning, HandleStateIsCarried) {
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_subject(dir, "modes");
   std::vector<Call> calls = gemm_calls(trace);
   ASSERT_EQ(calls.size(), 1u);
@@ -378,7 +378,7 @@ TEST(ReplayPlanning, HandleStateIsCarried) {
 }
 
 TEST(ReplayPlanning, SizesBeyondMaxBytesAreRefused) {
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_subject(dir, "huge");
   Replay r = replay(trace, {"--call", std::to_string(gemm_calls(trace)[0].seq)});
   EXPECT_EQ(r.process.exit_code, 2);
@@ -386,7 +386,7 @@ TEST(ReplayPlanning, SizesBeyondMaxBytesAreRefused) {
   EXPECT_NE(why.find("16.0 GiB"), std::string::npos) << why;
   EXPECT_NE(why.find("--max-bytes 4.0 GiB"), std::string::npos) << why;
   // A small call, a smaller bound.
-  TempDir other;
+  ScratchDir other;
   std::string small = trace_subject(other, "shapes");
   // 8 x 8 x 8 fp32: A, B and C of 256 bytes each.
   const std::string seq = std::to_string(gemm_calls(small)[0].seq);
@@ -398,7 +398,7 @@ TEST(ReplayPlanning, SizesBeyondMaxBytesAreRefused) {
 }
 
 TEST(ReplayPlanning, InvalidLeadingDimensionIsRefusedAsTheBug) {
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_subject(dir, "invalid");
   std::vector<Call> calls = gemm_calls(trace);
   ASSERT_EQ(calls.size(), 1u);
@@ -412,7 +412,7 @@ TEST(ReplayPlanning, InvalidLeadingDimensionIsRefusedAsTheBug) {
 // After an asynchronous error every cudaMalloc fails: the program's next GEMM gets null
 // pointers. Replaying that would blame the library; the replay names the real cause instead.
 TEST(ReplayPlanning, NullOperandsAreRefusedWithTheirCause) {
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_subject(dir, "async-allocations", {{"STANDIN_ASYNC_ERROR", "cublasSgemm_v2:1:700"}});
   std::vector<Call> calls = gemm_calls(trace);
   ASSERT_EQ(calls.size(), 2u);
@@ -423,7 +423,7 @@ TEST(ReplayPlanning, NullOperandsAreRefusedWithTheirCause) {
 }
 
 TEST(ReplayCli, UsageErrors) {
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_subject(dir, "shapes");
   ProcessResult no_call = run_process({kTool, "replay", trace});
   EXPECT_EQ(no_call.exit_code, 2);
@@ -442,8 +442,8 @@ TEST(ReplayCli, UsageErrors) {
 
 // Text output: what happened and what it means, in words.
 TEST(ReplayCli, TextOutputExplains) {
-  TempDir dir;
-  const EnvChanges fault = {{"STANDIN_FAIL_SHAPE", "16,8,4:13"}};
+  ScratchDir dir;
+  const Env fault = {{"STANDIN_FAIL_SHAPE", "16,8,4:13"}};
   std::string trace = trace_subject(dir, "shapes", fault);
   ProcessResult r = run_process({kTool, "replay", trace, "--call", std::to_string(gemm_calls(trace)[1].seq)},
                                 merged(merged(standin(), fault), {{"CUBLASSPY_REPLAY_RUNNER", kRunner}}));

@@ -11,14 +11,14 @@
 
 #include <cublas_v2.h>
 
-#include "call_adapters.h"
-#include "element_codec.h"
-#include "hook_signatures.h"
-#include "host_reference.h"
-#include "replay_plan.h"
-#include "runner_client.h"
-#include "tolerance.h"
-#include "verdict.h"
+#include "replay/runner/call_adapters.h"
+#include "replay/element_codec.h"
+#include "replay/hook_signatures.h"
+#include "replay/host_reference.h"
+#include "replay/replay_plan.h"
+#include "replay/runner_client.h"
+#include "replay/tolerance.h"
+#include "replay/verdict.h"
 
 namespace cublasspy::replay {
 namespace {

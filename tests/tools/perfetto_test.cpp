@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "test_support.h"
+#include "support/tool_tests.h"
 
 namespace cublasspy::tools::testing {
 namespace {
@@ -12,7 +12,7 @@ namespace {
 using json = nlohmann::ordered_json;
 
 TEST(Perfetto, OneSlicePerCallFailuresMarked) {
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_simple_gemm(dir);
   ASSERT_FALSE(trace.empty());
   std::string out = dir / "calls.json";
@@ -64,7 +64,7 @@ TEST(Perfetto, OneSlicePerCallFailuresMarked) {
 }
 
 TEST(Perfetto, UnwritableFileIsReported) {
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_simple_gemm(dir);
   ASSERT_FALSE(trace.empty());
   ProcessResult r = run_process({kTool, "report", "--perfetto", dir / "no-such-dir/calls.json", trace});

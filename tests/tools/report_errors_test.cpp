@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "test_support.h"
-#include "trace_format.h"
+#include "support/tool_tests.h"
+#include "trace/trace_format.h"
 
 namespace cublasspy::tools::testing {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 class ReportErrors : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new TempDir;
+    dir_ = new ScratchDir;
     good_ = trace_simple_gemm(*dir_);
   }
   static void TearDownTestSuite() {
@@ -35,11 +35,11 @@ class ReportErrors : public ::testing::Test {
     return path;
   }
 
-  static TempDir* dir_;
+  static ScratchDir* dir_;
   static std::string good_;
-  TempDir scratch_;
+  ScratchDir scratch_;
 };
-TempDir* ReportErrors::dir_ = nullptr;
+ScratchDir* ReportErrors::dir_ = nullptr;
 std::string ReportErrors::good_;
 
 void expect_refused(const ProcessResult& r, const std::string& path, const std::string& problem) {

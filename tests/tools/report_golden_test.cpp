@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "test_support.h"
+#include "support/tool_tests.h"
 
 namespace cublasspy::tools::testing {
 namespace {
@@ -94,7 +94,7 @@ TEST(ReportGolden, SymbolicNamesAreStable) {
 }
 
 TEST(ReportGolden, SimpleGemmOnTheRealLibraries) {
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_simple_gemm(dir);
   ASSERT_FALSE(trace.empty());
   std::string text = symbolic(report_all_text(trace));
@@ -104,7 +104,7 @@ TEST(ReportGolden, SimpleGemmOnTheRealLibraries) {
 
 TEST(ReportGolden, SimpleGemmOnTheStandin) {
   if (!standin_available()) GTEST_SKIP() << "the CPU stand-in is not built";
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_simple_gemm(dir, on_standin());
   ASSERT_FALSE(trace.empty());
   std::string text = symbolic(report_all_text(trace));

@@ -4,7 +4,7 @@
 // the program saw.
 #include <gtest/gtest.h>
 
-#include "test_support.h"
+#include "support/tool_tests.h"
 
 namespace cublasspy::tools::testing {
 namespace {
@@ -86,7 +86,7 @@ const char* const kProgramFunctions[] = {"cudaGetDeviceCount", "cublasCreate_v2"
                                          "cublasDestroy_v2"};
 
 TEST(ReportJson, RealLibrariesWithoutDriver) {
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_simple_gemm(dir);
   ASSERT_FALSE(trace.empty());
   json report = report_json({trace});
@@ -164,7 +164,7 @@ TEST(ReportJson, RealLibrariesWithoutDriver) {
 }
 
 TEST(ReportJson, WithoutAllTheCallsAreNotListed) {
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_simple_gemm(dir);
   ASSERT_FALSE(trace.empty());
   json report = report_json({trace}, /*all=*/false);
@@ -176,7 +176,7 @@ TEST(ReportJson, WithoutAllTheCallsAreNotListed) {
 
 TEST(ReportJson, StandinCallsSucceedAndScalarsAreRead) {
   if (!standin_available()) GTEST_SKIP() << "the CPU stand-in is not built";
-  TempDir dir;
+  ScratchDir dir;
   std::string trace = trace_simple_gemm(dir, on_standin());
   ASSERT_FALSE(trace.empty());
   json report = report_json({trace});
@@ -211,8 +211,8 @@ TEST(ReportJson, StandinCallsSucceedAndScalarsAreRead) {
 }
 
 TEST(ReportJson, SeveralTracesMakeOneDocumentInStartOrder) {
-  TempDir dir;
-  EnvChanges env = traced_into(dir);
+  ScratchDir dir;
+  Env env = traced_into(dir);
   ASSERT_EQ(run_process({kSimpleGemm}, env).exit_code, 0);
   ASSERT_EQ(run_process({kSimpleGemm}, env).exit_code, 0);
   std::vector<std::string> traces = dir.files();

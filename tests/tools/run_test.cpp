@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "test_support.h"
+#include "support/tool_tests.h"
 
 namespace cublasspy::tools::testing {
 namespace {
@@ -56,7 +56,7 @@ TEST(Run, CommandNotFoundIs127) {
 }
 
 TEST(Run, NotExecutableIs126) {
-  TempDir dir;
+  ScratchDir dir;
   std::string script = dir / "not-executable";
   write_file(script, "#!/bin/sh\nexit 0\n");
   chmod(script.c_str(), 0644);
@@ -83,20 +83,20 @@ TEST(Run, PrependsTheShimAndKeepsLdPreload) {
 }
 
 TEST(Run, OptionsBecomeTheShimsVariables) {
-  TempDir dir;
+  ScratchDir dir;
   ProcessResult r = run_process(
       {kTool, "run", "--check", "--sync", "--scan", "inputs", "--dump", "failing", "--on-error", "abort",
        "--ring", "64", "--log", "off", "-o", "rank%r-%p.cbt", "--", "sh", "-c",
        "echo $CUBLASSPY_CHECK $CUBLASSPY_SYNC $CUBLASSPY_SCAN $CUBLASSPY_DUMP $CUBLASSPY_ON_ERROR "
        "$CUBLASSPY_RING $CUBLASSPY_LOG $CUBLASSPY_TRACE"},
-      {}, dir.path());
+      {}, {.cwd = dir.path()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // A relative template is made absolute against the directory `run` was started in.
   EXPECT_EQ(r.out, "1 1 inputs failing abort 64 off " + dir.path() + "/rank%r-%p.cbt\n");
 
   // Without options the inherited settings stay; the default template lands in the cwd.
   ProcessResult plain = run_process({kTool, "run", "--", "sh", "-c", "echo $CUBLASSPY_SCAN $CUBLASSPY_TRACE"},
-                                    {{"CUBLASSPY_SCAN", "all"}, {"CUBLASSPY_TRACE", std::nullopt}}, dir.path());
+                                    {{"CUBLASSPY_SCAN", "all"}, {"CUBLASSPY_TRACE", std::nullopt}}, {.cwd = dir.path()});
   EXPECT_EQ(plain.out, "all " + dir.path() + "/cublasspy-%p.cbt\n");
 }
 
@@ -115,8 +115,8 @@ TEST(Run, BadOptionValuesAreUsageErrors) {
 }
 
 TEST(Run, SummaryOnStderrWhenACallFailed) {
-  TempDir dir;
-  ProcessResult r = run_process({kTool, "run", "--", kSimpleGemm}, {{"NO_COLOR", "1"}}, dir.path());
+  ScratchDir dir;
+  ProcessResult r = run_process({kTool, "run", "--", kSimpleGemm}, {{"NO_COLOR", "1"}}, {.cwd = dir.path()});
   EXPECT_EQ(r.exit_code, 0) << r.err;                               // the program's own status
   EXPECT_NE(r.out.find("cublasSgemm_v2 1"), std::string::npos);     // its output, untouched
   EXPECT_NE(r.err.find("first failure"), std::string::npos) << r.err;
@@ -126,35 +126,35 @@ TEST(Run, SummaryOnStderrWhenACallFailed) {
   ASSERT_EQ(traces.size(), 1u) << r.err;
   EXPECT_EQ(traces, dir.files());
 
-  ProcessResult quiet = run_process({kTool, "run", "--summary", "never", "--", kSimpleGemm}, {}, dir.path());
+  ProcessResult quiet = run_process({kTool, "run", "--summary", "never", "--", kSimpleGemm}, {}, {.cwd = dir.path()});
   EXPECT_EQ(quiet.exit_code, 0);
   EXPECT_TRUE(quiet.err.empty()) << quiet.err;
 }
 
 TEST(Run, NoSummaryWhenNothingFailed) {
   if (!standin_available()) GTEST_SKIP() << "the CPU stand-in is not built";
-  TempDir dir;
-  ProcessResult r = run_process({kTool, "run", "--", kSimpleGemm}, on_standin(), dir.path());
+  ScratchDir dir;
+  ProcessResult r = run_process({kTool, "run", "--", kSimpleGemm}, on_standin(), {.cwd = dir.path()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("sgemm c[0] 6.5"), std::string::npos) << r.out;
   EXPECT_TRUE(r.err.empty()) << r.err;
   EXPECT_EQ(dir.files().size(), 1u);
 
-  ProcessResult always = run_process({kTool, "run", "--summary", "always", "--", kSimpleGemm}, on_standin(), dir.path());
+  ProcessResult always = run_process({kTool, "run", "--summary", "always", "--", kSimpleGemm}, on_standin(), {.cwd = dir.path()});
   EXPECT_NE(always.err.find("0 failed"), std::string::npos) << always.err;
 }
 
 TEST(Run, FindsTheTracesOfEveryProcessOfTheRunAndNoOther) {
-  TempDir dir;
+  ScratchDir dir;
   // A trace from before, with a name the default template also matches.
-  ProcessResult before = run_process({kSimpleGemm}, {{"LD_PRELOAD", kShim}, {"CUBLASSPY_TRACE", std::nullopt}}, dir.path());
+  ProcessResult before = run_process({kSimpleGemm}, {{"LD_PRELOAD", kShim}, {"CUBLASSPY_TRACE", std::nullopt}}, {.cwd = dir.path()});
   ASSERT_EQ(before.exit_code, 0);
   std::vector<std::string> old = dir.files();
   ASSERT_EQ(old.size(), 1u);
 
   // Two CUDA processes below a shell that makes no CUDA call itself.
   ProcessResult r = run_process({kTool, "run", "--", "sh", "-c", "\"$0\" && \"$0\"", kSimpleGemm},
-                                {{"CUBLASSPY_TRACE", std::nullopt}}, dir.path());
+                                {{"CUBLASSPY_TRACE", std::nullopt}}, {.cwd = dir.path()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> found = summary_traces(r.err);
   ASSERT_EQ(found.size(), 2u) << r.err;

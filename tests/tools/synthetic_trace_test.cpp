@@ -9,12 +9,12 @@
 
 #include <gtest/gtest.h>
 
-#include "check_ids.h"
-#include "process_info.h"
-#include "report_model.h"
-#include "report_text.h"
-#include "test_support.h"
-#include "trace_writer.h"
+#include "checks/check_ids.h"
+#include "trace/process_info.h"
+#include "report/report_model.h"
+#include "report/report_text.h"
+#include "support/tool_tests.h"
+#include "trace/trace_writer.h"
 
 namespace cublasspy::tools::testing {
 namespace {
@@ -112,7 +112,7 @@ json report_of(const std::string& path, bool all = true) {
 }
 
 TEST(SyntheticTrace, CrashInsideACall) {
-  TempDir dir;
+  ScratchDir dir;
   std::string path = dir / "crash.cbt";
   {
     SyntheticTrace t(path);
@@ -171,7 +171,7 @@ TEST(SyntheticTrace, CrashInsideACall) {
 }
 
 TEST(SyntheticTrace, FailureScanAndChecks) {
-  TempDir dir;
+  ScratchDir dir;
   std::string path = dir / "fail.cbt";
   {
     SyntheticTrace t(path);

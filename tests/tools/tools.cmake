@@ -15,18 +15,10 @@ add_executable(tools_test
   ${CMAKE_CURRENT_LIST_DIR}/report_golden_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_json_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/synthetic_trace_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_support.cpp)
-target_include_directories(tools_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(tools_test PRIVATE cublasspy_tools GTest::gtest_main)
+  ${CMAKE_CURRENT_LIST_DIR}/synthetic_trace_test.cpp)
+target_link_libraries(tools_test PRIVATE cublasspy_tools cublasspy_test_support GTest::gtest_main)
 target_compile_options(tools_test PRIVATE -Wall -Wextra)
-target_compile_definitions(tools_test PRIVATE
-  CUBLASSPY_TOOL="$<TARGET_FILE:cublasspy_cli>"
-  CUBLASSPY_SHIM="$<TARGET_FILE:cublasspy>"
-  SIMPLE_GEMM="$<TARGET_FILE:simple_gemm>"
-  EMPTY_PRELOAD="$<TARGET_FILE:tools_test_empty_preload>"
-  STANDIN_DIR="${CUBLASSPY_STANDIN_DIR}"
-  GOLDEN_DIR="${CMAKE_CURRENT_LIST_DIR}/golden")
+# The paths of the things under test come with cublasspy_test_support (tests/support).
 add_dependencies(tools_test cublasspy_cli cublasspy simple_gemm tools_test_empty_preload)
 if(TARGET standin)
   add_dependencies(tools_test standin)

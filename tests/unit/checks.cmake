@@ -1,18 +1,19 @@
 # The argument checks of CUBLASSPY_CHECK=1 (included by the unit tests' CMakeLists).
-#   checks_test:        the pure checks and their messages (src/operand_checks, src/check_ids)
+#   checks_test:        the pure checks and their messages (src/checks: operand_checks, check_ids)
 #   checks_driver_test: the shim's driver side (interpose/driver_checks.cpp) against a fake
 #                       cuPointerGetAttributes, with the few shim functions it calls stubbed
 # ctest names: checks.<Suite>.<Test>.
 include(GoogleTest)
 
 add_executable(checks_test ${CMAKE_CURRENT_LIST_DIR}/checks_test.cpp)
-target_link_libraries(checks_test PRIVATE cublasspy_core GTest::gtest_main)
+target_link_libraries(checks_test PRIVATE cublasspy_checks GTest::gtest_main)
 target_compile_options(checks_test PRIVATE -Wall -Wextra)
 gtest_discover_tests(checks_test TEST_PREFIX checks.)
 
 add_executable(checks_driver_test ${CMAKE_CURRENT_LIST_DIR}/checks_driver_test.cpp
                ${PROJECT_SOURCE_DIR}/interpose/driver_checks.cpp)
 target_include_directories(checks_driver_test PRIVATE ${PROJECT_SOURCE_DIR}/interpose)
-target_link_libraries(checks_driver_test PRIVATE cublasspy_core cuda_headers GTest::gtest_main)
+target_link_libraries(checks_driver_test PRIVATE cublasspy_checks cublasspy_spec cublasspy_settings
+                      cuda_headers GTest::gtest_main)
 target_compile_options(checks_driver_test PRIVATE -Wall -Wextra)
 gtest_discover_tests(checks_driver_test TEST_PREFIX checks.)

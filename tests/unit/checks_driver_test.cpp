@@ -10,8 +10,8 @@
 #include <cstring>
 #include <map>
 
-#include "check_ids.h"
-#include "hook_list.h"
+#include "checks/check_ids.h"
+#include "spec/hook_list.h"
 #include "hook_table.h"
 #include "driver_checks.h"
 #include "real_functions.h"

@@ -1,4 +1,4 @@
-// The argument checks of CUBLASSPY_CHECK=1 (src/operand_checks.h, src/check_ids.h): each check
+// The argument checks of CUBLASSPY_CHECK=1 (src/checks/operand_checks.h, src/checks/check_ids.h): each check
 // flags a bad call, leaves a set of valid calls alone, and its message carries the numbers.
 // Calls are built as the shim builds them: a record and its function entry through
 // gemm_from_record, so the tests also hold the checks to the record's argument names.
@@ -8,16 +8,16 @@
 #include <map>
 #include <string>
 
-#include "check_ids.h"
-#include "gemm_call.h"
-#include "operand_checks.h"
+#include "checks/check_ids.h"
+#include "trace/gemm_call.h"
+#include "checks/operand_checks.h"
 
 namespace cublasspy {
 namespace {
 
 using format::ArgKind;
 
-// FunctionEntry::family values (interpose/hook_list.h's Family).
+// FunctionEntry::family values (src/spec/hook_list.h's Family).
 constexpr uint16_t kFamilyGemm = 3, kFamilyBatched = 4, kFamilyStrided = 5, kFamilyLt = 7;
 constexpr int kR32F = 0, kR64F = 1, kR16F = 2, kC64F = 5, kR8F_E4M3 = 28;
 

@@ -1,4 +1,4 @@
-// docs/FORMAT.md against src/trace_format.h: the page's tables must say what the code does.
+// docs/FORMAT.md against src/trace/trace_format.h: the page's tables must say what the code does.
 //
 // The page documents each struct under a heading naming it in backticks, with a table
 //   | offset | size | field | meaning |      rows such as  | 8 | 4 | `endian_mark` u32 | ... |
@@ -26,7 +26,7 @@
 
 #include <gtest/gtest.h>
 
-#include "trace_format.h"
+#include "trace/trace_format.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "../standin/shared/numeric_formats.h"
-#include "npy_writer.h"
+#include "dump/npy_writer.h"
 #include "scan/element_rules.h"
 #include "scan/host_scan.h"
 #include "scan/scan_kernel_body.h"

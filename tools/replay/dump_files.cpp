@@ -1,10 +1,10 @@
-#include "dump_files.h"
+#include "replay/dump_files.h"
 
 #include <sys/stat.h>
 
 #include <fstream>
 
-#include "npy_writer.h"
+#include "dump/npy_writer.h"
 
 namespace cublasspy::replay {
 

@@ -1,4 +1,4 @@
-#include "element_codec.h"
+#include "replay/element_codec.h"
 
 #include <cmath>
 #include <cstring>

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "gemm_call.h"
+#include "trace/gemm_call.h"
 
 namespace cublasspy::replay {
 

@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "emitters.h"
-#include "gemm_call.h"
-#include "hook_signatures.h"
-#include "trace_reader.h"
+#include "replay/emitters.h"
+#include "trace/gemm_call.h"
+#include "replay/hook_signatures.h"
+#include "trace/trace_reader.h"
 
 namespace cublasspy::replay {
 namespace {

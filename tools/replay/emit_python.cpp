@@ -6,9 +6,9 @@
 #include <cctype>
 #include <sstream>
 
-#include "emitters.h"
-#include "gemm_call.h"
-#include "trace_reader.h"
+#include "replay/emitters.h"
+#include "trace/gemm_call.h"
+#include "trace/trace_reader.h"
 
 namespace cublasspy::replay {
 namespace {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "replay_plan.h"
+#include "replay/replay_plan.h"
 
 namespace cublasspy::replay {
 

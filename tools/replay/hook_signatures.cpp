@@ -1,9 +1,9 @@
-#include "hook_signatures.h"
+#include "replay/hook_signatures.h"
 
 #include <cctype>
 #include <string_view>
 
-#include "foreach.h"
+#include "spec/foreach.h"
 
 namespace cublasspy::replay {
 namespace {

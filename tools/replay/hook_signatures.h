@@ -1,15 +1,15 @@
-// The parameter lists of the hooked functions, as text, expanded from interpose/hook_list.h
+// The parameter lists of the hooked functions, as text, expanded from src/spec/hook_list.h
 // without the CUDA headers (the types are only stringized). The replay uses them to know which
 // trace slot feeds which parameter, and the C++ emitter to write a call with exactly the
 // header's types. The runner, which is compiled against the headers, has typed call adapters
-// from the same list (tools/replay_runner/call_adapters.cpp).
+// from the same list (tools/replay/runner/call_adapters.cpp).
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "hook_list.h"
-#include "slot_names.h"
+#include "spec/hook_list.h"
+#include "spec/slot_names.h"
 
 namespace cublasspy::replay {
 

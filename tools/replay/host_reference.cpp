@@ -1,11 +1,11 @@
-#include "host_reference.h"
+#include "replay/host_reference.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
-#include "element_codec.h"
+#include "replay/element_codec.h"
 
 namespace cublasspy::replay {
 namespace {

@@ -1,4 +1,4 @@
-#include "plan_builder.h"
+#include "replay/plan_builder.h"
 
 #include <algorithm>
 #include <array>
@@ -7,11 +7,11 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "dump_files.h"
-#include "gemm_call.h"
-#include "hook_signatures.h"
-#include "npy_writer.h"
-#include "tolerance.h"
+#include "replay/dump_files.h"
+#include "trace/gemm_call.h"
+#include "replay/hook_signatures.h"
+#include "dump/npy_writer.h"
+#include "replay/tolerance.h"
 
 namespace cublasspy::replay {
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "replay_plan.h"
-#include "tolerance.h"
-#include "trace_reader.h"
+#include "replay/replay_plan.h"
+#include "replay/tolerance.h"
+#include "trace/trace_reader.h"
 
 namespace cublasspy::replay {
 

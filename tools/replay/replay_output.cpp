@@ -1,9 +1,9 @@
-#include "replay_output.h"
+#include "replay/replay_output.h"
 
 #include <cinttypes>
 #include <cstdio>
 
-#include "trace_reader.h"
+#include "trace/trace_reader.h"
 
 namespace cublasspy::replay {
 namespace {

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "plan_builder.h"
-#include "verdict.h"
+#include "replay/plan_builder.h"
+#include "replay/verdict.h"
 
 namespace cublasspy::replay {
 

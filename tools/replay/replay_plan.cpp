@@ -1,9 +1,9 @@
-#include "replay_plan.h"
+#include "replay/replay_plan.h"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "gemm_call.h"
+#include "trace/gemm_call.h"
 
 namespace cublasspy::replay {
 namespace {

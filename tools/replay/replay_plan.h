@@ -1,5 +1,5 @@
 // What one replay does, decided by the tool from a trace record (plan_builder.h) and carried to
-// the runner (a fresh process, tools/replay_runner) as JSON on its stdin. Everything the runner
+// the runner (a fresh process, tools/replay/runner) as JSON on its stdin. Everything the runner
 // needs is here, already checked: it never sees the trace, and trusts only numbers the tool
 // has bounded (plan_builder.cpp refuses what would not fit --max-bytes).
 //

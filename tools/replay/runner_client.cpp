@@ -1,4 +1,4 @@
-#include "runner_client.h"
+#include "replay/runner_client.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "shim_location.h"
+#include "cli/shim_location.h"
 
 extern char** environ;
 

@@ -1,9 +1,9 @@
-#include "tolerance.h"
+#include "replay/tolerance.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "gemm_call.h"
+#include "trace/gemm_call.h"
 
 namespace cublasspy::replay {
 namespace {

@@ -1,11 +1,11 @@
-#include "verdict.h"
+#include "replay/verdict.h"
 
 #include <string.h>
 
 #include <cinttypes>
 #include <cstdio>
 
-#include "trace_reader.h"
+#include "trace/trace_reader.h"
 
 namespace cublasspy::replay {
 namespace {

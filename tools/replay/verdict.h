@@ -19,8 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "plan_builder.h"
-#include "runner_client.h"
+#include "replay/plan_builder.h"
+#include "replay/runner_client.h"
 
 namespace cublasspy::replay {
 

@@ -10,7 +10,7 @@
 
 #include "doctor/doctor.h"
 #include "doctor/doctor_json.h"
-#include "report_model.h"
+#include "report/report_model.h"
 
 int main(int argc, char** argv) {
   int seconds = 20;

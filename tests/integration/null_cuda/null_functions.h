@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "foreach.h"
-#include "hook_list.h"
+#include "spec/foreach.h"
+#include "spec/hook_list.h"
 #include "hook_tag_traits.h"
 
 using ::cublasspy::ScalarType;  // the hook list names tags like Alpha<ScalarType::kF32>

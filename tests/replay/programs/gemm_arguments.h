@@ -19,7 +19,7 @@
 #include <cuda_runtime_api.h>
 #include <library_types.h>
 
-#include "element_codec.h"
+#include "replay/element_codec.h"
 
 namespace subjects {
 

@@ -29,9 +29,9 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
-#include "foreach.h"
+#include "spec/foreach.h"
 #include "gemm_arguments.h"
-#include "hook_list.h"
+#include "spec/hook_list.h"
 
 void call_legacy_gemms();  // replay_subjects_legacy.cpp
 

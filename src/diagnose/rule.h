@@ -1,0 +1,59 @@
+// How a diagnosis rule plugs in: a function that reads the facts of every trace and adds the
+// findings it can prove. Rules run in the order of the table in diagnose.cpp (root causes
+// first), so a later rule can ask whether an earlier one already explained a process.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "common/diagnosis.h"
+#include "diagnose/trace_facts.h"
+
+namespace cublasspy::diagnoses {
+
+class RuleContext {
+ public:
+  RuleContext(const std::vector<TraceFacts>& traces, std::vector<Diagnosis>& found)
+      : traces_(traces), found_(found) {}
+
+  const std::vector<TraceFacts>& traces() const { return traces_; }
+  void add(Diagnosis d) { found_.push_back(std::move(d)); }
+  // The first finding so far for the process of `facts` whose id is one of `ids`.
+  const Diagnosis* found_for(const TraceFacts& facts, std::initializer_list<const char*> ids) const;
+  // True when a finding so far names this call of this process.
+  bool call_named(const TraceFacts& facts, uint64_t seq) const;
+
+ private:
+  const std::vector<TraceFacts>& traces_;
+  std::vector<Diagnosis>& found_;
+};
+
+using Rule = void (*)(RuleContext&);
+
+// A finding about one process, ready for its summary, evidence and advice.
+Diagnosis finding(const char* id, Severity severity, const TraceFacts& facts);
+
+// The ids of findings that explain why CUDA or cuBLAS could not work at all in a process:
+// once one stands, later failures there are its consequences, not findings of their own.
+inline constexpr std::initializer_list<const char*> kSetupFailureIds = {
+    "no-driver", "driver-too-old", "no-device", "invalid-visible-devices",
+    "device-enumeration-failed", "cublas-init-failed", "fork-after-cuda-init"};
+
+// The rules, one per file (or per closely related group).
+void rule_no_driver(RuleContext& ctx);               // no-driver
+void rule_driver_too_old(RuleContext& ctx);          // driver-too-old
+void rule_device_enumeration(RuleContext& ctx);      // invalid-visible-devices, no-device,
+                                                     // device-enumeration-failed
+void rule_fork_after_cuda_init(RuleContext& ctx);    // fork-after-cuda-init
+void rule_cublas_init(RuleContext& ctx);             // cublas-init-failed
+void rule_mixed_libraries(RuleContext& ctx);         // mixed-cuda-libraries
+void rule_crashed_in_call(RuleContext& ctx);         // crashed-in-call
+void rule_killed_in_call(RuleContext& ctx);          // killed-in-call
+void rule_async_error(RuleContext& ctx);             // async-error
+void rule_checks(RuleContext& ctx);                  // the CUBLASSPY_CHECK ids
+void rule_scan(RuleContext& ctx);                    // non-finite-input, non-finite-output,
+                                                     // half-overflow
+void rule_execution_failed(RuleContext& ctx);        // execution-failed (last: the rest)
+
+}  // namespace cublasspy::diagnoses

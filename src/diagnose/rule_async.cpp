@@ -1,0 +1,132 @@
+// async-error: an error that happened on the GPU after the call that launched the work had
+// returned success, reported by a later call (a synchronization, a copy, the next GEMM). The
+// EXECUTION_FAILED field report's last resort (docs/DIAGNOSES.md): CUDA_LAUNCH_BLOCKING=1 finds
+// the real culprit; CUBLASSPY_SYNC=1 (`run --sync`) does the same per intercepted call and pins
+// the error to it in the trace.
+#include <fmt/format.h>
+
+#include "checks/check_ids.h"
+#include "common/cuda_errors.h"
+#include "diagnose/rule.h"
+
+namespace cublasspy::diagnoses {
+namespace {
+
+// "#16 cublasSgemm_v2 (m=4 ...), flagged by CUBLASSPY_CHECK: pointer-mode-mismatch": a suspect
+// the argument checks already found wrong is the likely culprit.
+std::string suspect_text(const TraceFile& trace, const CallView& call) {
+  std::string text = call_with_shape(trace, call);
+  std::string flagged;
+  for (int bit = 0; bit < kCheckCount; ++bit) {
+    if ((call.rec().check_bits & (1u << bit)) == 0) continue;
+    if (const char* name = check_id_name(static_cast<CheckId>(bit))) flagged += (flagged.empty() ? "" : ", ") + std::string(name);
+  }
+  return flagged.empty() ? text : text + ", flagged by CUBLASSPY_CHECK: " + flagged;
+}
+
+std::string error_name(int code) { return fmt::format("{} {}", code, cuda_error_name(code)); }
+
+std::string what_it_means(int code) {
+  switch (code) {
+    case 700: return "a kernel read or wrote an address outside any allocation";
+    case 701: return "a kernel asked for more resources than the GPU has";
+    case 702: return "a kernel ran past the watchdog's time limit";
+    case 710: return "a device-side assert failed";
+    case 714: case 715: case 716: case 717: return "a kernel executed an invalid instruction or access";
+    case 718: return "an invalid program counter in a kernel";
+    case 719: return "a kernel failed (the context is now unusable)";
+    case 720: return "a cooperative launch exceeded the GPU's limits";
+    default: return "the GPU reported an error";
+  }
+}
+
+// Later failures the sticky error explains (every call after it fails until the process ends).
+uint64_t failures_from(const TraceFacts& f, uint64_t seq) {
+  uint64_t n = 0;
+  for (const auto& [key, group] : f.failures) {
+    if (group.first.seq >= seq) n += group.count;
+  }
+  return n;
+}
+
+const char* kDeviceFaultAdvice =
+    "Check the operands of that call: each must be a live device allocation large enough for its "
+    "shape (ld * columns elements, times the batch stride and count), with lda/ldb/ldc at least the "
+    "rows they span; `cublasspy run --check` validates this before each call. "
+    "`compute-sanitizer --tool memcheck` names the faulting kernel and address. On a GPU that "
+    "works for other programs, also look at `sudo dmesg | grep -i NVRM` (Xid errors: hardware, "
+    "temperature, power).";
+
+}  // namespace
+
+void rule_async_error(RuleContext& ctx) {
+  for (const TraceFacts& f : ctx.traces()) {
+    const format::FileHeader& h = f.header();
+    if (!f.async_pinned.empty()) {
+      const CallView& call = f.async_pinned.front();
+      const int code = call.rec().async_status;
+      Diagnosis d = finding("async-error", Severity::kError, f);
+      d.call = call.seq;
+      d.summary = fmt::format("the GPU work launched by {} failed with {}", call_name(call), error_name(code));
+      d.evidence = fmt::format("{} returned {}, then synchronizing its stream (CUBLASSPY_SYNC) "
+                               "reported {}: {}.",
+                               suspect_text(*f.trace, call), status_text(call), error_name(code), what_it_means(code));
+      if (uint64_t later = failures_from(f, call.seq + 1); later > 0) {
+        d.evidence += fmt::format(" The error is sticky: {} later call{} failed because of it.", later, plural(later));
+      }
+      d.advice = kDeviceFaultAdvice;
+      ctx.add(std::move(d));
+      continue;
+    }
+
+    // Not pinned: where it surfaced, and the work launched since the last clean sync.
+    std::optional<CallView> surfaced = f.async_surfaced_at;
+    int code = h.first_async_seq != 0 ? h.first_async_error : 0;
+    if (!surfaced) {  // a trace without the header mark: the first failure with such a code
+      for (const auto& key : f.failure_order) {
+        const CallView& c = f.failures.at(key).first;
+        if (is_asynchronous_cuda_error(c.rec().status) && (!surfaced || began_before(c, *surfaced))) surfaced = c;
+      }
+      if (surfaced) code = surfaced->rec().status;
+    }
+    if (code == 0) continue;
+
+    Diagnosis d = finding("async-error", Severity::kError, f);
+    d.summary = fmt::format("an asynchronous GPU error ({}) surfaced{}", error_name(code),
+                            surfaced ? " at " + call_name(*surfaced) : std::string());
+    d.evidence = surfaced ? fmt::format("{} returned {}: {}; it reports work launched earlier, not "
+                                        "its own.",
+                                        call_name(*surfaced), status_text(*surfaced), what_it_means(code))
+                          : fmt::format("The trace recorded asynchronous error {} after call #{}.",
+                                        error_name(code), h.first_async_seq);
+    if (surfaced) d.call = surfaced->seq;
+    if (!f.async_suspects.empty()) {
+      std::string list;
+      for (const CallView& s : f.async_suspects) list += (list.empty() ? "" : "; ") + suspect_text(*f.trace, s);
+      uint64_t more = f.async_suspects_total > f.async_suspects.size() ? f.async_suspects_total - f.async_suspects.size() : 0;
+      d.evidence += fmt::format(" GPU work launched since the last successful synchronization: {}{}.", list,
+                                more ? fmt::format(" and {} earlier", more) : std::string());
+    }
+    const uint64_t from = surfaced ? surfaced->seq + 1 : h.first_async_seq + 1;
+    if (uint64_t later = failures_from(f, from); later > 0) {
+      d.evidence += fmt::format(" {} later call{} failed because of it (the error is sticky).", later, plural(later));
+    }
+    if (f.sync_mode()) {
+      d.evidence += " CUBLASSPY_SYNC was on and no intercepted call was found failing, so the "
+                    "failing work was launched by something the shim does not intercept (a custom "
+                    "kernel, another library).";
+      d.advice = "Run with CUDA_LAUNCH_BLOCKING=1 (every kernel launch then reports its own error) "
+                 "or under `compute-sanitizer`, which names the faulting kernel. ";
+      d.advice += kDeviceFaultAdvice;
+    } else {
+      d.advice = "The culprit is not pinned: rerun with `cublasspy run --sync ...` (or "
+                 "CUBLASSPY_SYNC=1), which synchronizes after each intercepted call and names the "
+                 "call whose GPU work failed (CUDA_LAUNCH_BLOCKING=1 does the same for every "
+                 "kernel, without the record). ";
+      d.advice += kDeviceFaultAdvice;
+    }
+    ctx.add(std::move(d));
+  }
+}
+
+}  // namespace cublasspy::diagnoses

@@ -1,0 +1,114 @@
+// cublas-init-failed: cublasCreate (or cublasLtCreate) failed although the driver works, the
+// failure PyTorch reports as "CUBLAS_STATUS_NOT_INITIALIZED when calling cublasCreate(handle)".
+// The NOT_INITIALIZED field report (docs/DIAGNOSES.md): after the driver and version checks it
+// comes down to GPU memory or the CUDA context (device selection, DataLoader workers, another
+// library's context). The rule tells the two apart from the evidence: an ALLOC_FAILED status or
+// an allocation that ran out of memory first says memory; otherwise it is the context.
+#include <fmt/format.h>
+
+#include "diagnose/rule.h"
+
+namespace cublasspy::diagnoses {
+namespace {
+
+constexpr int kNotInitialized = 1;  // CUBLAS_STATUS_NOT_INITIALIZED
+constexpr int kAllocFailed = 3;     // CUBLAS_STATUS_ALLOC_FAILED
+constexpr int kArchMismatch = 8;    // CUBLAS_STATUS_ARCH_MISMATCH
+constexpr int kOutOfMemory = 2;     // cudaErrorMemoryAllocation
+
+const char* kMemoryAdvice =
+    "cuBLAS needs some GPU memory for its handle and workspace, and none was left. See what holds "
+    "it with `nvidia-smi` (stop stale processes; `sudo fuser -v /dev/nvidia*` finds them), run the "
+    "first matmul (which creates the handle) before allocating large buffers, release cached "
+    "blocks (torch.cuda.empty_cache()), lower the batch size, and against fragmentation set "
+    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.";
+
+const char* kContextAdvice =
+    "The driver works but cuBLAS could not set up on the current device's CUDA context. Select "
+    "the device before the first GPU work (torch.cuda.set_device(i) / cudaSetDevice) and check that "
+    "no other library resets or destroys the context (a reported case: OpenCV's CUDA module next "
+    "to PyTorch). Make sure cuBLAS and the CUDA runtime come from one CUDA version: compare `conda "
+    "list | grep -E 'cudatoolkit|cublas'`, `nvcc --version` and torch.version.cuda (a conda "
+    "cudatoolkit mixed with the system CUDA is the classic case; rebuild the environment with one "
+    "of them). A minimal run, `python -c \"import torch; a = torch.randn(8, 8, device='cuda'); "
+    "print(a @ a)\"`, tells the environment apart from your program.";
+
+const char* kArchAdvice =
+    "This cuBLAS does not support the GPU's architecture (compute capability): use a CUDA / "
+    "framework build that still supports this GPU, or run on a newer GPU.";
+
+// Allocations that ran out of memory before the handle was created.
+const CallView* oom_before(const TraceFacts& f, uint64_t seq) {
+  for (const CallView& c : f.failed_memory) {
+    if (c.seq < seq && c.rec().status == kOutOfMemory) return &c;
+  }
+  return nullptr;
+}
+
+// A successful enumeration: the evidence that the driver itself works.
+const CallView* working_driver(const TraceFacts& f) {
+  for (const CallView& c : f.device_calls) {
+    if (c.state == format::RecordState::kCompleted && c.rec().status == 0) return &c;
+  }
+  return nullptr;
+}
+
+// cuBLAS calls that failed with NOT_INITIALIZED after the create: its consequences.
+uint64_t not_initialized_after(const TraceFacts& f, uint64_t seq) {
+  uint64_t n = 0;
+  for (const auto& [key, group] : f.failures) {
+    if (key.second == kNotInitialized && key.first.rfind("cublas", 0) == 0 && group.first.seq > seq) n += group.count;
+  }
+  return n;
+}
+
+}  // namespace
+
+void rule_cublas_init(RuleContext& ctx) {
+  for (const TraceFacts& f : ctx.traces()) {
+    if (ctx.found_for(f, {"no-driver", "driver-too-old", "no-device", "invalid-visible-devices",
+                          "device-enumeration-failed", "fork-after-cuda-init"})) {
+      continue;  // the driver or the devices already explain it
+    }
+    const CallView* create = nullptr;
+    for (const CallView& c : f.handle_creates) {
+      if (c.state == format::RecordState::kCompleted && c.rec().status != 0) {
+        create = &c;
+        break;
+      }
+    }
+    if (create == nullptr) continue;
+
+    const int status = create->rec().status;
+    const CallView* oom = oom_before(f, create->seq);
+    const bool memory = status == kAllocFailed || oom != nullptr;
+    Diagnosis d = finding("cublas-init-failed", Severity::kError, f);
+    d.call = create->seq;
+    d.summary = fmt::format("{} failed with {} although the driver works: {}", create->function_name(),
+                            status_name_for(create->function_name(), status),
+                            memory ? "GPU memory ran out" : status == kArchMismatch ? "the GPU is not supported"
+                                                                                   : "cuBLAS could not set up its CUDA context");
+    d.evidence = fmt::format("{} returned {}.", call_name(*create), status_text(*create));
+    if (const CallView* ok = working_driver(f)) {
+      d.evidence += fmt::format(" {} had succeeded{}, so the driver works.", call_name(*ok),
+                                ok->arg("count") && *ok->arg("count") != format::kArgUnset
+                                    ? fmt::format(" ({} device{})", *ok->arg("count"), plural(*ok->arg("count")))
+                                    : "");
+    }
+    if (oom != nullptr) {
+      d.evidence += fmt::format(" Before it, {} of {} bytes returned {}.", call_name(*oom),
+                                oom->arg("size").value_or(0), status_text(*oom));
+    } else if (status == kAllocFailed) {
+      d.evidence += " ALLOC_FAILED: cuBLAS could not allocate its memory.";
+    } else if (!f.failed_memory.empty()) {
+      d.evidence += " No allocation had run out of memory before it.";
+    }
+    if (uint64_t later = not_initialized_after(f, create->seq); later > 0) {
+      d.evidence += fmt::format(" {} later cuBLAS call{} failed with NOT_INITIALIZED (no handle).", later, plural(later));
+    }
+    d.advice = memory ? kMemoryAdvice : status == kArchMismatch ? kArchAdvice : kContextAdvice;
+    ctx.add(std::move(d));
+  }
+}
+
+}  // namespace cublasspy::diagnoses

@@ -1,0 +1,251 @@
+#include "diagnose/trace_facts.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+
+#include <fmt/format.h>
+
+#include "trace/gemm_call.h"
+#include "scan/host_scan.h"
+
+namespace cublasspy::diagnoses {
+namespace {
+
+constexpr size_t kKeepFindings = 64;  // calls with findings kept per kind (the rest counted)
+constexpr size_t kKeepSuspects = 8;   // asynchronous-error suspects named in evidence
+
+// A text argument: the bytes from its slot to the end of the record's argument area.
+std::string text_arg(const CallView& call, const char* name) {
+  if (call.function == nullptr) return "";
+  uint16_t count = std::min<uint16_t>(call.function->arg_count, format::kMaxArgs);
+  for (uint16_t i = 0; i < count; ++i) {
+    const format::ArgDescriptor& a = call.function->args[i];
+    if (std::strncmp(a.name, name, format::kArgNameBytes) != 0) continue;
+    if (static_cast<format::ArgKind>(a.kind) != format::ArgKind::kText) return "";
+    const char* begin = reinterpret_cast<const char*>(&call.rec().args[i]);
+    size_t room = (format::kMaxArgs - i) * sizeof(uint64_t);
+    return std::string(begin, strnlen(begin, room));
+  }
+  return "";
+}
+
+bool is_function(const CallView& call, const char* name) {
+  return std::strcmp(call.function_name(), name) == 0;
+}
+
+bool has_nonfinite(const format::RecordSlot& slot) {
+  if ((slot.call.flags & format::kFlagScanned) == 0) return false;
+  for (const format::ScanSummary& s : slot.scan) {
+    if (was_scanned(s) && (nonfinite_count(s) != 0 || s.overflow != 0)) return true;
+  }
+  return false;
+}
+
+// cudaStreamSynchronize, cudaMemcpy and friends: a successful one means every earlier launch on
+// that stream (for cudaMemcpy: the legacy stream, which waits for all) finished cleanly.
+bool is_sync_point(const CallView& call) { return family_of(call) == format::Family::kSync; }
+
+}  // namespace
+
+bool LibraryLoad::probe() const { return (flags & RTLD_NOLOAD) != 0; }
+
+std::optional<std::string> TraceFacts::env_value(const std::string& name) const {
+  auto it = env.find(name);
+  if (it == env.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string TraceFacts::env_text(const std::string& name) const {
+  auto v = env_value(name);
+  return v ? fmt::format("{}={}", name, v->empty() ? "\"\"" : *v) : name + " unset";
+}
+
+const CallView* TraceFacts::first_failed_call() const {
+  const CallView* first = nullptr;
+  for (const auto& key : failure_order) {
+    const CallView& c = failures.at(key).first;
+    if (first == nullptr || began_before(c, *first)) first = &c;
+  }
+  return first;
+}
+
+bool TraceFacts::sync_mode() const {
+  auto v = env_value("CUBLASSPY_SYNC");
+  return v && *v != "0" && !v->empty();
+}
+
+format::Family family_of(const CallView& call) {
+  return call.function ? static_cast<format::Family>(call.function->family) : format::Family::kOther;
+}
+
+bool launches_device_work(const CallView& call) {
+  return call.function != nullptr && format::is_gemm_family(call.function->family);
+}
+
+TraceFacts gather_facts(const TraceFile& trace) {
+  TraceFacts f;
+  f.trace = &trace;
+  const ProcessInfo& p = trace.process();
+  if (std::string pid = p.get("pid"); !pid.empty()) {
+    try {
+      f.pid = std::stoll(pid);
+    } catch (...) {
+    }
+  }
+  f.exe = p.get("exe");
+  for (const std::string& entry : p.all("env")) {
+    auto eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    f.env.emplace(entry.substr(0, eq), entry.substr(eq + 1));  // emplace keeps the first
+  }
+  for (const std::string& lib : p.all("library")) {
+    bool seen = false;
+    for (const std::string& l : f.libraries) seen = seen || l == lib;
+    if (!seen) f.libraries.push_back(lib);
+  }
+
+  const format::FileHeader& h = trace.header();
+  std::deque<CallView> since_sync;  // device work launched since the last clean sync point
+  uint64_t since_sync_total = 0;
+
+  trace.for_each_call([&](const CallView& call) {
+    const format::Record& rec = call.rec();
+    const format::Family family = family_of(call);
+    f.last_activity_ns = std::max(f.last_activity_ns, rec.start_ns + (call.in_flight() ? 0 : rec.duration_ns));
+    if (family == format::Family::kLibraryLoad) {
+      LibraryLoad load;
+      load.seq = call.seq;
+      load.requested = text_arg(call, "filename");
+      load.flags = static_cast<int>(call.arg("flags").value_or(0));
+      load.ok = call.state == format::RecordState::kCompleted && rec.status == 0;
+      load.result = text_arg(call, "result");
+      f.loads.push_back(std::move(load));
+      if (call.in_flight()) f.in_flight.push_back(call);
+      return;
+    }
+    f.any_cuda_call = true;
+    if (call.in_flight()) f.in_flight.push_back(call);
+    if (family == format::Family::kDevice) f.device_calls.push_back(call);
+    if (is_function(call, "cublasCreate_v2") || is_function(call, "cublasLtCreate")) {
+      f.handle_creates.push_back(call);
+    }
+    // Findings are read through the function's argument table: a record without one (a torn or
+    // foreign function id) cannot be interpreted, only counted as a call.
+    if (rec.check_bits != 0 && call.function != nullptr) {
+      if (f.checked.size() < kKeepFindings) f.checked.push_back(call);
+      f.checked_total++;
+    }
+    if ((rec.flags & format::kFlagScanned) && call.function != nullptr) {
+      f.scanned_total++;
+      if (has_nonfinite(call.slot)) {
+        if (f.scanned_nonfinite.size() < kKeepFindings) f.scanned_nonfinite.push_back(call);
+        f.scanned_nonfinite_total++;
+      }
+    }
+    if ((rec.flags & format::kFlagAsyncPinned) && rec.async_status != 0 &&
+        f.async_pinned.size() < kKeepFindings) {
+      f.async_pinned.push_back(call);
+    }
+    if (call.state != format::RecordState::kCompleted) return;
+
+    if (launches_device_work(call)) {
+      if (rec.status == 0 && rec.async_status == 0) f.successful_work++;
+      since_sync_total++;
+      since_sync.push_back(call);
+      if (since_sync.size() > kKeepSuspects) since_sync.pop_front();
+    }
+    if (h.first_async_seq != 0 && call.seq == h.first_async_seq && !f.async_surfaced_at) {
+      f.async_surfaced_at = call;
+      f.async_suspects.assign(since_sync.begin(), since_sync.end());
+      // The call that surfaced the error is no suspect of its own unless it launched work.
+      if (!f.async_suspects.empty() && f.async_suspects.back().seq == call.seq && !launches_device_work(call)) {
+        f.async_suspects.pop_back();
+      }
+      f.async_suspects_total = since_sync_total;
+    }
+    if (is_sync_point(call) && rec.status == 0) {
+      since_sync.clear();
+      since_sync_total = 0;
+    }
+
+    if (rec.status != 0) {
+      f.failed_total++;
+      if (is_function(call, "cudaMalloc") && f.failed_memory.size() < kKeepFindings) {
+        f.failed_memory.push_back(call);
+      }
+      auto key = std::make_pair(std::string(call.function_name()), static_cast<int>(rec.status));
+      auto [it, fresh] = f.failures.try_emplace(key, FailureGroup{call, 0});
+      it->second.count++;
+      if (fresh) f.failure_order.push_back(key);
+    }
+  });
+  return f;
+}
+
+std::string call_name(const CallView& call) {
+  return fmt::format("{} (call #{})", call.function_name(), call.seq);
+}
+
+std::string cu_result_name(int status) {
+  switch (status) {
+    case 0: return "CUDA_SUCCESS";
+    case 1: return "CUDA_ERROR_INVALID_VALUE";
+    case 2: return "CUDA_ERROR_OUT_OF_MEMORY";
+    case 3: return "CUDA_ERROR_NOT_INITIALIZED";
+    case 4: return "CUDA_ERROR_DEINITIALIZED";
+    case 34: return "CUDA_ERROR_STUB_LIBRARY";
+    case 46: return "CUDA_ERROR_DEVICE_UNAVAILABLE";
+    case 100: return "CUDA_ERROR_NO_DEVICE";
+    case 101: return "CUDA_ERROR_INVALID_DEVICE";
+    case 216: return "CUDA_ERROR_CONTEXT_ALREADY_IN_USE";
+    case 304: return "CUDA_ERROR_OPERATING_SYSTEM";
+    case 700: return "CUDA_ERROR_ILLEGAL_ADDRESS";
+    case 719: return "CUDA_ERROR_LAUNCH_FAILED";
+    case 802: return "CUDA_ERROR_SYSTEM_NOT_READY";
+    case 803: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
+    case 804: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
+    case 999: return "CUDA_ERROR_UNKNOWN";
+    default: return "";
+  }
+}
+
+std::string status_text(const CallView& call, int status) {
+  const char* fn = call.function_name();
+  // Driver-API functions (cuInit, cuDeviceGetCount) speak CUresult, not cudaError_t.
+  if (fn[0] == 'c' && fn[1] == 'u' && std::strncmp(fn, "cuda", 4) != 0 && std::strncmp(fn, "cublas", 6) != 0) {
+    std::string name = cu_result_name(status);
+    if (!name.empty()) return fmt::format("{} {}", status, name);
+  }
+  return fmt::format("{} {}", status, status_name_for(fn, status));
+}
+
+std::string status_text(const CallView& call) { return status_text(call, call.rec().status); }
+
+std::string gemm_shape_text(const TraceFile&, const CallView& call) {
+  if (call.function == nullptr) return "";
+  GemmCall g = gemm_from_record(*call.function, call.rec());
+  if (!g.valid) return "";
+  std::string text = fmt::format("m={} n={} k={}", g.m, g.n, g.k);
+  static const char* const kLd[] = {"lda", "ldb", "ldc", "ldd"};
+  for (int i = 0; i < 3; ++i) {
+    if (g.op[i].present) text += fmt::format(" {}={}", kLd[i], g.op[i].ld);
+  }
+  if (g.batch_count != 1) text += fmt::format(" batch={}", g.batch_count);
+  return text;
+}
+
+std::string call_with_shape(const TraceFile& trace, const CallView& call) {
+  std::string shape = gemm_shape_text(trace, call);
+  if (shape.empty()) return fmt::format("#{} {}", call.seq, call.function_name());
+  return fmt::format("#{} {} ({})", call.seq, call.function_name(), shape);
+}
+
+std::string base_name(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace cublasspy::diagnoses

@@ -1,0 +1,100 @@
+// What the diagnosis rules read from one trace, gathered in a single pass over its records. A
+// ring can hold millions of records; the rules need a few dozen of them (device enumeration,
+// library loads, handle creation, failures, findings, the calls in flight), so those are copied
+// out once and each rule reasons over them instead of walking the ring again.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "trace/trace_reader.h"
+
+namespace cublasspy::diagnoses {
+
+// One dlopen the shim recorded: what was asked for and what came of it.
+struct LibraryLoad {
+  uint64_t seq = 0;
+  std::string requested;  // the filename argument ("libcuda.so.1", "/opt/x/libcublas.so.13")
+  int flags = 0;
+  bool ok = false;
+  std::string result;     // the path loaded, or dlerror()'s text
+  bool probe() const;     // RTLD_NOLOAD: a question "is it loaded?", not an attempt to load
+};
+
+// Failing calls that share a function and a status: one finding, not one per call.
+struct FailureGroup {
+  CallView first;
+  uint64_t count = 0;
+};
+
+struct TraceFacts {
+  const TraceFile* trace = nullptr;
+  std::optional<int64_t> pid;
+  std::string exe;
+  std::map<std::string, std::string> env;  // the recorded environment (first value of a name)
+  std::vector<std::string> libraries;      // CUDA libraries the process had loaded, unique
+
+  std::vector<LibraryLoad> loads;          // every dlopen record, in order
+  std::vector<CallView> device_calls;      // cudaGetDeviceCount, cuInit, cuDeviceGetCount, cudaSetDevice
+  std::vector<CallView> handle_creates;    // cublasCreate_v2, cublasLtCreate (all outcomes)
+  std::vector<CallView> in_flight;
+  std::vector<CallView> failed_memory;     // cudaMalloc failures (memory trouble evidence)
+  std::vector<CallView> async_pinned;      // synchronized after the call and found an error
+  std::vector<CallView> checked;           // calls with check findings (first 64)
+  std::vector<CallView> scanned_nonfinite; // scanned calls with NaN/Inf somewhere (first 64)
+  uint64_t checked_total = 0;
+  uint64_t scanned_nonfinite_total = 0;
+  uint64_t scanned_total = 0;
+
+  // Failing calls (not dlopen) by (function, status); `failure_order` keeps first-seen order.
+  std::map<std::pair<std::string, int>, FailureGroup> failures;
+  std::vector<std::pair<std::string, int>> failure_order;
+  uint64_t failed_total = 0;
+  uint64_t successful_work = 0;            // GEMMs that returned success
+  bool any_cuda_call = false;              // anything but dlopen
+  uint64_t last_activity_ns = 0;           // the latest start (or end) of any record
+
+  // The asynchronous error the trace recorded first (header), the call it surfaced at, and
+  // the device work launched since the last clean synchronization before it (the suspects).
+  std::optional<CallView> async_surfaced_at;
+  std::vector<CallView> async_suspects;
+  uint64_t async_suspects_total = 0;
+
+  const format::FileHeader& header() const { return trace->header(); }
+  // The earliest failing call (not a library load), nullptr when none failed.
+  const CallView* first_failed_call() const;
+  std::optional<std::string> env_value(const std::string& name) const;
+  // The value a recorded variable had, or "unset".
+  std::string env_text(const std::string& name) const;
+  bool sync_mode() const;  // CUBLASSPY_SYNC was on
+};
+
+TraceFacts gather_facts(const TraceFile& trace);
+
+// ---- wording shared by the rules ----
+
+// "cudaGetDeviceCount (call #1)".
+std::string call_name(const CallView& call);
+// "35 cudaErrorInsufficientDriver", "1 CUBLAS_STATUS_NOT_INITIALIZED", "2 CUDA_ERROR_OUT_OF_MEMORY".
+std::string status_text(const CallView& call, int status);
+std::string status_text(const CallView& call);
+// The CUresult name of a driver-API status ("CUDA_ERROR_NO_DEVICE"), "" when not known.
+std::string cu_result_name(int status);
+// A GEMM's shape for a human: "m=4 n=3 k=2 lda=4 ldb=2 ldc=4"; "" when the call is no GEMM.
+std::string gemm_shape_text(const TraceFile& trace, const CallView& call);
+// "#12 cublasSgemm_v2 (m=4 n=3 k=2, ...)" for evidence lines that name a call of device work.
+std::string call_with_shape(const TraceFile& trace, const CallView& call);
+// The file name of a path ("/usr/lib/libcuda.so.1" -> "libcuda.so.1").
+std::string base_name(const std::string& path);
+// "" for 1, "s" otherwise.
+inline const char* plural(uint64_t n) { return n == 1 ? "" : "s"; }
+
+// The call's family (format::Family, from the trace's function table).
+format::Family family_of(const CallView& call);
+bool launches_device_work(const CallView& call);  // a GEMM of some form
+
+}  // namespace cublasspy::diagnoses

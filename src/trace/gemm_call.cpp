@@ -1,0 +1,204 @@
+#include "trace/gemm_call.h"
+
+#include <cstring>
+#include <string_view>
+
+namespace cublasspy {
+
+int element_bytes(DataType t) {
+  switch (t) {
+    case DataType::kR8I: case DataType::kR8U: case DataType::kR8F_E4M3: case DataType::kR8F_E5M2:
+      return 1;
+    case DataType::kR16F: case DataType::kR16BF: case DataType::kC8I:
+      return 2;
+    case DataType::kR32F: case DataType::kR32I: case DataType::kC16F: case DataType::kC16BF:
+      return 4;
+    case DataType::kR64F: case DataType::kC32F: case DataType::kC32I:
+      return 8;
+    case DataType::kC64F:
+      return 16;
+    default:
+      return 0;
+  }
+}
+
+bool is_complex(DataType t) {
+  switch (t) {
+    case DataType::kC16F: case DataType::kC16BF: case DataType::kC32F: case DataType::kC64F:
+    case DataType::kC8I: case DataType::kC32I:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_floating(DataType t) {
+  switch (t) {
+    case DataType::kR8I: case DataType::kR8U: case DataType::kC8I: case DataType::kR32I:
+    case DataType::kC32I: case DataType::kUnknown:
+      return false;
+    default:
+      return true;
+  }
+}
+
+const char* data_type_name(DataType t) {
+  switch (t) {
+    case DataType::kR16F: return "CUDA_R_16F";
+    case DataType::kC16F: return "CUDA_C_16F";
+    case DataType::kR16BF: return "CUDA_R_16BF";
+    case DataType::kC16BF: return "CUDA_C_16BF";
+    case DataType::kR32F: return "CUDA_R_32F";
+    case DataType::kC32F: return "CUDA_C_32F";
+    case DataType::kR64F: return "CUDA_R_64F";
+    case DataType::kC64F: return "CUDA_C_64F";
+    case DataType::kR8I: return "CUDA_R_8I";
+    case DataType::kC8I: return "CUDA_C_8I";
+    case DataType::kR8U: return "CUDA_R_8U";
+    case DataType::kR32I: return "CUDA_R_32I";
+    case DataType::kC32I: return "CUDA_C_32I";
+    case DataType::kR8F_E4M3: return "CUDA_R_8F_E4M3";
+    case DataType::kR8F_E5M2: return "CUDA_R_8F_E5M2";
+    default: return nullptr;
+  }
+}
+
+uint64_t Matrix::extent_bytes(int64_t batch_count) const {
+  int bytes = element_bytes(type);
+  if (!present || bytes == 0 || rows <= 0 || cols <= 0) return 0;
+  // Column-major: the last element of a matrix is at (rows-1) + (cols-1)*ld.
+  uint64_t one = static_cast<uint64_t>((cols - 1) * ld + rows);
+  if (batch_count > 1 && stride > 0) one += static_cast<uint64_t>(stride) * (batch_count - 1);
+  return one * bytes;
+}
+
+DataType implied_type(const char* function_name) {
+  std::string_view n(function_name);
+  if (n.rfind("cublas", 0) != 0) return DataType::kUnknown;
+  std::string_view rest = n.substr(6);
+  // cublasXtSgemm computes what cublasSgemm does, on host memory.
+  if (rest.rfind("Xt", 0) == 0) rest.remove_prefix(2);
+  if (rest.size() < 5) return DataType::kUnknown;
+  if (rest.substr(1, 4) != "gemm") return DataType::kUnknown;
+  switch (rest[0]) {
+    case 'S': return DataType::kR32F;
+    case 'D': return DataType::kR64F;
+    case 'C': return DataType::kC32F;
+    case 'Z': return DataType::kC64F;
+    case 'H': return DataType::kR16F;
+    default: return DataType::kUnknown;
+  }
+}
+
+namespace {
+
+int8_t slot_of(const format::FunctionEntry& entry, const char* name) {
+  for (uint16_t i = 0; i < entry.arg_count && i < format::kMaxArgs; ++i) {
+    if (std::strcmp(entry.args[i].name, name) == 0) return static_cast<int8_t>(i);
+  }
+  return -1;
+}
+
+bool is_legacy_char(const format::FunctionEntry& entry, int8_t slot) {
+  return slot >= 0 && static_cast<format::ArgKind>(entry.args[slot].kind) == format::ArgKind::kLegacyChar;
+}
+
+// The slot's value, or nothing when the function has no such argument or the call left it unset.
+std::optional<uint64_t> value(const format::Record& rec, int8_t slot) {
+  if (slot < 0 || rec.args[slot] == format::kArgUnset) return std::nullopt;
+  return rec.args[slot];
+}
+int64_t number(const format::Record& rec, int8_t slot, int64_t fallback) {
+  auto v = value(rec, slot);
+  return v ? static_cast<int64_t>(*v) : fallback;
+}
+
+int operation_of(const format::Record& rec, int8_t slot, bool legacy) {
+  auto v = value(rec, slot);
+  if (!v) return 0;
+  if (legacy) {
+    char c = static_cast<char>(*v);
+    return (c == 'T' || c == 't') ? 1 : (c == 'C' || c == 'c') ? 2 : 0;
+  }
+  return static_cast<int>(*v);
+}
+
+}  // namespace
+
+GemmSlots gemm_slots(const format::FunctionEntry& entry) {
+  GemmSlots s;
+  s.m = slot_of(entry, "m");
+  s.n = slot_of(entry, "n");
+  s.k = slot_of(entry, "k");
+  s.transa = slot_of(entry, "transa");
+  s.transb = slot_of(entry, "transb");
+  s.legacy_transa = is_legacy_char(entry, s.transa);
+  s.legacy_transb = is_legacy_char(entry, s.transb);
+  s.batch_count = slot_of(entry, "batch_count");
+  s.compute_type = slot_of(entry, "compute_type");
+  s.alpha = slot_of(entry, "alpha");
+  s.beta = slot_of(entry, "beta");
+  const char* names[4] = {"a", "b", "c", "d"};
+  const char* types[4] = {"a_type", "b_type", "c_type", "d_type"};
+  const char* lds[4] = {"lda", "ldb", "ldc", "ldd"};
+  const char* strides[4] = {"stride_a", "stride_b", "stride_c", "stride_d"};
+  for (int i = 0; i < 4; ++i) {
+    s.ptr[i] = slot_of(entry, names[i]);
+    s.type[i] = slot_of(entry, types[i]);
+    s.ld[i] = slot_of(entry, lds[i]);
+    s.stride[i] = slot_of(entry, strides[i]);
+  }
+  s.pointer_arrays = entry.family == 4;  // Family::kGemmBatched
+  s.grouped = entry.family == 6;         // Family::kGemmGrouped
+  s.implied = implied_type(entry.name);
+  return s;
+}
+
+GemmCall gemm_from_record(const format::FunctionEntry& entry, const format::Record& rec) {
+  return gemm_from_record(gemm_slots(entry), rec);
+}
+
+GemmCall gemm_from_record(const GemmSlots& s, const format::Record& rec) {
+  GemmCall g;
+  if (!value(rec, s.m) || !value(rec, s.n) || !value(rec, s.k)) return g;
+  g.m = number(rec, s.m, 0);
+  g.n = number(rec, s.n, 0);
+  g.k = number(rec, s.k, 0);
+  g.trans_a = operation_of(rec, s.transa, s.legacy_transa);
+  g.trans_b = operation_of(rec, s.transb, s.legacy_transb);
+  g.batch_count = number(rec, s.batch_count, 1);
+  g.compute_type = static_cast<int>(number(rec, s.compute_type, -1));
+  g.alpha_ptr = static_cast<uint64_t>(number(rec, s.alpha, 0));
+  g.beta_ptr = static_cast<uint64_t>(number(rec, s.beta, 0));
+  g.pointer_arrays = s.pointer_arrays;
+  g.grouped = s.grouped;
+  for (int i = 0; i < 4; ++i) {
+    Matrix& mat = g.op[i];
+    auto p = value(rec, s.ptr[i]);
+    if (!p) continue;
+    mat.present = true;
+    if (g.pointer_arrays) mat.array_ptr = *p;
+    else mat.ptr = *p;
+    auto t = value(rec, s.type[i]);
+    mat.type = t ? static_cast<DataType>(static_cast<int32_t>(*t)) : s.implied;
+    mat.ld = number(rec, s.ld[i], 0);
+    mat.stride = number(rec, s.stride[i], 0);
+  }
+  // Stored shapes: op(A) is m x k, so A is stored m x k (N) or k x m (T/C); likewise B.
+  g.op[0].rows = g.trans_a == 0 ? g.m : g.k;
+  g.op[0].cols = g.trans_a == 0 ? g.k : g.m;
+  g.op[1].rows = g.trans_b == 0 ? g.k : g.n;
+  g.op[1].cols = g.trans_b == 0 ? g.n : g.k;
+  g.op[2].rows = g.op[3].rows = g.m;
+  g.op[2].cols = g.op[3].cols = g.n;
+  if (!g.op[3].present) {
+    g.op[3] = g.op[2];
+    g.output_is_c = true;
+  } else {
+    g.output_is_c = g.op[3].ptr == g.op[2].ptr;
+  }
+  g.valid = true;
+  return g;
+}
+
+}  // namespace cublasspy

@@ -1,0 +1,85 @@
+// A GEMM call in one normalized shape, whatever entry point made it: the checks, the scans, the
+// dumps, the diagnoses and the replay all reason about this, never about a particular
+// signature. Built from a record's argument slots by name (the names of the trace's function
+// table), so it works in the shim (from the live record) and in the tools (from a trace).
+//
+// Column-major throughout, as cuBLAS: op(A) is m x k, op(B) is k x n, C and D are m x n.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "trace/trace_format.h"
+
+namespace cublasspy {
+
+// cudaDataType values used by the element rules (cuda's library_types.h numbering).
+enum class DataType : int32_t {
+  kR16F = 2, kC16F = 6, kR16BF = 14, kC16BF = 15, kR32F = 0, kC32F = 4, kR64F = 1, kC64F = 5,
+  kR8I = 3, kC8I = 7, kR8U = 8, kR32I = 10, kC32I = 11, kR8F_E4M3 = 28, kR8F_E5M2 = 29,
+  kUnknown = -1,
+};
+int element_bytes(DataType t);  // 0 if unknown
+bool is_complex(DataType t);
+bool is_floating(DataType t);
+const char* data_type_name(DataType t);  // "CUDA_R_16F"
+
+enum class Operand : uint8_t { kA = 0, kB = 1, kC = 2, kD = 3 };
+
+struct Matrix {
+  uint64_t ptr = 0;         // device address of the first matrix (for pointer-array forms: 0)
+  uint64_t array_ptr = 0;   // Batched forms: the address of the pointer array
+  DataType type = DataType::kUnknown;
+  int64_t rows = 0;         // as stored (before the transpose): lda must be >= rows
+  int64_t cols = 0;
+  int64_t ld = 0;
+  int64_t stride = 0;       // elements between batch members (StridedBatched), 0 otherwise
+  bool present = false;
+  // Bytes from the first element to one past the last element of one matrix, or of all
+  // `batch_count` members when they are strided (stride 0 broadcasts one matrix).
+  uint64_t extent_bytes(int64_t batch_count = 1) const;
+};
+
+struct GemmCall {
+  bool valid = false;       // false: not a GEMM, or the record lacks what is needed
+  int trans_a = 0, trans_b = 0;  // cublasOperation_t: 0 N, 1 T, 2 C
+  int64_t m = 0, n = 0, k = 0;
+  int64_t batch_count = 1;
+  bool pointer_arrays = false;   // Batched forms: A/B/C are arrays of pointers
+  bool grouped = false;          // GroupedBatched: only the first group is described here
+  bool output_is_c = true;       // D == C (cuBLAS); cuBLASLt can have a separate D
+  int compute_type = -1;
+  Matrix op[4];                  // A, B, C, D (D mirrors C when output_is_c)
+  uint64_t alpha_ptr = 0, beta_ptr = 0;
+
+  const Matrix& a() const { return op[0]; }
+  const Matrix& b() const { return op[1]; }
+  const Matrix& c() const { return op[2]; }
+  const Matrix& d() const { return op[3]; }
+};
+
+// Builds the normalized call from a record. `entry` describes the record's slots.
+GemmCall gemm_from_record(const format::FunctionEntry& entry, const format::Record& rec);
+
+// Where gemm_from_record finds each argument of one function: slot indices, -1 when absent.
+// Finding slots by name costs more than the rest of the work (~0.5 us a call), so code that
+// runs per call (checks, scans) computes this once per function and keeps it.
+struct GemmSlots {
+  int8_t m = -1, n = -1, k = -1, transa = -1, transb = -1, batch_count = -1, compute_type = -1;
+  int8_t alpha = -1, beta = -1;
+  int8_t ptr[4] = {-1, -1, -1, -1}, type[4] = {-1, -1, -1, -1}, ld[4] = {-1, -1, -1, -1},
+         stride[4] = {-1, -1, -1, -1};
+  bool legacy_transa = false, legacy_transb = false;  // v1 API: 'N'/'T'/'C' characters
+  bool pointer_arrays = false, grouped = false;
+  DataType implied = DataType::kUnknown;
+};
+GemmSlots gemm_slots(const format::FunctionEntry& entry);
+GemmCall gemm_from_record(const GemmSlots& slots, const format::Record& rec);
+
+// For cublasSgemm-style entry points that carry no data-type arguments: the implied type of the
+// operands from the function name (S -> R_32F, D -> R_64F, C -> C_32F, Z -> C_64F, H -> R_16F),
+// for the cublasXt forms too.
+DataType implied_type(const char* function_name);
+
+}  // namespace cublasspy

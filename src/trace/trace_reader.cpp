@@ -1,0 +1,604 @@
+#include "trace/trace_reader.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "trace/process_info.h"
+
+namespace cublasspy {
+
+using namespace format;
+
+std::vector<ArgView> CallView::args() const {
+  std::vector<ArgView> out;
+  if (function == nullptr) return out;
+  uint16_t count = std::min<uint16_t>(function->arg_count, kMaxArgs);
+  for (uint16_t i = 0; i < count; ++i) {
+    out.push_back({function->args[i].name, static_cast<ArgKind>(function->args[i].kind),
+                   slot.call.args[i]});
+  }
+  return out;
+}
+
+std::optional<uint64_t> CallView::arg(const char* name) const {
+  if (function == nullptr) return std::nullopt;
+  uint16_t count = std::min<uint16_t>(function->arg_count, kMaxArgs);
+  for (uint16_t i = 0; i < count; ++i) {
+    if (std::strncmp(function->args[i].name, name, kArgNameBytes) == 0) return slot.call.args[i];
+  }
+  return std::nullopt;
+}
+
+std::string ProcessInfo::get(const std::string& key) const {
+  for (const auto& [k, v] : entries) {
+    if (k == key) return v;
+  }
+  return "";
+}
+
+std::vector<std::string> ProcessInfo::all(const std::string& key) const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : entries) {
+    if (k == key) out.push_back(v);
+  }
+  return out;
+}
+
+TraceFile::TraceFile(TraceFile&& o) noexcept { *this = std::move(o); }
+
+TraceFile& TraceFile::operator=(TraceFile&& o) noexcept {
+  if (this != &o) {
+    if (base_ != nullptr) munmap(const_cast<char*>(base_), size_);
+    path_ = std::move(o.path_);
+    if (fd_ >= 0) ::close(fd_);
+    base_ = std::exchange(o.base_, nullptr);
+    fd_ = std::exchange(o.fd_, -1);
+    quiescent_ = o.quiescent_;
+    size_ = std::exchange(o.size_, 0);
+    header_ = o.header_;
+    process_ = std::move(o.process_);
+    functions_ = std::move(o.functions_);
+    counted_ = o.counted_;
+    held_ = o.held_;
+    in_flight_ = std::move(o.in_flight_);
+    torn_ = o.torn_;
+  }
+  return *this;
+}
+
+TraceFile::~TraceFile() {
+  if (base_ != nullptr) munmap(const_cast<char*>(base_), size_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+namespace {
+
+// A section [offset, offset+bytes) must lie inside the file, without overflow.
+bool inside(uint64_t offset, uint64_t bytes, uint64_t size) {
+  return offset <= size && bytes <= size - offset;
+}
+
+// True when no process can be writing the trace any more, so that one copy of the ring
+// suffices (a live one is copied three times, a seqlock over the copies). A pid means this
+// host's process only within the same pid namespace; there, a pid that no longer exists is
+// proof. For a trace from elsewhere (or one written before pid_namespace was recorded), the
+// writer's own record of how it ended is the evidence.
+bool writer_gone(const char* base, const ProcessInfo& process) {
+  const std::string ns = process.get("pid_namespace");
+  if (!ns.empty() && ns == pid_namespace() && process.get("host") == host_name()) {
+    const std::string pid_text = process.get("pid");
+    char* end = nullptr;
+    long pid = std::strtol(pid_text.c_str(), &end, 10);
+    if (pid <= 0 || end == pid_text.c_str() || *end != '\0') return false;
+    return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+  }
+  uint32_t end_state = std::atomic_ref<const uint32_t>(
+      *reinterpret_cast<const uint32_t*>(base + offsetof(FileHeader, end_state))).load();
+  return end_state != static_cast<uint32_t>(EndState::kRunning);
+}
+
+}  // namespace
+
+std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& error,
+                                         Access access) {
+  auto fail = [&](const std::string& why) {
+    error = path + ": " + why;
+    return std::nullopt;
+  };
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(std::string("cannot open: ") + std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return fail("not a regular file");
+  }
+  uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size < sizeof(FileHeader)) {
+    ::close(fd);
+    return fail(fmt::format("truncated: {} bytes, smaller than a trace header ({} bytes)", size,
+                            sizeof(FileHeader)));
+  }
+  void* map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED) {
+    const int err = errno;
+    ::close(fd);
+    return fail(std::string("cannot map: ") + std::strerror(err));
+  }
+
+  TraceFile t;
+  t.fd_ = fd;  // the ring is read through it, the rest through the mapping
+  t.path_ = path;
+  t.base_ = static_cast<const char*>(map);
+  t.size_ = size;
+  std::memcpy(&t.header_, t.base_, sizeof(FileHeader));
+  const FileHeader& h = t.header_;
+
+  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return fail("not a cublasspy trace (bad magic)");
+  if (h.endian_mark != kEndianMark) return fail("written on a machine of the other byte order");
+  if (h.format_version < kOldestReadableVersion || h.format_version > kFormatVersion) {
+    return fail(fmt::format("unknown format version {} (this reader reads {} to {})",
+                            h.format_version, kOldestReadableVersion, kFormatVersion));
+  }
+  if (h.header_bytes != kHeaderBytes || h.record_bytes != kRecordBytes || h.word_bytes != 8) {
+    return fail(fmt::format("corrupt header: header {} / record {} / word {} bytes", h.header_bytes,
+                            h.record_bytes, h.word_bytes));
+  }
+  if (std::atomic_ref<const uint32_t>(
+          *reinterpret_cast<const uint32_t*>(t.base_ + offsetof(FileHeader, header_complete)))
+          .load() != 1) {
+    return fail("incomplete: the process died while creating the trace");
+  }
+  if (h.function_count == 0 || h.function_count > kMaxFunctions) {
+    return fail(fmt::format("corrupt header: {} functions", h.function_count));
+  }
+  if (h.ring_capacity == 0 || h.ring_capacity > (1ull << 32)) {
+    return fail(fmt::format("corrupt header: ring of {} records", h.ring_capacity));
+  }
+  if (h.file_bytes != size) {
+    return fail(fmt::format("truncated: {} bytes, the header says {}", size, h.file_bytes));
+  }
+  if (h.counter_stripes > kMaxCounterStripes) {
+    return fail(fmt::format("corrupt header: {} counter stripes", h.counter_stripes));
+  }
+  const uint64_t stripes = h.counter_stripes == 0 ? 1 : h.counter_stripes;  // 0: an older writer
+  if (!inside(h.process_offset, h.process_bytes, size) || h.process_used > h.process_bytes ||
+      !inside(h.functions_offset, uint64_t{h.function_count} * sizeof(FunctionEntry), size) ||
+      !inside(h.counters_offset, uint64_t{h.function_count} * stripes * sizeof(FunctionCounters), size) ||
+      !inside(h.first_failure_offset, kRecordBytes, size) ||
+      !inside(h.ring_offset, h.ring_capacity * kRecordBytes, size)) {
+    return fail("corrupt header: a section lies outside the file");
+  }
+
+  // Process section: "key\0value\0" pairs.
+  const char* p = t.base_ + h.process_offset;
+  const char* end = p + h.process_used;
+  while (p < end) {
+    const char* key_end = static_cast<const char*>(std::memchr(p, '\0', end - p));
+    if (key_end == nullptr || key_end == p) break;
+    const char* value = key_end + 1;
+    const char* value_end = value < end ? static_cast<const char*>(std::memchr(value, '\0', end - value)) : nullptr;
+    if (value_end == nullptr) return fail("corrupt process section");
+    t.process_.entries.emplace_back(std::string(p, key_end), std::string(value, value_end));
+    p = value_end + 1;
+  }
+
+  t.functions_.resize(h.function_count);
+  std::memcpy(t.functions_.data(), t.base_ + h.functions_offset, sizeof(FunctionEntry) * h.function_count);
+  for (FunctionEntry& f : t.functions_) {
+    f.name[kFunctionNameBytes - 1] = '\0';
+    if (f.arg_count > kMaxArgs) return fail(fmt::format("corrupt function table entry '{}'", f.name));
+    for (ArgDescriptor& a : f.args) a.name[kArgNameBytes - 1] = '\0';
+  }
+
+  t.quiescent_ = access == Access::kAuto && writer_gone(t.base_, t.process_);
+
+  // Version 1 kept no list of the slots it skipped: its calls in flight are found first.
+  if (h.format_version < 2) t.count_records();
+  return t;
+}
+
+void TraceFile::count_records() const {
+  held_ = torn_ = 0;
+  in_flight_.clear();
+  walk_ring([&](uint64_t ticket, uint64_t index, const RecordSlot& slot, bool stable) {
+    const uint64_t word = slot.call.word;
+    RecordState s = word_state(word);
+    if (!stable) {
+      ++torn_;  // being rewritten as it was read
+    } else if (s == RecordState::kInFlight) {
+      ++held_;
+      in_flight_.push_back(index);
+    } else if (s == RecordState::kCompleted && is_current(word, ticket)) {
+      ++held_;
+    } else if (s == RecordState::kWriting) {
+      ++torn_;
+    }
+  });
+  counted_ = true;
+}
+
+uint64_t TraceFile::records_held() const {
+  if (!counted_) count_records();
+  return held_;
+}
+
+uint64_t TraceFile::torn_records() const {
+  if (!counted_) count_records();
+  return torn_;
+}
+
+uint64_t TraceFile::copy_slots(uint64_t index, uint64_t count, RecordSlot* out,
+                               std::vector<RecordSlot>& scratch, bool* stable) const {
+  auto copy = [&](RecordSlot* to) {
+    const uint64_t bytes = count * kRecordBytes;
+    uint64_t got = 0;
+    while (got < bytes) {
+      ssize_t r = ::pread(fd_, reinterpret_cast<char*>(to) + got, bytes - got,
+                          static_cast<off_t>(header_.ring_offset + index * kRecordBytes + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      got += static_cast<uint64_t>(r);
+    }
+    return got / kRecordBytes;  // a file cut short since it was opened gives fewer
+  };
+  if (quiescent_) {
+    const uint64_t whole = copy(out);
+    std::fill(stable, stable + whole, true);
+    return whole;
+  }
+  // A live trace: copies before and after this one must show each record's word unchanged.
+  // Words never repeat (each record has a new seq, and a seq's states only move forward), so
+  // equal words mean nobody rewrote the record from before this copy began until after it
+  // ended, whatever order the kernel copied its bytes in: the seqlock, for a whole chunk.
+  if (scratch.size() < count) scratch.resize(count);
+  uint64_t whole = copy(scratch.data());
+  whole = std::min(whole, copy(out));
+  for (uint64_t i = 0; i < whole; ++i) stable[i] = scratch[i].call.word == out[i].call.word;
+  whole = std::min(whole, copy(scratch.data()));
+  for (uint64_t i = 0; i < whole; ++i) stable[i] = stable[i] && scratch[i].call.word == out[i].call.word;
+  return whole;
+}
+
+template <typename Visit>
+void TraceFile::walk_ring(Visit&& visit) const {
+  const uint64_t cap = header_.ring_capacity;
+  const uint64_t tickets = load_header_u64(offsetof(FileHeader, next_ticket));
+  // Slots past the tickets handed out were never written; once the ring has wrapped, the oldest
+  // ticket is the slot the next claim would take.
+  const uint64_t start = tickets > cap ? tickets % cap : 0;
+  const uint64_t used = std::min(tickets, cap);
+  const uint64_t first = tickets - used;  // the ticket of the oldest slot: slot n has first + n
+  // The ring is copied in chunks, never touched through the mapping: on machines where mapping
+  // a page costs microseconds (virtual machines that shadow page tables) copying is several
+  // times faster, a file cut short meanwhile gives a short read instead of SIGBUS, and memory
+  // stays a chunk (or three, for a live trace).
+  constexpr uint64_t kChunk = 256;  // records: 256 KiB, stays in the cache
+  const uint64_t chunk_records = std::min(kChunk, std::max<uint64_t>(used, 1));
+  std::vector<RecordSlot> chunk(chunk_records), scratch;
+  std::unique_ptr<bool[]> stable(new bool[chunk_records]);
+  for (uint64_t n = 0; n < used;) {
+    const uint64_t index = (start + n) % cap;
+    const uint64_t count = std::min({chunk_records, used - n, cap - index});
+    const uint64_t got = copy_slots(index, count, chunk.data(), scratch, stable.get());
+    for (uint64_t i = 0; i < got; ++i) visit(first + n + i, index + i, chunk[i], stable[i]);
+    if (got < count) return;  // the file ends early: its last whole record ends the walk
+    n += count;
+  }
+}
+
+uint64_t TraceFile::load_header_u64(size_t offset) const {
+  // Fields a live writer updates: read from the mapping, atomically.
+  return std::atomic_ref<const uint64_t>(*reinterpret_cast<const uint64_t*>(base_ + offset)).load();
+}
+
+bool TraceFile::is_current(uint64_t word, uint64_t ticket) const {
+  // Version 2 numbers a record by its ticket. A completed record under an older ticket sits in
+  // a slot a newer ticket was handed for (a block whose thread moved on, or exited, before
+  // using it): that record belongs to an earlier round of the ring, as overwritten as if the
+  // newer call had been written there.
+  return header_.format_version < 2 || word_seq(word) == ticket + 1;
+}
+
+TraceFile::OrderKey TraceFile::order_key(const CallView& v) const {
+  // Version 1 numbered calls in the order they began; version 2's numbers come in per-thread
+  // blocks, so the start time orders the calls (the number breaks ties): began_before()'s
+  // order, as a key.
+  if (header_.format_version < 2) return {v.seq, 0};
+  return {v.rec().start_ns, v.seq};
+}
+
+uint64_t TraceFile::reorder_window() const {
+  // How far apart (in slots) two records out of order can lie. Version 1 had no bound; 4096
+  // was always enough there. Version 2's writer keeps records within about claim_lag +
+  // claim_block of their place; twice that covers a thread preempted between taking its slot
+  // and reading the clock. A corrupt header cannot ask for more than 64 Ki records of memory.
+  if (header_.format_version < 2) return 4096;
+  const uint64_t needed = 2 * (uint64_t{header_.claim_lag} + header_.claim_block);
+  return std::clamp<uint64_t>(needed, 512, 65536);
+}
+
+std::vector<uint64_t> TraceFile::passed_over_slots() const {
+  // Version 1: every call in flight (found at open). Version 2: the slots claims passed over
+  // (the header's list) whose call is still in flight under an older ticket than its slot's.
+  std::vector<uint64_t> out;
+  if (header_.format_version < 2) {
+    out = in_flight_;
+  } else {
+    const uint64_t cap = header_.ring_capacity;
+    const uint64_t tickets = load_header_u64(offsetof(FileHeader, next_ticket));
+    const uint64_t used = std::min(tickets, cap), first = tickets - used;
+    const uint64_t listed = std::min<uint64_t>(load_header_u64(offsetof(FileHeader, skipped_count)), kSkippedSlots);
+    for (uint64_t n = 0; n < listed; ++n) {
+      const uint64_t index = load_header_u64(offsetof(FileHeader, skipped) + n * sizeof(uint64_t));
+      if (index >= used) continue;  // a corrupt entry, or a slot no ticket reached
+      const uint64_t ticket = first + (index + cap - first % cap) % cap;
+      CallView v;
+      if (fetch_slot(index, v) && v.in_flight() && !is_current(v.slot.call.word, ticket)) out.push_back(index);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+void TraceFile::for_each_call(const std::function<void(const CallView&)>& visit) const {
+  // Records lie in the ring in ticket order, which is call order up to a bounded displacement
+  // (reorder_window()): a heap of that many records, kept by order_key, puts them back in
+  // order. Each record is copied once, into a pool the size of the window, and handed to
+  // `visit` from there, so memory stays flat however long the ring, and the ring is read once.
+  // A call in flight for a whole round of the ring sits among later records; such calls are
+  // known before the walk (passed_over_slots) and merged in by the same key.
+  if (header_.format_version < 2 && !counted_) count_records();
+  const uint64_t window = reorder_window();
+  struct Pending {
+    OrderKey key;
+    uint32_t pool_index;
+    bool operator<(const Pending& o) const { return o.key < key; }  // min-heap
+  };
+  const uint64_t cap = header_.ring_capacity;
+  const uint64_t slots = std::max<uint64_t>(std::min(load_header_u64(offsetof(FileHeader, next_ticket)), cap), 1);
+  std::vector<CallView> pool(std::min(window + 1, slots));
+  std::vector<uint32_t> free_slots(pool.size());
+  for (uint32_t i = 0; i < free_slots.size(); ++i) free_slots[i] = static_cast<uint32_t>(pool.size() - 1 - i);
+  std::vector<Pending> heap;
+  heap.reserve(pool.size());
+
+  const std::vector<uint64_t> passed_over = passed_over_slots();
+  std::vector<CallView> flying;
+  for (uint64_t index : passed_over) {
+    if (auto v = fetch_slot(index); v && v->in_flight()) flying.push_back(*v);
+  }
+  std::sort(flying.begin(), flying.end(),
+            [&](const CallView& a, const CallView& b) { return order_key(a) < order_key(b); });
+  size_t next_flying = 0;
+  auto emit_first = [&] {
+    std::pop_heap(heap.begin(), heap.end());
+    const Pending first = heap.back();
+    heap.pop_back();
+    while (next_flying < flying.size() && order_key(flying[next_flying]) < first.key) {
+      visit(flying[next_flying++]);
+    }
+    visit(pool[first.pool_index]);
+    free_slots.push_back(first.pool_index);
+  };
+  // The walk also counts what records_held() and torn_records() report.
+  uint64_t held = 0, torn = 0;
+  walk_ring([&](uint64_t ticket, uint64_t index, const RecordSlot& slot, bool stable) {
+    const uint64_t word = slot.call.word;
+    const RecordState state = word_state(word);
+    if (state == RecordState::kWriting || !stable) ++torn;
+    if (!stable) return;
+    if (state != RecordState::kCompleted && state != RecordState::kInFlight) return;
+    if (state == RecordState::kCompleted && !is_current(word, ticket)) return;  // overwritten
+    if (std::binary_search(passed_over.begin(), passed_over.end(), index)) return;  // in `flying`
+    if (free_slots.empty()) emit_first();  // a ring grown since open: the pool is full
+    const uint32_t i = free_slots.back();
+    if (!copy_view(slot, pool[i])) {
+      ++torn;
+      return;
+    }
+    ++held;
+    free_slots.pop_back();
+    heap.push_back({order_key(pool[i]), i});
+    std::push_heap(heap.begin(), heap.end());
+    if (heap.size() > window) emit_first();
+  });
+  while (!heap.empty()) emit_first();
+  while (next_flying < flying.size()) visit(flying[next_flying++]);
+  held_ = held + flying.size();
+  torn_ = torn;
+  counted_ = true;
+}
+
+bool TraceFile::copy_view(const RecordSlot& slot, CallView& out) const {
+  const uint64_t word = slot.call.word;
+  const RecordState state = word_state(word);
+  if (state != RecordState::kInFlight && state != RecordState::kCompleted) return false;
+  if (slot.call.function_id >= functions_.size()) return false;
+  std::memcpy(&out.slot, &slot, offsetof(RecordSlot, pad));  // the padding carries nothing
+  out.seq = word_seq(word);
+  out.state = state;
+  out.function = &functions_[slot.call.function_id];
+  return true;
+}
+
+bool TraceFile::fetch_slot(uint64_t index, CallView& out) const {
+  RecordSlot slot;
+  std::vector<RecordSlot> scratch;
+  bool stable = false;
+  return copy_slots(index, 1, &slot, scratch, &stable) == 1 && stable && copy_view(slot, out);
+}
+
+std::optional<CallView> TraceFile::fetch_slot(uint64_t index) const {
+  std::optional<CallView> v(std::in_place);
+  if (!fetch_slot(index, *v)) return std::nullopt;
+  return v;
+}
+
+FunctionCounters TraceFile::counters(uint16_t id) const {
+  FunctionCounters total{};
+  if (id >= functions_.size()) return total;
+  const uint64_t stripes = header_.counter_stripes == 0 ? 1 : header_.counter_stripes;
+  for (uint64_t s = 0; s < stripes; ++s) {
+    FunctionCounters c;
+    std::memcpy(&c, base_ + header_.counters_offset + (s * functions_.size() + id) * sizeof c, sizeof c);
+    total.calls += c.calls;
+    total.failed += c.failed;
+  }
+  return total;
+}
+
+uint64_t TraceFile::total_calls() const {
+  uint64_t sum = 0;
+  for (uint16_t i = 0; i < functions_.size(); ++i) sum += counters(i).calls;
+  return sum;
+}
+
+uint64_t TraceFile::total_failed() const {
+  uint64_t sum = 0;
+  for (uint16_t i = 0; i < functions_.size(); ++i) sum += counters(i).failed;
+  return sum;
+}
+
+std::optional<CallView> TraceFile::first_failure() const {
+  uint64_t seq;
+  std::memcpy(&seq, base_ + offsetof(FileHeader, first_failure_seq), sizeof seq);
+  if (seq == 0) return std::nullopt;
+  RecordSlot copy;
+  std::memcpy(&copy, base_ + header_.first_failure_offset, sizeof copy);
+  std::optional<CallView> v(std::in_place);
+  if (!copy_view(copy, *v) || v->seq != seq) {
+    // The copy was not finished: the ring may still hold the record.
+    std::optional<CallView> found;
+    for_each_call([&](const CallView& c) {
+      if (c.seq == seq) found = c;
+    });
+    return found;
+  }
+  return v;
+}
+
+const char* operation_name(int op) {
+  switch (op) {
+    case 0: return "N";
+    case 1: return "T";
+    case 2: return "C";
+    case 3: return "CONJG";
+    default: return "?";
+  }
+}
+
+std::string data_type_text(int type) {
+  static const std::pair<int, const char*> kNames[] = {
+      {0, "CUDA_R_32F"}, {1, "CUDA_R_64F"}, {2, "CUDA_R_16F"}, {3, "CUDA_R_8I"},
+      {4, "CUDA_C_32F"}, {5, "CUDA_C_64F"}, {6, "CUDA_C_16F"}, {7, "CUDA_C_8I"},
+      {8, "CUDA_R_8U"}, {9, "CUDA_C_8U"}, {10, "CUDA_R_32I"}, {11, "CUDA_C_32I"},
+      {12, "CUDA_R_32U"}, {13, "CUDA_C_32U"}, {14, "CUDA_R_16BF"}, {15, "CUDA_C_16BF"},
+      {16, "CUDA_R_4I"}, {17, "CUDA_C_4I"}, {18, "CUDA_R_4U"}, {19, "CUDA_C_4U"},
+      {20, "CUDA_R_16I"}, {21, "CUDA_C_16I"}, {22, "CUDA_R_16U"}, {23, "CUDA_C_16U"},
+      {24, "CUDA_R_64I"}, {25, "CUDA_C_64I"}, {26, "CUDA_R_64U"}, {27, "CUDA_C_64U"},
+      {28, "CUDA_R_8F_E4M3"}, {29, "CUDA_R_8F_E5M2"}};
+  for (auto& [v, n] : kNames) {
+    if (v == type) return n;
+  }
+  return std::to_string(type);
+}
+
+std::string compute_type_text(int type) {
+  static const std::pair<int, const char*> kNames[] = {
+      {64, "CUBLAS_COMPUTE_16F"}, {65, "CUBLAS_COMPUTE_16F_PEDANTIC"},
+      {68, "CUBLAS_COMPUTE_32F"}, {69, "CUBLAS_COMPUTE_32F_PEDANTIC"},
+      {70, "CUBLAS_COMPUTE_64F"}, {71, "CUBLAS_COMPUTE_64F_PEDANTIC"},
+      {72, "CUBLAS_COMPUTE_32I"}, {73, "CUBLAS_COMPUTE_32I_PEDANTIC"},
+      {74, "CUBLAS_COMPUTE_32F_FAST_16F"}, {75, "CUBLAS_COMPUTE_32F_FAST_16BF"},
+      {77, "CUBLAS_COMPUTE_32F_FAST_TF32"}, {78, "CUBLAS_COMPUTE_32F_EMULATED_16BFX9"}};
+  for (auto& [v, n] : kNames) {
+    if (v == type) return n;
+  }
+  // Legacy cudaDataType compute types (cublasSgemmEx and older GemmEx callers).
+  return data_type_text(type);
+}
+
+std::string cublas_status_name(int status) {
+  switch (status) {
+    case 0: return "CUBLAS_STATUS_SUCCESS";
+    case 1: return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case 3: return "CUBLAS_STATUS_ALLOC_FAILED";
+    case 7: return "CUBLAS_STATUS_INVALID_VALUE";
+    case 8: return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case 11: return "CUBLAS_STATUS_MAPPING_ERROR";
+    case 13: return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case 14: return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case 15: return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case 16: return "CUBLAS_STATUS_LICENSE_ERROR";
+    default: return fmt::format("CUBLAS_STATUS_{}", status);
+  }
+}
+
+std::string cuda_error_name(int error) {
+  switch (error) {
+    case 0: return "cudaSuccess";
+    case 1: return "cudaErrorInvalidValue";
+    case 2: return "cudaErrorMemoryAllocation";
+    case 3: return "cudaErrorInitializationError";
+    case 4: return "cudaErrorCudartUnloading";
+    case 34: return "cudaErrorStubLibrary";
+    case 35: return "cudaErrorInsufficientDriver";
+    case 36: return "cudaErrorCallRequiresNewerDriver";
+    case 100: return "cudaErrorNoDevice";
+    case 101: return "cudaErrorInvalidDevice";
+    case 209: return "cudaErrorNoKernelImageForDevice";
+    case 700: return "cudaErrorIllegalAddress";
+    case 701: return "cudaErrorLaunchOutOfResources";
+    case 702: return "cudaErrorLaunchTimeout";
+    case 719: return "cudaErrorLaunchFailure";
+    case 803: return "cudaErrorSystemDriverMismatch";
+    case 804: return "cudaErrorCompatNotSupportedOnDevice";
+    case 999: return "cudaErrorUnknown";
+    default: return fmt::format("cudaError {}", error);
+  }
+}
+
+std::string status_name_for(const char* function, int status) {
+  if (std::strncmp(function, "cublas", 6) == 0) return cublas_status_name(status);
+  if (std::strncmp(function, "cuda", 4) == 0) return cuda_error_name(status);
+  if (std::strncmp(function, "cu", 2) == 0) {
+    // CUresult shares the common codes with cudaError (0, 1, 2, 3, 100, 700, 719, 999...).
+    return status == 0 ? "CUDA_SUCCESS" : fmt::format("CUresult {}", status);
+  }
+  return std::to_string(status);
+}
+
+const char* pointer_mode_name(int mode) {
+  switch (mode) {
+    case 0: return "host";
+    case 1: return "device";
+    default: return "?";
+  }
+}
+
+std::string math_mode_text(int mode) {
+  constexpr int kDisallowReducedPrecision = 16;
+  std::string base;
+  switch (mode & ~kDisallowReducedPrecision) {
+    case 0: base = "CUBLAS_DEFAULT_MATH"; break;
+    case 1: base = "CUBLAS_TENSOR_OP_MATH"; break;
+    case 2: base = "CUBLAS_PEDANTIC_MATH"; break;
+    case 3: base = "CUBLAS_TF32_TENSOR_OP_MATH"; break;
+    default: return std::to_string(mode);
+  }
+  if (mode & kDisallowReducedPrecision) base += "|CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION";
+  return base;
+}
+
+}  // namespace cublasspy

@@ -1,0 +1,156 @@
+// Reading a trace: validation first (a truncated, corrupt or unknown-version file is refused
+// with a message that names the file and the problem), then the process section, the function
+// table, the totals and the records. Shared by the tools and the tests.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "trace/trace_format.h"
+
+namespace cublasspy {
+
+// One argument of a call, as the trace's function table names it.
+struct ArgView {
+  const char* name;
+  format::ArgKind kind;
+  uint64_t raw;  // the slot's bits; format::kArgUnset for an out-value never written
+};
+
+// One record, copied out of the file and checked (never a pointer into a live mapping).
+struct CallView {
+  uint64_t seq = 0;
+  format::RecordState state = format::RecordState::kEmpty;
+  format::RecordSlot slot{};
+  const format::FunctionEntry* function = nullptr;
+
+  const format::Record& rec() const { return slot.call; }
+  const char* function_name() const { return function ? function->name : "?"; }
+  bool in_flight() const { return state == format::RecordState::kInFlight; }
+  bool failed() const {
+    return state == format::RecordState::kCompleted && (rec().status != 0 || rec().async_status != 0);
+  }
+  std::vector<ArgView> args() const;
+  // The slot called `name`, if the function has one.
+  std::optional<uint64_t> arg(const char* name) const;
+};
+
+// Whether call `a` began before call `b` of the same process: the order for_each_call visits
+// calls in (start time, then seq). Comparing seqs alone is right only within one thread: since
+// format version 2 threads number their calls in blocks.
+inline bool began_before(const CallView& a, const CallView& b) {
+  if (a.rec().start_ns != b.rec().start_ns) return a.rec().start_ns < b.rec().start_ns;
+  return a.seq < b.seq;
+}
+
+struct ProcessInfo {
+  std::vector<std::pair<std::string, std::string>> entries;  // in file order, keys repeat
+  std::string get(const std::string& key) const;             // first value, "" if none
+  std::vector<std::string> all(const std::string& key) const;
+};
+
+class TraceFile {
+ public:
+  // How the ring is read. It is always copied from the file in chunks; kAuto copies each chunk
+  // once when the writer is gone (see writer_gone in trace_reader.cpp), three times while a
+  // process may still be writing it (a seqlock over the copies). kAssumeLive forces the second
+  // way (tests compare the two).
+  enum class Access { kAuto, kAssumeLive };
+
+  // Opens and validates `path`. On failure returns nullopt and sets `error` to one line:
+  // "<path>: <what is wrong>".
+  static std::optional<TraceFile> open(const std::string& path, std::string& error,
+                                       Access access = Access::kAuto);
+
+  TraceFile(TraceFile&&) noexcept;
+  TraceFile& operator=(TraceFile&&) noexcept;
+  TraceFile(const TraceFile&) = delete;
+  ~TraceFile();
+
+  const std::string& path() const { return path_; }
+  const format::FileHeader& header() const { return header_; }
+  const ProcessInfo& process() const { return process_; }
+  uint32_t function_count() const { return static_cast<uint32_t>(functions_.size()); }
+  const format::FunctionEntry& function(uint16_t id) const { return functions_[id]; }
+  format::FunctionCounters counters(uint16_t id) const;
+  uint64_t total_calls() const;
+  // For a forked child: the calls its parent had made when it forked (version 1 kept the count
+  // in parent_seq_at_fork).
+  uint64_t parent_calls_at_fork() const {
+    return header_.format_version < 2 ? header_.parent_seq_at_fork : header_.parent_calls_at_fork;
+  }
+  uint64_t total_failed() const;
+
+  std::optional<CallView> first_failure() const;
+  // Visits every intact record still in the ring, in the order the calls began (format version
+  // 1: by seq; version 2: by start time, then seq), streaming: memory stays
+  // flat however long the ring (a bounded reorder window, see trace_reader.cpp). Records being
+  // written at the moment of death (state kWriting) and torn records are skipped and counted.
+  void for_each_call(const std::function<void(const CallView&)>& visit) const;
+  // Records in flight or completed, and records caught being written or rewritten: as the last
+  // for_each_call counted them (a pass of their own before any).
+  uint64_t records_held() const;
+  uint64_t torn_records() const;
+  // True when the writer is known to be gone: the ring is copied once, with no seqlock.
+  bool quiescent() const { return quiescent_; }
+
+ private:
+  TraceFile() = default;
+  // Copies `count` ring slots from `index` into `out` (stable[i]: slot i was not being
+  // rewritten); returns how many the file still held.
+  uint64_t copy_slots(uint64_t index, uint64_t count, format::RecordSlot* out,
+                      std::vector<format::RecordSlot>& scratch, bool* stable) const;
+  // Calls visit(ticket, ring index, slot, stable) for every used slot in ticket order, oldest
+  // first (the ticket the slot was last handed out for); the slot is a copy.
+  template <typename Visit>
+  void walk_ring(Visit&& visit) const;
+  void count_records() const;
+  std::vector<uint64_t> passed_over_slots() const;
+  uint64_t load_header_u64(size_t offset) const;
+  // Whether a record's word belongs to the ticket its slot was last handed out for.
+  bool is_current(uint64_t word, uint64_t ticket) const;
+  // The order calls are visited in.
+  struct OrderKey {
+    uint64_t major, minor;
+    bool operator<(const OrderKey& o) const { return major != o.major ? major < o.major : minor < o.minor; }
+  };
+  OrderKey order_key(const CallView& v) const;
+  uint64_t reorder_window() const;
+  // Fill `out` from a slot holding an in-flight or completed record; false otherwise.
+  bool copy_view(const format::RecordSlot& slot, CallView& out) const;  // a stable copy
+  // One ring slot, copied like the rest of the ring.
+  bool fetch_slot(uint64_t index, CallView& out) const;
+  std::optional<CallView> fetch_slot(uint64_t index) const;
+
+  std::string path_;
+  const char* base_ = nullptr;  // read-only mapping of the whole file
+  int fd_ = -1;                 // the ring is read through it
+  bool quiescent_ = false;      // the writer is gone: one copy of the ring suffices
+  uint64_t size_ = 0;
+  format::FileHeader header_{};
+  ProcessInfo process_;
+  std::vector<format::FunctionEntry> functions_;
+  mutable bool counted_ = false;               // held_ and torn_ are known
+  mutable uint64_t held_ = 0;                  // records in flight or completed
+  mutable uint64_t torn_ = 0;
+  mutable std::vector<uint64_t> in_flight_;    // version 1: ring indices of calls in flight
+};
+
+// Helpers for printing argument values (text report, JSON, golden tests).
+const char* operation_name(int op);           // "N", "T", "C"
+std::string data_type_text(int type);         // "CUDA_R_16F" or the number
+std::string compute_type_text(int type);      // "CUBLAS_COMPUTE_32F" or the number
+std::string cublas_status_name(int status);   // "CUBLAS_STATUS_EXECUTION_FAILED"
+std::string cuda_error_name(int error);       // "cudaErrorInsufficientDriver"
+// The status name that fits the function: cuBLAS names for cublas*, CUDA names for cuda*/cu*.
+std::string status_name_for(const char* function, int status);
+const char* pointer_mode_name(int mode);      // "host", "device", or "?"
+// "CUBLAS_TF32_TENSOR_OP_MATH", with "|CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION" when
+// that flag is set; the number for unknown values.
+std::string math_mode_text(int mode);
+
+}  // namespace cublasspy

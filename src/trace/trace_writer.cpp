@@ -1,0 +1,365 @@
+#include "trace/trace_writer.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace cublasspy {
+namespace {
+
+using namespace format;
+
+template <typename T>
+std::atomic_ref<T> atom(T& v) { return std::atomic_ref<T>(v); }
+
+uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+struct Layout {
+  uint64_t process_offset, functions_offset, counters_offset, first_failure_offset, ring_offset,
+      file_bytes;
+};
+
+Layout layout_for(uint32_t function_count, uint64_t capacity) {
+  Layout l{};
+  l.process_offset = kHeaderBytes;
+  l.functions_offset = l.process_offset + kProcessSectionBytes;
+  l.counters_offset = round_up(l.functions_offset + sizeof(FunctionEntry) * function_count, 64);
+  l.first_failure_offset =
+      round_up(l.counters_offset + sizeof(FunctionCounters) * function_count * kCounterStripes,
+               kRecordBytes);
+  l.ring_offset = l.first_failure_offset + kRecordBytes;
+  l.file_bytes = round_up(l.ring_offset + capacity * kRecordBytes, 4096);
+  return l;
+}
+
+// Creates `path` exclusively without following links; if it exists, tries path.1, path.2, ...
+int create_exclusive(std::string& path, int& err) {
+  std::string base = path;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string candidate = attempt == 0 ? base : base + "." + std::to_string(attempt);
+    int fd = ::open(candidate.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      path = candidate;
+      return fd;
+    }
+    err = errno;
+    if (err != EEXIST) return -1;
+  }
+  return -1;
+}
+
+
+// Fills the fresh file with zeros through write(2), 256 KiB at a time, rather than leaving
+// its pages to the mapping's faults: the page cache then holds the file in large folios, which
+// a reader copies about twice as fast (docs/BENCHMARKS.md, reader), and which the shim maps in
+// fewer steps. A failure costs nothing: the blocks are reserved, and pages never written read
+// as zeros.
+void write_zeros(int fd, uint64_t bytes) {
+  static char kZeros[1 << 18];  // only read; not const, which would put 256 KiB in the .so
+  for (uint64_t at = 0; at < bytes;) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(sizeof kZeros, bytes - at));
+    const ssize_t written = ::pwrite(fd, kZeros, n, static_cast<off_t>(at));
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) return;
+    at += static_cast<uint64_t>(written);
+  }
+}
+
+// Maps a file of `bytes` at `path`, reserving its blocks. Returns nullptr and sets `why`.
+void* map_file(std::string& path, uint64_t bytes, std::string& why) {
+  // Past the file-size limit (ulimit -f), reserving the blocks would send SIGXFSZ, whose default
+  // action kills the host program: check first and never touch the file.
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      limit.rlim_cur < bytes) {
+    why = "cannot create " + path + ": the trace needs " + std::to_string(bytes) +
+          " bytes and the file-size limit (ulimit -f) is " + std::to_string(limit.rlim_cur);
+    return nullptr;
+  }
+  int err = 0;
+  int fd = create_exclusive(path, err);
+  if (fd < 0) {
+    why = "cannot create " + path + ": " + std::strerror(err);
+    return nullptr;
+  }
+  // posix_fallocate makes a full disk fail now, with a message, instead of a SIGBUS in the
+  // middle of the host's computation when a page is first touched.
+  int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes));
+  if (rc != 0) {
+    why = "cannot reserve " + std::to_string(bytes) + " bytes for " + path + ": " + std::strerror(rc);
+    ::close(fd);
+    ::unlink(path.c_str());
+    return nullptr;
+  }
+  write_zeros(fd, bytes);
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  int map_err = errno;
+  ::close(fd);
+  if (p == MAP_FAILED) {
+    why = "cannot map " + path + ": " + std::strerror(map_err);
+    ::unlink(path.c_str());
+    return nullptr;
+  }
+#ifdef MADV_POPULATE_WRITE
+  // Take the first write fault of every page now, in one request, rather than one fault per
+  // four calls in the host's hot path (each is a file-system transaction on a fresh file).
+  ::madvise(p, bytes, MADV_POPULATE_WRITE);
+#endif
+  return p;
+}
+
+}  // namespace
+
+std::string fallback_trace_path(const std::string& path) {
+  auto slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  const char* tmp = getenv("TMPDIR");
+  std::string tmpdir = tmp && *tmp ? tmp : "/tmp";
+  if (dir == tmpdir) return "";
+  return tmpdir + "/" + base;
+}
+
+OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
+                             const FunctionEntry* functions, uint32_t function_count,
+                             const std::string& process_section) {
+  OpenResult result;
+  Layout l = layout_for(function_count, capacity);
+  std::string path = requested;
+  std::string why;
+  void* base = map_file(path, l.file_bytes, why);
+  if (base == nullptr) {
+    // The user asked for a place we cannot write: keep the record elsewhere rather than lose it.
+    std::string fallback = fallback_trace_path(requested);
+    if (!fallback.empty()) {
+      path = fallback;
+      std::string why2;
+      base = map_file(path, l.file_bytes, why2);
+      if (base != nullptr) {
+        result.warning = why + "; writing the trace to " + path + " instead";
+      } else {
+        why += "; " + why2;
+      }
+    }
+  }
+  if (base == nullptr) {
+    base = ::mmap(nullptr, l.file_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) {
+      result.warning = why + "; no memory for an in-memory record either: not recording";
+      return result;
+    }
+    result.warning = why + "; recording in memory only (no trace file)";
+    path.clear();
+  } else {
+    result.file_backed = true;
+  }
+  file_backed_ = result.file_backed;
+  detach_state_.store(kAttached);
+  detach_unreported_.store(false);
+
+  auto* bytes = static_cast<char*>(base);
+  header_ = reinterpret_cast<FileHeader*>(bytes);
+  process_ = bytes + l.process_offset;
+  counters_ = reinterpret_cast<FunctionCounters*>(bytes + l.counters_offset);
+  function_count_ = function_count;
+  first_failure_ = reinterpret_cast<RecordSlot*>(bytes + l.first_failure_offset);
+  ring_ = reinterpret_cast<RecordSlot*>(bytes + l.ring_offset);
+  capacity_ = capacity;
+  index_mask_ = (capacity & (capacity - 1)) == 0 ? capacity - 1 : 0;
+  block_ = claim_block_for(capacity);
+  lag_ = claim_lag_for(capacity);
+  ++generation_;
+  mapped_bytes_ = l.file_bytes;
+
+  // The file is fresh (zeroed); fill the parts a reader needs before the header says complete.
+  size_t process_bytes = std::min<size_t>(process_section.size(), kProcessSectionBytes - 2);
+  std::memcpy(process_, process_section.data(), process_bytes);
+  std::memcpy(bytes + l.functions_offset, functions, sizeof(FunctionEntry) * function_count);
+
+  FileHeader& h = *header_;
+  std::memcpy(h.magic, kMagic, sizeof kMagic);
+  h.endian_mark = kEndianMark;
+  h.format_version = kFormatVersion;
+  h.header_bytes = kHeaderBytes;
+  h.record_bytes = kRecordBytes;
+  h.word_bytes = sizeof(void*);
+  h.function_count = function_count;
+  h.process_offset = l.process_offset;
+  h.process_bytes = kProcessSectionBytes;
+  h.process_used = process_bytes;
+  h.functions_offset = l.functions_offset;
+  h.counters_offset = l.counters_offset;
+  h.counter_stripes = kCounterStripes;
+  h.claim_block = block_;
+  h.claim_lag = lag_;
+  h.first_failure_offset = l.first_failure_offset;
+  h.ring_offset = l.ring_offset;
+  h.ring_capacity = capacity;
+  h.file_bytes = l.file_bytes;
+  h.exit_status = -1;
+  h.driver_version = -1;
+  h.runtime_version = -1;
+  atom(h.header_complete).store(1, std::memory_order_release);
+
+  result.ok = true;
+  result.path = path;
+  return result;
+}
+
+RecordSlot* TraceWriter::claim(ClaimCursor& cursor, uint64_t* seq_out, RecordSlot* scratch) {
+  FileHeader& h = *header_;
+  for (uint64_t attempt = 0; attempt < capacity_; ++attempt) {
+    // A new block when this one is used up, was taken for an earlier trace, or has fallen more
+    // than the lag behind the tickets other threads took meanwhile: records then stay within
+    // claim_lag + claim_block slots of their start-time order, the window a reader sorts in.
+    // Reading next_ticket costs a cache miss only after another thread took a block.
+    const bool current = cursor.generation == generation_;
+    const bool used_up = current && cursor.next == cursor.base + cursor.size;
+    if (!current || used_up || atom(h.next_ticket).load(std::memory_order_relaxed) - cursor.base > lag_) {
+      // A thread that uses its blocks up gets longer ones, up to claim_block; one that fell
+      // behind starts again from a single slot, so a thread that calls rarely leaves few
+      // slots unused behind it.
+      cursor.size = used_up ? std::min(cursor.size * 2, block_) : 1;
+      cursor.base = atom(h.next_ticket).fetch_add(cursor.size, std::memory_order_relaxed);
+      cursor.next = cursor.base;
+      cursor.generation = generation_;
+    }
+    const uint64_t ticket = cursor.next++;
+    RecordSlot* slot = &ring_[slot_index(ticket)];
+    uint64_t word = atom(slot->call.word).load(std::memory_order_relaxed);
+    RecordState state = word_state(word);
+    // A slot whose call is still in flight is skipped, never overwritten: the call a process
+    // was stuck in when it died must survive however many calls other threads made meanwhile.
+    // A record with a later ticket (a thread came round the ring while this block waited) is
+    // newer than this call would be, and stays too.
+    if (word_seq(word) > ticket) continue;
+    if (state == RecordState::kInFlight || state == RecordState::kWriting) {
+      // Rare (a call in flight for a whole round of the ring): noted for the reader.
+      const uint64_t n = atom(h.skipped_count).fetch_add(1, std::memory_order_relaxed);
+      atom(h.skipped[n % kSkippedSlots]).store(slot_index(ticket), std::memory_order_relaxed);
+      continue;
+    }
+    const uint64_t seq = ticket + 1;
+    if (atom(slot->call.word).compare_exchange_strong(word, pack_word(seq, RecordState::kWriting),
+                                                      std::memory_order_acquire)) {
+      std::atomic_thread_fence(std::memory_order_release);
+      *seq_out = seq;
+      return slot;
+    }
+  }
+  atom(h.dropped_records).fetch_add(1, std::memory_order_relaxed);
+  *seq_out = atom(h.next_ticket).fetch_add(1, std::memory_order_relaxed) + 1;  // a ticket no slot gets
+  return scratch;
+}
+
+void TraceWriter::publish_in_flight(RecordSlot* slot, uint64_t seq) {
+  atom(slot->call.word).store(pack_word(seq, RecordState::kInFlight), std::memory_order_release);
+}
+
+void TraceWriter::count_call(uint16_t function_id, uint32_t tid) {
+  atom(counters_for(tid)[function_id].calls).fetch_add(1, std::memory_order_relaxed);
+}
+
+uint64_t TraceWriter::calls_made() const {
+  uint64_t sum = 0;
+  for (uint64_t i = 0; i < uint64_t{kCounterStripes} * function_count_; ++i) {
+    sum += atom(counters_[i].calls).load(std::memory_order_relaxed);
+  }
+  return sum;
+}
+
+uint64_t TraceWriter::last_seq_of(const ClaimCursor& cursor) const {
+  // The cursor's next ticket is one past the last it handed out, which is that call's seq.
+  if (cursor.generation == generation_ && cursor.next > cursor.base) return cursor.next;
+  return atom(header_->next_ticket).load(std::memory_order_relaxed);
+}
+
+void TraceWriter::complete(RecordSlot* slot, uint64_t seq, bool failed, uint32_t tid) {
+  // The failure's bookkeeping reads the slot, so it comes first: once the slot says completed,
+  // another thread may claim it for a new call and start writing.
+  if (failed) {
+    atom(counters_for(tid)[slot->call.function_id].failed).fetch_add(1, std::memory_order_relaxed);
+    // The first failure is copied aside so that wrap-around cannot take it. The flag decides
+    // which call that is; it sits on its own cache line, so failing calls do not read the
+    // header's line, which the other threads' claims keep moving between cores.
+    if (!first_failure_taken_.load(std::memory_order_relaxed) &&
+        !first_failure_taken_.exchange(true, std::memory_order_relaxed)) {
+      atom(header_->first_failure_seq).store(seq, std::memory_order_relaxed);
+      std::memcpy(first_failure_, slot, sizeof(RecordSlot));
+      atom(first_failure_->call.word).store(pack_word(seq, RecordState::kCompleted),
+                                            std::memory_order_release);
+    }
+  }
+  atom(slot->call.word).store(pack_word(seq, RecordState::kCompleted), std::memory_order_release);
+}
+
+void TraceWriter::append_process_entry(const std::string& key, const std::string& value) {
+  // One thread at a time: the only caller, refresh_libraries() in interpose/post_call.cpp, lets
+  // a thread in by a compare-and-swap on an atomic flag, and a thread that finds the flag taken
+  // skips the refresh instead of waiting (no lock). Readers see the entry once process_used,
+  // stored last with release, covers it.
+  uint64_t used = header_->process_used;
+  uint64_t need = key.size() + value.size() + 2;
+  if (used + need + 2 > kProcessSectionBytes) return;
+  std::memcpy(process_ + used, key.c_str(), key.size() + 1);
+  std::memcpy(process_ + used + key.size() + 1, value.c_str(), value.size() + 1);
+  atom(header_->process_used).store(used + need, std::memory_order_release);
+}
+
+void TraceWriter::mark_signaled(int sig) {
+  if (header_ == nullptr) return;
+  header_->end_signal = sig;
+  atom(header_->end_state).store(static_cast<uint32_t>(EndState::kSignaled));
+}
+
+void TraceWriter::unmark_signaled() {
+  if (header_ == nullptr) return;
+  atom(header_->end_state).store(static_cast<uint32_t>(EndState::kRunning));
+  header_->end_signal = 0;
+}
+
+void TraceWriter::mark_exited() {
+  if (header_ == nullptr) return;
+  uint32_t running = static_cast<uint32_t>(EndState::kRunning);
+  atom(header_->end_state).compare_exchange_strong(running, static_cast<uint32_t>(EndState::kExited));
+}
+
+bool TraceWriter::detach_on_fault(const void* address) {
+  auto* base = reinterpret_cast<char*>(header_);
+  auto* at = static_cast<const char*>(address);
+  if (base == nullptr || !file_backed_ || at < base || at >= base + mapped_bytes_) return false;
+  int state = kAttached;
+  if (detach_state_.compare_exchange_strong(state, kDetaching)) {
+    // MAP_FIXED swaps the pages in one step: other threads never see a hole. The recording
+    // restarts from zeroed memory that nothing reads; the host program goes on.
+    void* p = ::mmap(base, mapped_bytes_, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    bool ok = p == base;
+    detach_state_.store(ok ? kDetached : kDetachFailed);
+    if (ok) detach_unreported_.store(true);
+    return ok;
+  }
+  // Another thread is replacing the mapping (the store faults again until it is done) or has
+  // replaced it; a fault after a failed replacement is fatal like any other.
+  return state != kDetachFailed;
+}
+
+void TraceWriter::abandon_after_fork() {
+  if (header_ != nullptr) ::munmap(header_, mapped_bytes_);
+  header_ = nullptr;
+  ring_ = first_failure_ = nullptr;
+  counters_ = nullptr;
+  process_ = nullptr;
+  file_backed_ = false;
+  ++generation_;
+  detach_state_.store(kAttached);
+  detach_unreported_.store(false);
+  first_failure_taken_.store(false);
+}
+
+}  // namespace cublasspy

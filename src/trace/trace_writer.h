@@ -1,0 +1,116 @@
+// TraceWriter: the flight recorder's writing side. One memory-mapped file per process; records
+// are claimed from a ring without a lock, written in place, and readable after any death.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "trace/trace_format.h"
+
+namespace cublasspy {
+
+// What opening produced: the file, a fallback file, or memory only (no file could be written).
+struct OpenResult {
+  bool ok = false;          // records can be written (to a file or to memory)
+  bool file_backed = false;
+  std::string path;         // the file actually written
+  std::string warning;      // set when something had to give (fallback location, memory only)
+};
+
+// Where a trace goes when the directory of `path` cannot be written: the same name in $TMPDIR
+// (or /tmp); "" when that is the same directory. `cublasspy run` looks for traces there too.
+std::string fallback_trace_path(const std::string& path);
+
+// A thread's block of ring tickets: one shared atomic operation per block of calls instead of
+// one per call, so threads do not take turns owning one cache line (format::FileHeader's
+// claim_block). Zero-initialized; used by one thread, for one writer.
+struct ClaimCursor {
+  uint64_t base = 0;        // the block's first ticket
+  uint64_t next = 0;        // its next (base + size: used up)
+  uint32_t size = 0;        // its length
+  uint32_t generation = 0;  // the writer's open() it was taken under (0: none)
+};
+
+class TraceWriter {
+ public:
+  // Creates the trace: never follows a symlink, never clobbers an existing file (adds a suffix),
+  // reserves the blocks up front (a full disk fails here, not later with SIGBUS), and falls back
+  // to $TMPDIR, then to anonymous memory. `functions` has function_count entries.
+  OpenResult open(const std::string& path, uint64_t ring_capacity,
+                  const format::FunctionEntry* functions, uint32_t function_count,
+                  const std::string& process_section);
+
+  bool is_open() const { return header_ != nullptr; }
+  format::FileHeader* header() { return header_; }
+
+  // Claims a ring slot for a new call from the thread's `cursor` and marks it kWriting. Never
+  // blocks; returns a thread-private scratch slot when the ring is full of calls in flight
+  // (counted as dropped). *seq_out is unique in the process either way.
+  format::RecordSlot* claim(ClaimCursor& cursor, uint64_t* seq_out, format::RecordSlot* scratch);
+  // Makes a claimed record visible as in flight (all arguments written).
+  static void publish_in_flight(format::RecordSlot* slot, uint64_t seq);
+  // Makes the record visible as completed and updates the totals and the first failure.
+  // `tid` picks the thread's stripe of the counters (format::FileHeader::counter_stripes).
+  void complete(format::RecordSlot* slot, uint64_t seq, bool failed, uint32_t tid);
+  void count_call(uint16_t function_id, uint32_t tid);
+  // Calls counted so far (the sum of the counters; for the fork record, not the hot path).
+  uint64_t calls_made() const;
+  // The seq of the last call `cursor`'s thread made into this trace; without one, the tickets
+  // handed out (every call so far has a seq no greater). For the fork record.
+  uint64_t last_seq_of(const ClaimCursor& cursor) const;
+
+  // Appends "key\0value\0" to the process section if it fits (libraries found later).
+  void append_process_entry(const std::string& key, const std::string& value);
+
+  // Async-signal-safe: record how the process ended.
+  void mark_signaled(int sig);
+  void unmark_signaled();
+  void mark_exited();
+
+  // The child of a fork must not write its parent's file: forget the mapping (no unmap of
+  // shared state is needed beyond the child's own view).
+  void abandon_after_fork();
+
+  // Async-signal-safe, for the SIGBUS handler: when `address` lies in the trace's file mapping
+  // (someone truncated the file under the running process), replaces the whole mapping with
+  // anonymous memory at the same address, so the faulting store can be retried and the
+  // recording goes on in memory. True when the fault is the trace's and the store may be
+  // retried; false when it is not ours or the memory could not be replaced.
+  bool detach_on_fault(const void* address);
+  // True once after a detach (the warning is given outside the signal handler). Cheap: one
+  // relaxed load when nothing happened.
+  bool detached_unreported() const { return detach_unreported_.load(std::memory_order_relaxed); }
+  bool take_detach_notice() { return detach_unreported_.exchange(false); }
+
+ private:
+  // The thread's copy of the counters (format::FileHeader::counter_stripes).
+  format::FunctionCounters* counters_for(uint32_t tid) const {
+    return counters_ + static_cast<uint64_t>(tid % format::kCounterStripes) * function_count_;
+  }
+  // ticket % capacity, without a division in the usual case.
+  uint64_t slot_index(uint64_t ticket) const {
+    return index_mask_ != 0 ? ticket & index_mask_ : ticket % capacity_;
+  }
+
+  format::FileHeader* header_ = nullptr;
+  format::RecordSlot* ring_ = nullptr;
+  format::RecordSlot* first_failure_ = nullptr;
+  format::FunctionCounters* counters_ = nullptr;
+  char* process_ = nullptr;
+  uint64_t capacity_ = 0;
+  uint32_t function_count_ = 0;
+  uint64_t index_mask_ = 0;  // capacity - 1 when the capacity is a power of two (the default)
+  uint32_t block_ = 1;       // FileHeader::claim_block
+  uint32_t lag_ = 0;         // FileHeader::claim_lag
+  uint32_t generation_ = 0;  // open() calls so far: a cursor from before is stale
+  uint64_t mapped_bytes_ = 0;
+  bool file_backed_ = false;
+  enum DetachState : int { kAttached = 0, kDetaching = 1, kDetached = 2, kDetachFailed = 3 };
+  std::atomic<int> detach_state_{kAttached};
+  std::atomic<bool> detach_unreported_{false};
+  alignas(64) std::atomic<bool> first_failure_taken_{false};  // read by every failing call
+  char pad_[63];  // nothing written often shares its line
+};
+
+}  // namespace cublasspy

@@ -1,0 +1,51 @@
+# The test-support library every test fragment links (included first by tests/CMakeLists.txt):
+#   process:          the one way tests start a program (run_process, start_process, ScratchDir)
+#   shim_tests:       the shim tests' paths, traced()/on_standin() environments, trace readers
+#                     (tests/integration, tests/hardening)
+#   tool_tests:       the tool tests' paths, simple_gemm under the shim, report --json
+#                     (tests/tools, tests/replay)
+#   traced_run, diagnose_helpers: a real program under the real shim, its traces diagnosed
+#                     (tests/diagnoses)
+# The paths of the things under test are compile definitions; targets defined by the fragments
+# (simple_gemm, the empty preload) are named by generator expressions.
+set(CUBLASSPY_TEST_PROGRAM_DIR ${CMAKE_BINARY_DIR}/test-programs)
+
+# Python for the ctypes test and the coverage script: the interpreter itself, not a launcher
+# script in front of it (pyenv's shims run bash on every start, a second each here).
+find_package(Python3 COMPONENTS Interpreter QUIET)
+set(CUBLASSPY_TEST_PYTHON "")
+if(Python3_Interpreter_FOUND)
+  execute_process(COMMAND ${Python3_EXECUTABLE} -c "import sys; print(sys.executable)"
+                  OUTPUT_VARIABLE CUBLASSPY_TEST_PYTHON OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+endif()
+
+set(cbs_support_dir ${CMAKE_CURRENT_LIST_DIR})
+add_library(cublasspy_test_support STATIC
+  ${cbs_support_dir}/process.cpp
+  ${cbs_support_dir}/shim_tests.cpp
+  ${cbs_support_dir}/tool_tests.cpp
+  ${cbs_support_dir}/traced_run.cpp
+  ${cbs_support_dir}/diagnose_helpers.cpp)
+target_include_directories(cublasspy_test_support PUBLIC ${PROJECT_SOURCE_DIR}/tests)
+target_link_libraries(cublasspy_test_support PUBLIC cublasspy_trace_reader cublasspy_diagnose
+                      nlohmann_json::nlohmann_json GTest::gtest)
+target_compile_options(cublasspy_test_support PRIVATE -Wall -Wextra)
+target_compile_definitions(cublasspy_test_support PUBLIC
+  # shim_tests.h
+  CUBLASSPY_SHIM_PATH="$<TARGET_FILE:cublasspy>"
+  CUBLASSPY_STANDIN_PATH="${CUBLASSPY_STANDIN_DIR}"
+  CUBLASSPY_PROGRAM_DIR="${CUBLASSPY_TEST_PROGRAM_DIR}"
+  CUBLASSPY_INTEGRATION_SOURCE_DIR="${PROJECT_SOURCE_DIR}/tests/integration"
+  CUBLASSPY_PYTHON_PATH="${CUBLASSPY_TEST_PYTHON}"
+  # tool_tests.h
+  CUBLASSPY_TOOL="$<TARGET_FILE:cublasspy_cli>"
+  CUBLASSPY_SHIM="$<TARGET_FILE:cublasspy>"
+  SIMPLE_GEMM="$<TARGET_FILE:simple_gemm>"
+  EMPTY_PRELOAD="$<TARGET_FILE:tools_test_empty_preload>"
+  STANDIN_DIR="${CUBLASSPY_STANDIN_DIR}"
+  GOLDEN_DIR="${PROJECT_SOURCE_DIR}/tests/tools/golden"
+  # traced_run.h
+  CBS_TEST_SHIM="$<TARGET_FILE:cublasspy>"
+  CBS_TEST_STANDIN_DIR="${CUBLASSPY_STANDIN_DIR}"
+  CBS_TEST_PROGRAMS_DIR="${CUBLASSPY_TEST_PROGRAM_DIR}"
+  CBS_TEST_CUDA_LIBDIR="${CUBLASSPY_CUDA_LIBDIR}")

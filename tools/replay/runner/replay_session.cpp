@@ -1,0 +1,377 @@
+#include "replay/runner/replay_session.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+#include "replay/runner/call_adapters.h"
+#include "replay/runner/cuda_libraries.h"
+#include "replay/runner/device_operands.h"
+#include "replay/element_codec.h"
+#include "replay/runner/event_log.h"
+#include "replay/host_reference.h"
+#include "replay/runner/lt_matmul_descriptors.h"
+
+namespace cublasspy::replay {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+json complex_json(std::complex<double> v) { return json::array({v.real(), v.imag()}); }
+
+json comparison_json(const Comparison& c, int64_t run) {
+  json j = {{"event", "verify"}, {"run", run}, {"available", c.available}};
+  if (!c.available) {
+    j["unavailable"] = c.unavailable;
+    return j;
+  }
+  j.update({{"passed", c.passed},
+            {"tolerance", c.tolerance},
+            {"max_error", std::isfinite(c.max_error) ? json(c.max_error) : json("inf")},
+            {"max_abs_error", c.max_abs_error},
+            {"worst", {{"member", c.worst_member}, {"row", c.worst_row}, {"col", c.worst_col},
+                       {"got", complex_json(c.worst_got)}, {"want", complex_json(c.worst_want)}}},
+            {"mismatches", c.mismatches},
+            {"checked", c.checked},
+            {"total", c.total},
+            {"sampled", c.sampled},
+            {"outside_writes", c.outside_writes}});
+  return j;
+}
+
+class Session {
+ public:
+  explicit Session(const ReplayPlan& plan) : plan_(plan) {}
+  ~Session() { teardown(); }
+
+  int run() {
+    emit_event({{"event", "start"}, {"function", plan_.function}, {"pid", static_cast<int64_t>(getpid())}});
+    std::string error;
+    if (!cuda_.load(error)) return cannot_run("load", error);
+    int runtime_version = 0, driver_version = 0;
+    cuda_.RuntimeGetVersion(&runtime_version);
+    cuda_.DriverGetVersion(&driver_version);
+    emit_event({{"event", "loaded"},
+                {"cudart", cuda_.cudart_path},
+                {"cublas", cuda_.cublas_path},
+                {"cublaslt", cuda_.cublaslt_path},
+                {"runtime_version", runtime_version},
+                {"driver_version", driver_version}});
+
+    adapter_ = find_adapter(plan_.function);
+    if (adapter_ == nullptr) return cannot_run("resolve", "the replay has no call adapter for " + plan_.function);
+    const bool lt = adapter_->library == AdapterLibrary::kCublasLt;
+    entry_ = lt ? cuda_.cublaslt_symbol(plan_.function.c_str()) : cuda_.cublas_symbol(plan_.function.c_str());
+    if (entry_ == nullptr) {
+      return cannot_run("resolve", (lt ? cuda_.cublaslt_path : cuda_.cublas_path) + " does not export " + plan_.function);
+    }
+
+    if (int status = create_handle(); status != 0) return status;
+    operands_.emplace(plan_, cuda_, plan_.kind == CallKind::kXtGemm);
+    int cuda_error = 0;
+    if (!operands_->setup(error, cuda_error)) {
+      return cannot_run("memory", error, {{"cuda_error", cuda_error}});
+    }
+    if (int status = prepare_scalars(); status != 0) return status;
+    if (plan_.kind == CallKind::kLtMatmul) {
+      lt_.emplace(cuda_);
+      std::string step;
+      if (int s = lt_->build(plan_, *operands_, step); s != 0) {
+        return cannot_run("descriptors", step + " failed", {{"status", s}});
+      }
+    }
+    if (int status = prepare_workspaces(); status != 0) return status;
+    build_arguments();
+    emit_event({{"event", "ready"}, {"device_bytes", operands_->device_bytes()}});
+    replay_loop();
+    emit_event({{"event", "done"}});
+    return kRunnerOk;
+  }
+
+ private:
+  int cannot_run(const std::string& stage, const std::string& message, json extra = json::object()) {
+    json e = {{"event", "error"}, {"stage", stage}, {"message", message}};
+    e.update(extra);
+    emit_event(e);
+    return kRunnerCannotRun;
+  }
+
+  // The handle of the call's library, with the state the program's handle had.
+  int create_handle() {
+    auto handle_error = [&](const char* step, int status) {
+      return cannot_run("handle", std::string(step) + " failed", {{"step", step}, {"status", status}});
+    };
+    if (plan_.own_stream) {
+      if (int e = static_cast<int>(cuda_.StreamCreate(&stream_)); e != 0) {
+        return cannot_run("handle", "cudaStreamCreate failed", {{"step", "cudaStreamCreate"}, {"cuda_error", e}});
+      }
+    }
+    switch (plan_.kind) {
+      case CallKind::kLegacyGemm:
+        if (cuda_.LegacyInit == nullptr || cuda_.LegacyGetError == nullptr) {
+          return cannot_run("resolve", cuda_.cublas_path + " does not export the v1 API (cublasInit, cublasGetError)");
+        }
+        if (int s = static_cast<int>(cuda_.LegacyInit()); s != 0) return handle_error("cublasInit", s);
+        legacy_initialized_ = true;
+        return 0;
+      case CallKind::kXtGemm: {
+        if (cuda_.XtCreate == nullptr || cuda_.XtDeviceSelect == nullptr) {
+          return cannot_run("resolve", cuda_.cublas_path + " does not export cublasXtCreate/cublasXtDeviceSelect");
+        }
+        if (int s = static_cast<int>(cuda_.XtCreate(&xt_)); s != 0) return handle_error("cublasXtCreate", s);
+        int devices[1] = {0};
+        if (int s = static_cast<int>(cuda_.XtDeviceSelect(xt_, 1, devices)); s != 0) {
+          return handle_error("cublasXtDeviceSelect", s);
+        }
+        return 0;
+      }
+      case CallKind::kLtMatmul:
+        if (int s = static_cast<int>(cuda_.LtCreate(&lt_handle_)); s != 0) return handle_error("cublasLtCreate", s);
+        return 0;
+      default:
+        break;
+    }
+    if (int s = static_cast<int>(cuda_.Create(&blas_)); s != 0) return handle_error("cublasCreate_v2", s);
+    if (plan_.own_stream) {
+      if (int s = static_cast<int>(cuda_.SetStream(blas_, stream_)); s != 0) return handle_error("cublasSetStream_v2", s);
+    }
+    // Grouped GEMMs take their scalars from host arrays whatever the mode.
+    if (plan_.kind != CallKind::kGemmGrouped) {
+      if (int s = static_cast<int>(cuda_.SetPointerMode(blas_, static_cast<cublasPointerMode_t>(plan_.pointer_mode))); s != 0) {
+        return handle_error("cublasSetPointerMode_v2", s);
+      }
+    }
+    if (plan_.math_mode >= 0) {
+      if (int s = static_cast<int>(cuda_.SetMathMode(blas_, static_cast<cublasMath_t>(plan_.math_mode))); s != 0) {
+        return handle_error("cublasSetMathMode", s);
+      }
+    }
+    return 0;
+  }
+
+  // alpha and beta in the scalar type, on the host or (device pointer mode) on the device.
+  int prepare_scalars() {
+    const DataType t = static_cast<DataType>(plan_.scalar_type);
+    for (int part = 0; part < element_parts(t); ++part) {
+      encode_part(t, host_alpha_, part, plan_.alpha[part]);
+      encode_part(t, host_beta_, part, plan_.beta[part]);
+    }
+    alpha_ = host_alpha_;
+    beta_ = host_beta_;
+    const bool on_device = plan_.pointer_mode == 1 &&
+                           (plan_.kind != CallKind::kLegacyGemm && plan_.kind != CallKind::kXtGemm &&
+                            plan_.kind != CallKind::kGemmGrouped);
+    if (!on_device) return 0;
+    for (auto [host, device] : {std::pair{host_alpha_, &device_alpha_}, std::pair{host_beta_, &device_beta_}}) {
+      int e = static_cast<int>(cuda_.Malloc(device, sizeof host_alpha_));
+      if (e == 0) e = static_cast<int>(cuda_.Memcpy(*device, host, sizeof host_alpha_, cudaMemcpyHostToDevice));
+      if (e != 0) return cannot_run("memory", "alpha/beta in device memory", {{"cuda_error", e}});
+    }
+    alpha_ = device_alpha_;
+    beta_ = device_beta_;
+    return 0;
+  }
+
+  int prepare_workspaces() {
+    if (plan_.workspace_bytes > 0 && blas_ != nullptr) {
+      int e = static_cast<int>(cuda_.Malloc(&workspace_, static_cast<size_t>(plan_.workspace_bytes)));
+      if (e != 0) return cannot_run("memory", "the cuBLAS workspace", {{"cuda_error", e}});
+      int s = static_cast<int>(cuda_.SetWorkspace(blas_, workspace_, static_cast<size_t>(plan_.workspace_bytes)));
+      if (s != 0) return cannot_run("handle", "cublasSetWorkspace_v2 failed", {{"step", "cublasSetWorkspace_v2"}, {"status", s}});
+    }
+    if (plan_.kind == CallKind::kLtMatmul && plan_.lt.workspace_bytes > 0) {
+      int e = static_cast<int>(cuda_.Malloc(&lt_workspace_, static_cast<size_t>(plan_.lt.workspace_bytes)));
+      if (e != 0) return cannot_run("memory", "the cuBLASLt workspace", {{"cuda_error", e}});
+    }
+    return 0;
+  }
+
+  void build_arguments() {
+    args_.integers = plan_.values;
+    auto address = [&](const char* name, const void* p) { args_.addresses[name] = reinterpret_cast<uint64_t>(p); };
+    for (const OperandPlan& o : plan_.operands) args_.addresses[o.name] = operands_->call_address(o.name);
+    address("alpha", alpha_);
+    address("beta", beta_);
+    args_.scalars["alpha"] = plan_.alpha;
+    args_.scalars["beta"] = plan_.beta;
+    switch (plan_.kind) {
+      case CallKind::kXtGemm: address("handle", xt_); break;
+      case CallKind::kLtMatmul:
+        address("handle", lt_handle_);
+        address("compute_desc", lt_->matmul);
+        address("adesc", lt_->layout[0]);
+        address("bdesc", lt_->layout[1]);
+        address("cdesc", lt_->layout[2]);
+        address("ddesc", lt_->layout[3]);
+        address("algo", nullptr);  // the program's choice is not recorded: cuBLASLt picks one
+        address("workspace", lt_workspace_);
+        args_.integers["workspace_size_in_bytes"] = lt_workspace_ ? plan_.lt.workspace_bytes : 0;
+        address("stream", stream_);
+        break;
+      default: address("handle", blas_); break;
+    }
+    if (plan_.kind == CallKind::kGemmGrouped) {
+      // One group: the first one, which is all the trace describes.
+      for (const char* name : {"transa", "transb", "m", "n", "k", "lda", "ldb", "ldc"}) {
+        args_.arrays[std::string(name) + "_array"] = {plan_.values.at(name)};
+      }
+      args_.arrays["group_size"] = {plan_.batch};
+      args_.integers["group_count"] = 1;
+      address("alpha_array", host_alpha_);
+      address("beta_array", host_beta_);
+    }
+  }
+
+  // Synchronizes what the call queued; the asynchronous error, if any.
+  int synchronize() {
+    int e = static_cast<int>(plan_.own_stream ? cuda_.StreamSynchronize(stream_) : cuda_.DeviceSynchronize());
+    int last = static_cast<int>(cuda_.GetLastError());
+    return e != 0 ? e : last;
+  }
+
+  const char* output_name() const { return plan_.kind == CallKind::kLtMatmul ? "d" : "c"; }
+
+  // Times of call + synchronization: every one counts in min, max and total; the median is that
+  // of the first kMedianSamples runs (a stress loop of a billion calls keeps 8 MiB, not 8 GiB).
+  struct Timing {
+    static constexpr size_t kMedianSamples = size_t{1} << 20;
+    std::vector<int64_t> samples;
+    int64_t min = 0, max = 0, total = 0, count = 0;
+    void add(int64_t ns) {
+      if (count == 0 || ns < min) min = ns;
+      if (count == 0 || ns > max) max = ns;
+      total += ns;
+      ++count;
+      if (samples.size() < kMedianSamples) samples.push_back(ns);
+    }
+    int64_t median() {
+      std::nth_element(samples.begin(), samples.begin() + static_cast<std::ptrdiff_t>(samples.size() / 2), samples.end());
+      return samples[samples.size() / 2];
+    }
+  };
+
+  void replay_loop() {
+    Timing times;
+    std::optional<int64_t> failed_run;
+    std::string failure;
+    std::optional<Comparison> first_comparison;
+    for (int64_t run = 0; run < plan_.repeat; ++run) {
+      if (plan_.verify && run > 0) operands_->upload(output_name());  // the same inputs each time
+      const auto t0 = Clock::now();
+      int status = adapter_->call(entry_, args_);
+      if (plan_.kind == CallKind::kLegacyGemm) status = static_cast<int>(cuda_.LegacyGetError());
+      const int sync_error = synchronize();
+      const int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+      times.add(ns);
+      const bool call_failed = status != 0 || sync_error != 0;
+      // The first result comes back to the host: its NaN/Inf count says whether the call (or its
+      // data) produces non-finite values, as a scan of the program's call may have found.
+      int copy_error = 0;
+      if (!call_failed && (run == 0 || plan_.verify)) copy_error = operands_->download(output_name());
+      if (run == 0 || call_failed || copy_error) {
+        json e = {{"event", "run"}, {"run", run}, {"status", status}, {"sync_error", sync_error}, {"ns", ns}};
+        if (!call_failed && copy_error == 0) e["nonfinite_output"] = nonfinite_output();
+        if (copy_error) e["copy_back_error"] = copy_error;
+        emit_event(e);
+      }
+      if (call_failed || copy_error) {
+        failed_run = run;
+        failure = call_failed ? "status" : "copy";
+        break;
+      }
+      if (plan_.verify) {
+        Comparison c = verify();
+        if (run == 0 || !c.passed) emit_event(comparison_json(c, run));
+        if (!first_comparison) first_comparison = c;
+        if (c.available && !c.passed) {
+          failed_run = run;
+          failure = "verify";
+          break;
+        }
+      }
+    }
+    json summary = {{"event", "summary"}, {"runs", times.count}, {"requested", plan_.repeat}};
+    summary["failed_run"] = failed_run ? json(*failed_run) : json(nullptr);
+    summary["failure"] = failed_run ? json(failure) : json(nullptr);
+    if (times.count > 0) {
+      summary.update({{"min_ns", times.min}, {"median_ns", times.median()}, {"max_ns", times.max}, {"total_ns", times.total}});
+    }
+    emit_event(summary);
+  }
+
+  // NaN and infinite elements of the result (every member's m x n), from the last download.
+  uint64_t nonfinite_output() const {
+    const HostOperand out = operands_->current(output_name());
+    if (out.plan == nullptr || out.bytes == nullptr || out.plan->null) return 0;
+    uint64_t count = 0;
+    for (int64_t b = 0; b < plan_.batch; ++b) {
+      for (int64_t j = 0; j < plan_.n; ++j) {
+        for (int64_t i = 0; i < plan_.m; ++i) {
+          std::complex<double> v = out.at(b, i, j);
+          if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) ++count;
+        }
+      }
+    }
+    return count;
+  }
+
+  Comparison verify() {
+    ReferenceInputs in;
+    in.a = operands_->initial("a");
+    in.b = operands_->initial("b");
+    in.c = operands_->initial("c");
+    in.bias = operands_->initial("bias");
+    return compare_with_reference(plan_, in, operands_->initial(output_name()), operands_->current(output_name()),
+                                  uint64_t{1} << 31, &reference_);
+  }
+
+  void teardown() {
+    lt_.reset();
+    operands_.reset();
+    if (device_alpha_) cuda_.Free(device_alpha_);
+    if (device_beta_) cuda_.Free(device_beta_);
+    if (workspace_) cuda_.Free(workspace_);
+    if (lt_workspace_) cuda_.Free(lt_workspace_);
+    if (blas_) cuda_.Destroy(blas_);
+    if (lt_handle_) cuda_.LtDestroy(lt_handle_);
+    if (xt_ && cuda_.XtDestroy) cuda_.XtDestroy(xt_);
+    if (legacy_initialized_ && cuda_.LegacyShutdown) cuda_.LegacyShutdown();
+    if (stream_) cuda_.StreamDestroy(stream_);
+  }
+
+  const ReplayPlan& plan_;
+  CudaLibraries cuda_;
+  const CallAdapter* adapter_ = nullptr;
+  void* entry_ = nullptr;
+  cublasHandle_t blas_ = nullptr;
+  cublasLtHandle_t lt_handle_ = nullptr;
+  cublasXtHandle_t xt_ = nullptr;
+  bool legacy_initialized_ = false;
+  cudaStream_t stream_ = nullptr;
+  std::optional<DeviceOperands> operands_;
+  std::optional<LtDescriptors> lt_;
+  alignas(16) unsigned char host_alpha_[16] = {};
+  alignas(16) unsigned char host_beta_[16] = {};
+  void* alpha_ = nullptr;
+  void* beta_ = nullptr;
+  void* device_alpha_ = nullptr;
+  void* device_beta_ = nullptr;
+  void* workspace_ = nullptr;
+  void* lt_workspace_ = nullptr;
+  ArgValues args_;
+  ReferenceCache reference_;
+};
+
+}  // namespace
+
+int run_replay(const ReplayPlan& plan) {
+  Session session(plan);
+  return session.run();
+}
+
+}  // namespace cublasspy::replay

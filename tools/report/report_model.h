@@ -1,0 +1,42 @@
+// The report as data: traces -> one JSON document, exactly the shape docs/CONTRACT.md ("Report
+// JSON") promises, plus extra keys. The text report and the Perfetto export are views of this
+// document, so the three never disagree.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/diagnosis.h"
+#include "trace/trace_reader.h"
+
+namespace cublasspy::tools {
+
+struct ReportOptions {
+  bool all_calls = false;  // --all: list every record still held, in sequence order
+};
+
+// The traces of one report, opened and ordered by process start; the ones that could not be
+// read are named in `errors` ("<path>: <problem>", the reader's words).
+struct OpenedTraces {
+  std::vector<TraceFile> traces;
+  std::vector<std::string> errors;
+  std::vector<const TraceFile*> pointers() const;
+};
+OpenedTraces open_traces(const std::vector<std::string>& paths);
+
+// One call, as docs/CONTRACT.md's CALL object.
+nlohmann::ordered_json call_to_json(const CallView& call);
+// One trace: path, process, environment, end, totals, first_failure, in_flight, calls.
+nlohmann::ordered_json trace_to_json(const TraceFile& trace, const ReportOptions& options);
+nlohmann::ordered_json diagnosis_to_json(const Diagnosis& diagnosis);
+
+// The whole document: {"traces": [...], "diagnoses": [...]}; the diagnoses come from
+// diagnose() over all the traces together.
+nlohmann::ordered_json build_report(const std::vector<const TraceFile*>& traces, const ReportOptions& options);
+
+// "0x7f3a..." (the contract's spelling of addresses).
+std::string hex_address(uint64_t value);
+
+}  // namespace cublasspy::tools

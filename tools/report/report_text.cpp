@@ -1,0 +1,348 @@
+#include "report/report_text.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace cublasspy::tools {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+// ANSI styles; empty strings when colour is off, so the layout code never branches on it.
+struct Style {
+  const char* bold = "";
+  const char* dim = "";
+  const char* red = "";
+  const char* yellow = "";
+  const char* green = "";
+  const char* cyan = "";
+  const char* reset = "";
+  explicit Style(bool on) {
+    if (!on) return;
+    bold = "\033[1m", dim = "\033[2m", red = "\033[31m", yellow = "\033[33m", green = "\033[32m",
+    cyan = "\033[36m", reset = "\033[0m";
+  }
+};
+
+// The width the wrapped argument lists aim for (the first failure).
+constexpr size_t kWrapColumns = 100;
+
+std::string value_text(const json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_float()) return fmt::format("{}", v.get<double>());
+  if (v.is_array()) {
+    std::string out = "(";
+    for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + value_text(v[i]);
+    return out + ")";
+  }
+  return v.dump();
+}
+
+bool ends_with(const std::string& s, const char* suffix) {
+  size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+// name=value pieces in the order the trace's function table lists the arguments. Scalars the
+// report read (alpha=1.5) hide their addresses; a scalar only known as a device pointer shows
+// the pointer instead (alpha=@0x7f...).
+std::vector<std::string> argument_pieces(const json& args) {
+  std::vector<std::string> out;
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    const std::string& key = it.key();
+    // alpha_ptr / alpha_text accompany alpha: shown through it, not on their own (an argument
+    // that merely ends so, like cudaMalloc's dev_ptr, is shown).
+    bool companion = (ends_with(key, "_ptr") && args.contains(key.substr(0, key.size() - 4))) ||
+                     (ends_with(key, "_text") && args.contains(key.substr(0, key.size() - 5)));
+    if (companion) continue;
+    std::string text = value_text(it.value());
+    if (it.value().is_null()) {
+      if (args.contains(key + "_text")) text = value_text(args[key + "_text"]);
+      else if (args.contains(key + "_ptr")) text = "@" + value_text(args[key + "_ptr"]);
+    }
+    out.push_back(key + "=" + text);
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts, const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+std::string basename_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string version_text(const json& v) {
+  if (v.is_null()) return "unknown";
+  int n = v.get<int>();
+  if (n == 0) return "0 (none)";
+  return fmt::format("{}.{} ({})", n / 1000, n % 1000 / 10, n);
+}
+
+std::string ending_text(const json& end) {
+  std::string state = end.value("state", "unknown");
+  if (state == "exited") {
+    return end["exit_status"].is_null() ? "exited" : fmt::format("exited with status {}", end["exit_status"].get<int>());
+  }
+  if (state == "signaled") {
+    return fmt::format("killed by signal {} ({})", end["signal"].get<int>(), end.value("signal_name", "?"));
+  }
+  return "ended without a recorded exit (SIGKILL, the OOM killer, or still running)";
+}
+
+std::string process_title(const json& trace) {
+  const json& p = trace["process"];
+  std::string pid = p["pid"].is_null() ? "?" : std::to_string(p["pid"].get<int64_t>());
+  std::string rank = p["rank"].is_null() ? "" : fmt::format(", rank {}", p["rank"].get<int64_t>());
+  return fmt::format("process {} on {}{}: {}", pid, p.value("host", "?"), rank, p.value("exe", "?"));
+}
+
+// Wraps `pieces` after `indent`, breaking between pieces only.
+void append_wrapped(std::string& out, const std::vector<std::string>& pieces, const std::string& indent) {
+  std::string line = indent;
+  for (const std::string& piece : pieces) {
+    if (line.size() > indent.size() && line.size() + 1 + piece.size() > kWrapColumns) {
+      out += line + "\n";
+      line = indent;
+    }
+    line += (line.size() > indent.size() ? " " : "") + piece;
+  }
+  if (line.size() > indent.size()) out += line + "\n";
+}
+
+// "#6 cublasGemmEx -> CUBLAS_STATUS_NOT_INITIALIZED (1), tid 812, 2.1 us", arguments below.
+void append_call_block(std::string& out, const json& call, const Style& s, const std::string& indent) {
+  bool failed = call.value("failed", false) || call.value("crashed", false);
+  const char* colour = call["state"] == "in_flight" ? s.yellow : failed ? s.red : s.green;
+  std::string details = fmt::format("tid {}", call["tid"].get<uint64_t>());
+  if (!call["duration_ns"].is_null()) details += ", " + duration_text(call["duration_ns"].get<uint64_t>());
+  if (call.value("nested", false)) details += ", nested";
+  out += fmt::format("{}#{} {}{}{} -> {}{}{}  {}{}{}\n", indent, call["seq"].get<uint64_t>(), s.bold,
+                     call["function"].get<std::string>(), s.reset, colour, call_outcome_text(call),
+                     s.reset, s.dim, details, s.reset);
+  append_wrapped(out, argument_pieces(call["args"]), indent + "    ");
+  if (call["scan"].is_object()) {
+    // Only the operands where the scan found something: a clean scan adds no line.
+    for (auto it = call["scan"].begin(); it != call["scan"].end(); ++it) {
+      const json& op = it.value();
+      uint64_t nan = op.value("nan", uint64_t{0}), pos = op.value("pos_inf", uint64_t{0}),
+               neg = op.value("neg_inf", uint64_t{0});
+      bool overflow = op.value("overflow", false);
+      if (nan + pos + neg == 0 && !overflow) continue;
+      std::string where = op["first"].is_object()
+                              ? fmt::format(", first at row {}, col {}, batch {}", op["first"]["row"].get<uint64_t>(),
+                                            op["first"]["col"].get<uint64_t>(), op["first"]["batch"].get<uint64_t>())
+                              : "";
+      out += fmt::format("{}    {}scan {}{}: {} NaN, {} +Inf, {} -Inf{}{}\n", indent, s.yellow, it.key(), s.reset,
+                         nan, pos, neg, where, overflow ? " (overflowed its type)" : "");
+    }
+  }
+  for (const json& check : call["checks"]) {
+    out += fmt::format("{}    {}check {}{}: {}\n", indent, s.yellow, check.value("id", "?"), s.reset,
+                       check.value("message", ""));
+  }
+}
+
+void append_trace(std::string& out, const json& trace, const TextOptions& o, const Style& s) {
+  const json& p = trace["process"];
+  out += fmt::format("{}{}{}\n", s.bold, process_title(trace), s.reset);
+  std::vector<std::string> argv = p["cmdline"].get<std::vector<std::string>>();
+  if (!argv.empty()) {
+    std::string cmd = join(argv, " ");
+    if (cmd.size() > kWrapColumns) cmd = cmd.substr(0, kWrapColumns - 3) + "...";
+    out += fmt::format("  command   {}\n", cmd);
+  }
+  const json& end = trace["end"];
+  bool clean_exit = end["state"] == "exited" && (end["exit_status"].is_null() || end["exit_status"] == 0);
+  const char* end_colour = clean_exit ? "" : s.red;
+  out += fmt::format("  ran       {} .. {}{}{}\n", p.value("start_time", "?"), end_colour,
+                     ending_text(end), end_colour[0] ? s.reset : "");
+  if (p.contains("forked_from")) {
+    const json& f = p["forked_from"];
+    out += fmt::format("  forked    from process {} after its call #{}{}\n", f["pid"].get<uint64_t>(),
+                       f["calls_before_fork"].get<uint64_t>(),
+                       f.value("parent_cuda_ready", false) ? " (the parent had initialized CUDA)" : "");
+  }
+  const json& env = trace["environment"];
+  std::vector<std::string> libs;
+  for (const json& lib : env["libraries"]) libs.push_back(basename_of(lib.value("path", "")));
+  std::string lib_text = libs.empty() ? "no CUDA library loaded" : join(libs, ", ");
+  out += fmt::format("  CUDA      driver {}, runtime {}; {}\n", version_text(env["cuda_driver_version"]),
+                     version_text(env["cuda_runtime_version"]), lib_text);
+
+  const json& totals = trace["totals"];
+  uint64_t failed = totals["failed"].get<uint64_t>();
+  uint64_t in_flight = totals["in_flight"].get<uint64_t>();
+  std::vector<std::pair<uint64_t, std::string>> by_function;
+  for (auto it = totals["by_function"].begin(); it != totals["by_function"].end(); ++it) {
+    by_function.emplace_back(it.value().get<uint64_t>(), it.key());
+  }
+  std::stable_sort(by_function.begin(), by_function.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> top;
+  constexpr size_t kTopFunctions = 6;
+  for (size_t i = 0; i < by_function.size() && i < kTopFunctions; ++i) {
+    top.push_back(fmt::format("{} {}", by_function[i].second, by_function[i].first));
+  }
+  if (by_function.size() > kTopFunctions) top.push_back(fmt::format("{} more", by_function.size() - kTopFunctions));
+  out += fmt::format("  calls     {} made, {}{} failed{}, {}{} in flight{}", totals["calls"].get<uint64_t>(),
+                     failed ? s.red : "", failed, failed ? s.reset : "", in_flight ? s.yellow : "",
+                     in_flight, in_flight ? s.reset : "");
+  out += top.empty() ? "\n" : fmt::format("  {}({}){}\n", s.dim, join(top, ", "), s.reset);
+  uint64_t dropped = totals.value("dropped_records", uint64_t{0});
+  uint64_t torn = totals.value("torn_records", uint64_t{0});
+  if (dropped || torn) {
+    out += fmt::format("  {}records   {} dropped (ring full of calls in flight), {} unreadable{}\n", s.yellow,
+                       dropped, torn, s.reset);
+  }
+
+  if (!trace["first_failure"].is_null()) {
+    out += fmt::format("  {}first failure{}\n", s.bold, s.reset);
+    append_call_block(out, trace["first_failure"], s, "    ");
+  }
+  if (!trace["first_async_error"].is_null()) {
+    const json& a = trace["first_async_error"];
+    out += fmt::format("  {}asynchronous error{} {} ({}) first seen after call #{}\n", s.red, s.reset,
+                       a.value("error_name", "?"), a["error"].get<int>(), a["call"].get<uint64_t>());
+  }
+  const json& flights = trace["in_flight"];
+  if (!flights.empty()) {
+    out += fmt::format("  {}in flight when the trace ended{}\n", s.bold, s.reset);
+    for (size_t i = 0; i < flights.size() && i < o.max_in_flight; ++i) {
+      append_call_block(out, flights[i], s, "    ");
+    }
+    if (flights.size() > o.max_in_flight) {
+      out += fmt::format("    ... {} more (--json lists them all)\n", flights.size() - o.max_in_flight);
+    }
+  }
+}
+
+void append_diagnoses(std::string& out, const json& diagnoses, const TextOptions& o, const Style& s) {
+  if (diagnoses.empty()) return;
+  std::vector<const json*> ordered;
+  for (const json& d : diagnoses) ordered.push_back(&d);
+  auto rank = [](const json* d) {
+    std::string sev = d->value("severity", "info");
+    return sev == "error" ? 0 : sev == "warning" ? 1 : 2;
+  };
+  std::stable_sort(ordered.begin(), ordered.end(), [&](auto* a, auto* b) { return rank(a) < rank(b); });
+  out += fmt::format("{}diagnoses{}\n", s.bold, s.reset);
+  for (size_t i = 0; i < ordered.size() && i < o.max_diagnoses; ++i) {
+    const json& d = *ordered[i];
+    std::string sev = d.value("severity", "info");
+    const char* colour = sev == "error" ? s.red : sev == "warning" ? s.yellow : s.cyan;
+    std::vector<std::string> where;
+    if (!d["pid"].is_null()) where.push_back(fmt::format("pid {}", d["pid"].get<int64_t>()));
+    if (!d["call"].is_null()) where.push_back(fmt::format("call #{}", d["call"].get<uint64_t>()));
+    out += fmt::format("  {}{:<7}{} {}{}{}: {}{}\n", colour, sev, s.reset, s.bold, d.value("id", "?"), s.reset,
+                       d.value("summary", ""),
+                       where.empty() ? "" : fmt::format(" {}({}){}", s.dim, join(where, ", "), s.reset));
+    for (const char* key : {"evidence", "advice"}) {
+      std::string text = d.value(key, "");
+      if (text.empty()) continue;
+      std::vector<std::string> words;
+      for (size_t at = 0; at < text.size();) {
+        size_t space = text.find(' ', at);
+        if (space == std::string::npos) space = text.size();
+        if (space > at) words.push_back(text.substr(at, space - at));
+        at = space + 1;
+      }
+      std::string block;
+      append_wrapped(block, words, std::string(20, ' '));
+      out += fmt::format("          {:<9} {}", std::string(key) + ":", block.substr(20));
+    }
+  }
+  if (ordered.size() > o.max_diagnoses) {
+    out += fmt::format("  ... {} more (--json lists them all)\n", ordered.size() - o.max_diagnoses);
+  }
+}
+
+void append_call_list(std::string& out, const json& trace, const Style& s) {
+  const json& calls = trace["calls"];
+  const json& p = trace["process"];
+  out += fmt::format("{}calls of process {} ({} held of {} made){}\n", s.bold,
+                     p["pid"].is_null() ? "?" : std::to_string(p["pid"].get<int64_t>()), calls.size(),
+                     trace["totals"]["calls"].get<uint64_t>(), s.reset);
+  uint64_t origin = calls.empty() ? 0 : calls.front()["start_ns"].get<uint64_t>();
+  for (const json& c : calls) {
+    bool failed = c.value("failed", false);
+    const char* colour = c["state"] == "in_flight" ? s.yellow : failed ? s.red : "";
+    uint64_t start = c["start_ns"].get<uint64_t>();
+    std::string duration = c["duration_ns"].is_null() ? "" : "  " + duration_text(c["duration_ns"].get<uint64_t>());
+    // Nested calls (cuBLAS calling cuBLASLt) are indented under the call that made them.
+    out += fmt::format("  #{:<5} +{:.3f} ms  tid {}  {}{}{} -> {}{}{}{}\n", c["seq"].get<uint64_t>(),
+                       static_cast<double>(start - std::min(start, origin)) / 1e6, c["tid"].get<uint64_t>(),
+                       c.value("nested", false) ? "  " : "", c["function"].get<std::string>(),
+                       call_arguments_text(c), colour, call_outcome_text(c), colour[0] ? s.reset : "",
+                       duration);
+  }
+}
+
+}  // namespace
+
+bool use_color(int fd, ColorChoice choice) {
+  if (choice != ColorChoice::kAuto) return choice == ColorChoice::kAlways;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && *no_color != '\0') return false;
+  const char* term = std::getenv("TERM");
+  if (term != nullptr && std::strcmp(term, "dumb") == 0) return false;
+  return isatty(fd) != 0;
+}
+
+std::string duration_text(uint64_t ns) {
+  if (ns < 1000) return fmt::format("{} ns", ns);
+  if (ns < 1000000) return fmt::format("{:.1f} us", ns / 1e3);
+  if (ns < 1000000000) return fmt::format("{:.1f} ms", ns / 1e6);
+  return fmt::format("{:.2f} s", ns / 1e9);
+}
+
+std::string call_arguments_text(const json& call) {
+  return "(" + join(argument_pieces(call["args"]), ", ") + ")";
+}
+
+std::string call_outcome_text(const json& call) {
+  std::string text;
+  if (call["state"] == "in_flight") text = "in flight";
+  else text = fmt::format("{} ({})", call["status_name"].get<std::string>(), call["status"].get<int>());
+  if (call.contains("async_status")) {
+    text += fmt::format(", then asynchronous {} ({})", call.value("async_status_name", "?"),
+                        call["async_status"].get<int>());
+  }
+  if (call.value("crashed", false)) text += ", crashed (fatal signal during the call)";
+  if (call.value("unresolved", false)) text += ", real function not found";
+  return text;
+}
+
+std::string render_text(const json& report, const TextOptions& options) {
+  Style s(options.color);
+  std::string out;
+  const json& traces = report["traces"];
+  for (size_t i = 0; i < traces.size(); ++i) {
+    if (i) out += "\n";
+    append_trace(out, traces[i], options, s);
+  }
+  if (!report["diagnoses"].empty()) {
+    out += "\n";
+    append_diagnoses(out, report["diagnoses"], options, s);
+  }
+  if (options.all_calls) {
+    for (const json& trace : traces) {
+      out += "\n";
+      append_call_list(out, trace, s);
+    }
+  }
+  return out;
+}
+
+}  // namespace cublasspy::tools
