@@ -42,9 +42,3 @@ add_dependencies(diagnoses_test cublasspy cublasspy_cli standin diag_workload di
 gtest_discover_tests(diagnoses_test TEST_PREFIX diagnoses. DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 300)
 
-# `cublasspy doctor` itself is tested once the tool's subcommand table lists it (tools/cli/main.cpp).
-file(READ ${PROJECT_SOURCE_DIR}/tools/cli/main.cpp cbs_diag_tool_main)
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/cli/main.cpp)
-if(cbs_diag_tool_main MATCHES "attach_doctor")
-  target_compile_definitions(diagnoses_test PRIVATE CBS_TEST_CLI_HAS_DOCTOR=1)
-endif()

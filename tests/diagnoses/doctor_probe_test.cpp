@@ -127,7 +127,6 @@ TEST(DoctorProbe, HangingDriverDoesNotHangTheDoctor) {
   EXPECT_TRUE(contains((*d)["summary"], "hangs")) << r.text();
 }
 
-#ifdef CBS_TEST_CLI_HAS_DOCTOR
 // `cublasspy doctor` as users run it.
 TEST(DoctorCli, JsonOnThisMachine) {
   if (driver_installed()) GTEST_SKIP() << "this machine has an NVIDIA driver";
@@ -161,7 +160,6 @@ TEST(DoctorCli, BadOptionIsAUsageError) {
   TracedRun run = run_traced(CBS_TEST_CLI, o);
   EXPECT_EQ(run.exit_code, 2) << run.output;
 }
-#endif
 
 }  // namespace
 }  // namespace cublasspy::test

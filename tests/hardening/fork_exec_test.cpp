@@ -38,7 +38,7 @@ std::string parent_pid_of(const std::string& out) {
 class ForkAndExec : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+    ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   }
   ScratchDir dir_;
 };
@@ -127,7 +127,7 @@ TEST_F(ForkAndExec, ForksWhileAnotherThreadSetsUpNeverLeaveAChildWaiting) {
   // One thread forks 100 children while another makes the first CUDA call (the shim's set-up
   // and trace opening); each child then makes a call. A fork inside that window must wait for
   // it to finish, or the child inherits a lock no thread of its will ever release.
-  if (!std::filesystem::exists(program("hard_fork_during_setup"))) GTEST_SKIP() << "no null CUDA stack";
+  ASSERT_TRUE(std::filesystem::exists(program("hard_fork_during_setup"))) << "the null CUDA stack's program was not built";
   ProcessResult r = run_process({program("hard_fork_during_setup"), "100"},
                                 traced(dir_) + Env{{"CUBLASSPY_RING", "16"}}, isolated_in(dir_, std::chrono::seconds(90)));
   EXPECT_NE(r.out.find("hung 0"), std::string::npos) << r.describe();

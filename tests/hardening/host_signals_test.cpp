@@ -17,7 +17,7 @@ namespace {
 class HostSignals : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+    ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   }
   // signal_host MODE with the GEMMs in `crashes` (1-based) segfaulting inside the stand-in,
   // plainly and under the shim: both must end the same way. Returns the traced run.

@@ -51,7 +51,7 @@ bool contains_secret(const std::string& path) {
 class Security : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+    ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   }
   ScratchDir dir_;
 };
@@ -118,10 +118,10 @@ TEST_F(Security, NoCredentialOfTheEnvironmentOrCommandLineReachesTheTrace) {
                        {"CUDA_VISIBLE_DEVICES", "0,1"},
                        {"NCCL_DEBUG", "INFO"},
                        {"TF_CPP_MIN_LOG_LEVEL", "2"}};
-  ProgramResult r = run_program(
+  ProcessResult r = run_process(
       {"sh", "-c", "exec \"$0\" --hf-token=secret-argv-equals --api-key secret-argv-next --batch 8",
        program("hard_secret_operands")},
-      traced(dir_) + on_standin() + secrets, dir_);
+      traced(dir_) + on_standin() + secrets, isolated_in(dir_));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   std::vector<std::string> traces = dir_.files();
   ASSERT_EQ(traces.size(), 1u);
@@ -213,8 +213,8 @@ TEST_F(Security, SetUserIdProgramIsLeftAlone) {
   // A set-user-ID root program run by an unprivileged user (secure execution, AT_SECURE=1)
   // that loads the shim and makes a call: no trace anywhere, although its effective user could
   // write one. The same program run normally records the call (the control).
-  if (geteuid() != 0) GTEST_SKIP() << "making a set-user-ID root program needs root";
-  if (std::system("command -v setpriv >/dev/null 2>&1") != 0) GTEST_SKIP() << "no setpriv";
+  ASSERT_EQ(geteuid(), 0u) << "making a set-user-ID root program needs root: run the tests as root (CI does)";
+  ASSERT_EQ(std::system("command -v setpriv >/dev/null 2>&1"), 0) << "setpriv (util-linux) is missing";
   chmod(dir_.path().c_str(), 0755);  // the unprivileged user must reach the program
   const std::string probe = dir_ / "secure_probe";
   fs::copy_file(program("hard_secure_probe"), probe);
@@ -237,7 +237,7 @@ TEST_F(Security, SetUserIdProgramIsLeftAlone) {
       {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", probe, kShim}, env, isolated_in(dir_));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   if (r.out.find("at_secure 1") == std::string::npos) {
-    GTEST_SKIP() << "set-user-ID has no effect here (a nosuid mount?):\n" << r.out;
+    FAIL() << "set-user-ID has no effect here (a nosuid mount?): the test cannot tell secure execution apart:\n" << r.out;
   }
   EXPECT_NE(r.out.find("cudaGetDeviceCount"), std::string::npos) << "the call went through the shim";
   EXPECT_TRUE(written_by_shim(traces).empty()) << "a trace from a set-user-ID program";

@@ -69,7 +69,7 @@ std::string gemm_record_problem(const CallView& call, int threads) {
 class Stress : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+    ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   }
   std::vector<std::string> argv(int threads, int calls, int recreate_every) {
     return {program("hard_stress_threads"), std::to_string(threads), std::to_string(calls),

@@ -39,7 +39,7 @@ bool have(const char* tool) {
 class TraceFileFaults : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+    ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   }
 
   // phased_calls: kBefore GEMMs, then `act` on the trace file while the program waits, then
@@ -121,7 +121,7 @@ bool tiny_disks_work() {
 }
 
 TEST_F(TraceFileFaults, FullDiskFallsBackToTmpdir) {
-  if (!tiny_disks_work()) GTEST_SKIP() << "no unshare with user and mount namespaces here";
+  ASSERT_TRUE(tiny_disks_work()) << "unshare with user and mount namespaces (util-linux) does not work here";
   const std::string full = dir_ / "full", fallback = dir_ / "fallback";
   fs::create_directory(full);
   fs::create_directory(fallback);
@@ -140,7 +140,7 @@ TEST_F(TraceFileFaults, FullDiskFallsBackToTmpdir) {
 }
 
 TEST_F(TraceFileFaults, FullDiskForTheDumpsSkipsThemWithAWarning) {
-  if (!tiny_disks_work()) GTEST_SKIP() << "no unshare with user and mount namespaces here";
+  ASSERT_TRUE(tiny_disks_work()) << "unshare with user and mount namespaces (util-linux) does not work here";
   std::vector<std::string> argv = {program("shim_sgemm_loop"), "3"};
   ProcessResult plain = run_process(argv, on_standin(), isolated_in(dir_));
   ASSERT_TRUE(plain.exited_ok()) << plain.describe();
@@ -164,7 +164,7 @@ TEST_F(TraceFileFaults, FullDiskForTheDumpsSkipsThemWithAWarning) {
 TEST_F(TraceFileFaults, FileSizeLimitNeverKillsTheProgram) {
   // Growing a file past RLIMIT_FSIZE sends SIGXFSZ, which kills by default: the shim must not
   // even try, and keep its record in memory.
-  if (!have("prlimit")) GTEST_SKIP() << "no prlimit";
+  ASSERT_TRUE(have("prlimit")) << "prlimit (util-linux) is missing";
   std::vector<std::string> argv = {"prlimit", "--fsize=65536", program("shim_sgemm_loop"), "3"};
   ProcessResult plain = run_process(argv, on_standin(), isolated_in(dir_));
   ASSERT_TRUE(plain.exited_ok()) << plain.describe();

@@ -31,7 +31,7 @@ std::map<int, Operands> operands_by_thread(const std::string& out) {
 }
 
 TEST(ConcurrentCalls, TotalsAreExactAndEveryHeldRecordIsIntact) {
-  if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+  ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   ScratchDir dir;
   ProcessResult r = run_process(
       {program("shim_sgemm_threads"), std::to_string(kThreads), std::to_string(kCallsPerThread)},

@@ -19,7 +19,7 @@ std::vector<std::string> lines(const std::string& text) {
 }
 
 TEST(BadSettings, OneLineEachNamingTheVariableAndTheProgramCarriesOn) {
-  if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+  ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   const Env bad = {{"CUBLASSPY_RING", "abc"},        {"CUBLASSPY_SCAN", "bogus"},
                    {"CUBLASSPY_CHECK", "2"},         {"CUBLASSPY_SYNC", "yes"},
                    {"CUBLASSPY_ON_ERROR", "explode"}, {"CUBLASSPY_DUMP", "everything"},
@@ -48,7 +48,7 @@ TEST(BadSettings, OneLineEachNamingTheVariableAndTheProgramCarriesOn) {
 }
 
 TEST(BadSettings, RingOutsideItsRangeIsRefusedToo) {
-  if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+  ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   ScratchDir dir;
   ProcessResult r = run_process({program("shim_sgemm_loop"), "1"},
                                 traced(dir) + on_standin() + Env{{"CUBLASSPY_RING", "3"}}, isolated_in(dir));

@@ -24,7 +24,7 @@ std::vector<CallView> in_flight(const TraceFile& trace) {
 class FatalEnd : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+    ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   }
   // sgemm_loop with `faults` on the stand-in, once plainly and once under the shim; both must
   // end the same way. Returns the traced run.

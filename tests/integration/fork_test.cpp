@@ -11,7 +11,7 @@ namespace cublasspy::integration {
 namespace {
 
 TEST(Fork, ChildWritesItsOwnTraceAndNeverTheParents) {
-  if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+  ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   ScratchDir dir;
   ProcessResult r = run_process({program("shim_fork_after_init")}, traced(dir) + on_standin(), isolated_in(dir));
   ASSERT_TRUE(r.exited_ok()) << r.describe();

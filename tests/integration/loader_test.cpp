@@ -26,7 +26,7 @@ std::string loaded_path(const std::string& out) {
 }
 
 TEST(Loader, BareNameDlopenFollowsTheCallersRunpath) {
-  if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+  ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   ScratchDir dir;
   const std::string subject = program("shim_runpath_dlopen");
   // Precondition: the program's RUNPATH, not LD_LIBRARY_PATH, leads to the stand-in.

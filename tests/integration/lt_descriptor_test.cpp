@@ -36,7 +36,7 @@ void expect_described_matmul(const CallView& matmul) {
 }
 
 TEST(LtDescriptors, MatmulRecordDescribesTheGemmOnTheStandin) {
-  if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+  ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   ScratchDir dir;
   ProcessResult r = run_process({program("shim_lt_matmul_row_major")}, traced(dir) + on_standin(), isolated_in(dir));
   ASSERT_TRUE(r.exited_ok()) << r.describe();

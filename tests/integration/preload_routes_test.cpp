@@ -16,7 +16,7 @@ namespace {
 class PreloadRoutes : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+    ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   }
   // Runs argv on the stand-in with and without the shim; the outputs must match. Returns the
   // traced run.
@@ -50,7 +50,7 @@ TEST_F(PreloadRoutes, DlopenLocalAndDlsymPointersAreRecorded) {
 }
 
 TEST_F(PreloadRoutes, PythonCtypesCallIsRecorded) {
-  if (kPython.empty()) GTEST_SKIP() << "no python3";
+  ASSERT_FALSE(kPython.empty()) << "no python3 was found at configure time (scripts/setup.sh installs it)";
   ProcessResult r = run_both({kPython, kSourceDir + "/programs/ctypes_device_count.py"},
                              {{"STANDIN_DEVICE_COUNT", "3"}});
   EXPECT_NE(r.out.find("cudaGetDeviceCount 0 count 3"), std::string::npos) << r.out;
@@ -64,7 +64,7 @@ TEST_F(PreloadRoutes, PythonCtypesCallIsRecorded) {
 
 TEST_F(PreloadRoutes, StaticRuntimeReachesTheDriverThroughCuGetProcAddress) {
   std::string subject = program("shim_static_runtime_device_count");
-  if (access(subject.c_str(), X_OK) != 0) GTEST_SKIP() << "no libcudart_static.a to link with";
+  ASSERT_EQ(access(subject.c_str(), X_OK), 0) << subject << " was not built: the CUDA toolkit's libcudart_static.a is missing";
   // The stand-in cannot serve the static runtime's private export tables (cuGetExportTable
   // answers 801), so after cuInit the runtime gives up and cudaGetDeviceCount returns 801 there,
   // before any cuDeviceGetCount. What is tested is the way in: the runtime's dlopen of the
@@ -87,7 +87,7 @@ TEST_F(PreloadRoutes, StaticRuntimeReachesTheDriverThroughCuGetProcAddress) {
 
 TEST_F(PreloadRoutes, NvidiasDeviceQueryIsRecordedAndUnchanged) {
   const std::string query = "/usr/local/cuda/bin/__nvcc_device_query";
-  if (access(query.c_str(), X_OK) != 0) GTEST_SKIP() << "no " << query;
+  ASSERT_EQ(access(query.c_str(), X_OK), 0) << query << " was not built";
   ProcessResult r = run_both({query});
   EXPECT_FALSE(r.out.empty());
   auto trace = open_trace(trace_path(dir_, r.pid));

@@ -10,7 +10,7 @@ namespace cublasspy::integration {
 namespace {
 
 TEST(Scalars, HostPointerModeRecordsTheValues) {
-  if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+  ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   ScratchDir dir;
   ProcessResult r = run_process({program("shim_sgemm_loop"), "1", "host"}, traced(dir) + on_standin(), isolated_in(dir));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
@@ -27,7 +27,7 @@ TEST(Scalars, HostPointerModeRecordsTheValues) {
 }
 
 TEST(Scalars, DevicePointerModeLeavesThemUnknown) {
-  if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+  ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   ScratchDir dir;
   ProcessResult r = run_process({program("shim_sgemm_loop"), "1", "device"}, traced(dir) + on_standin(), isolated_in(dir));
   ASSERT_TRUE(r.exited_ok()) << r.describe();

@@ -23,7 +23,7 @@ void write_text(const std::string& path, const std::string& text) { std::ofstrea
 class TracePlacement : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!standin_built()) GTEST_SKIP() << "the CPU stand-in is not built";
+    ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
     plain_ = run_process({program("shim_sgemm_loop"), "2"}, on_standin(), isolated_in(dir_));
     ASSERT_TRUE(plain_.exited_ok()) << plain_.describe();
   }

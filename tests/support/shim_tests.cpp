@@ -20,7 +20,6 @@ std::string trace_path(const ScratchDir& dir, pid_t pid) { return dir / ("t-" + 
 
 Env on_standin() { return {{"LD_LIBRARY_PATH", kStandinDir}}; }
 
-bool standin_built() { return fs::exists(kStandinDir + "/libcublas.so.13"); }
 
 std::optional<TraceFile> open_trace(const std::string& path) {
   std::string error;

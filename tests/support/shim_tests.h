@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "support/prerequisites.h"
 #include "support/process.h"
 #include "trace/trace_reader.h"
 
@@ -46,7 +47,7 @@ Env traced(const ScratchDir& dir);
 std::string trace_path(const ScratchDir& dir, pid_t pid);
 // The CPU stand-in instead of the real CUDA libraries.
 Env on_standin();
-bool standin_built();
+using test_support::standin_built;
 
 // Opens a trace; on failure the test fails with the reader's message and nullopt is returned.
 std::optional<TraceFile> open_trace(const std::string& path);

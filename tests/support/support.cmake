@@ -21,6 +21,7 @@ endif()
 
 set(cbs_support_dir ${CMAKE_CURRENT_LIST_DIR})
 add_library(cublasspy_test_support STATIC
+  ${cbs_support_dir}/prerequisites.cpp
   ${cbs_support_dir}/process.cpp
   ${cbs_support_dir}/shim_tests.cpp
   ${cbs_support_dir}/tool_tests.cpp
@@ -31,6 +32,8 @@ target_link_libraries(cublasspy_test_support PUBLIC cublasspy_trace_reader cubla
                       nlohmann_json::nlohmann_json GTest::gtest)
 target_compile_options(cublasspy_test_support PRIVATE -Wall -Wextra)
 target_compile_definitions(cublasspy_test_support PUBLIC
+  # prerequisites.h
+  CUBLASSPY_STANDIN_CUBLAS="$<TARGET_FILE:standin_cublas>"
   # shim_tests.h
   CUBLASSPY_SHIM_PATH="$<TARGET_FILE:cublasspy>"
   CUBLASSPY_STANDIN_PATH="${CUBLASSPY_STANDIN_DIR}"

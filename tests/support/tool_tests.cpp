@@ -18,7 +18,6 @@ namespace cublasspy::tools::testing {
 
 namespace fs = std::filesystem;
 
-bool standin_available() { return fs::exists(kStandinDir + "/libcublas.so.13"); }
 
 Env on_standin() { return {{"LD_LIBRARY_PATH", kStandinDir}}; }
 

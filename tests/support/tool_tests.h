@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/prerequisites.h"
 #include "support/process.h"
 
 namespace cublasspy::tools::testing {
@@ -30,8 +31,8 @@ using test_support::read_file;
 using test_support::run_process;
 using test_support::write_file;
 
+using test_support::standin_built;
 // The environment that sends simple_gemm to the CPU stand-in instead of the real libraries.
-bool standin_available();
 Env on_standin();
 // The environment that records into `dir` with the shim preloaded (no `run`).
 Env traced_into(const ScratchDir& dir);
