@@ -6,6 +6,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 "$here/scripts/setup.sh"
+# Real PyTorch for the tests labelled pytorch (docs/PYTORCH.md): built once, then cached.
+"$here/scripts/pytorch-root.sh" >/dev/null
 "$here/scripts/build.sh"
 cd "${BUILD_DIR:-$here/build}"
 log=$(mktemp)
