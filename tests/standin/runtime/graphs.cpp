@@ -96,20 +96,28 @@ STANDIN_EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCa
 
 // ---- graphs: none can exist ------------------------------------------------------------------
 
-STANDIN_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
-                                                unsigned long long flags) {
-  STANDIN_RUNTIME_ENTRY("cudaGraphInstantiate");
-  (void)flags;
+}  // extern "C"
+
+namespace {
+
+cudaError_t instantiate(const char* name, cudaGraphExec_t* pGraphExec, cudaGraph_t graph) {
+  STANDIN_RUNTIME_ENTRY(name);
   if (pGraphExec == nullptr) return record(cudaErrorInvalidValue);
   return no_graph(graph);
 }
 
+}  // namespace
+
+extern "C" {
+
+STANDIN_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                                unsigned long long /*flags*/) {
+  return instantiate("cudaGraphInstantiate", pGraphExec, graph);
+}
+
 STANDIN_EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
-                                                         unsigned long long flags) {
-  STANDIN_RUNTIME_ENTRY("cudaGraphInstantiateWithFlags");
-  (void)flags;
-  if (pGraphExec == nullptr) return record(cudaErrorInvalidValue);
-  return no_graph(graph);
+                                                         unsigned long long /*flags*/) {
+  return instantiate("cudaGraphInstantiateWithFlags", pGraphExec, graph);
 }
 
 STANDIN_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
