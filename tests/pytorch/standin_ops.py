@@ -119,6 +119,25 @@ def main():
         value = got[i] if i < len(got) else out.stderr.strip()[-200:]
         check(f"{code} calls {fn}", value == "5.0", f"element 0 with {fn}:1 damaged: {value}")
 
+    # Kernel launches scripted by the fault plan: the first succeeds doing nothing (the fresh
+    # memory stays zero), the second "runs" and faults. The stand-in has finished the kernel by
+    # the time PyTorch checks the launch (cudaGetLastError), so the error shows there already.
+    prog = ("import torch\n"
+            "print(torch.ones(3, device='cuda').cpu().tolist())\n"
+            "try:\n    torch.ones(3, device='cuda')\n    torch.cuda.synchronize()\n    print('no error')\n"
+            "except RuntimeError as e:\n    print(str(e).splitlines()[0])\n"
+            "try:\n    torch.zeros(2).cuda()\n    print('later copy ok')\n"
+            "except RuntimeError as e:\n    print('later copy: ' + str(e).splitlines()[0])\n")
+    out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, STANDIN_FAIL="cudaLaunchKernel:1:0",
+                                  STANDIN_ASYNC_ERROR="cudaLaunchKernel:2:700"))
+    lines = out.stdout.splitlines()
+    check("STANDIN_FAIL=cudaLaunchKernel:1:0: the launch succeeds, does nothing",
+          lines[:1] == ["[0.0, 0.0, 0.0]"], (lines or [out.stderr[-200:]])[0])
+    check("STANDIN_ASYNC_ERROR=cudaLaunchKernel:2:700: an illegal address, sticky",
+          len(lines) > 2 and "illegal memory access" in lines[1] and "illegal memory access" in lines[2],
+          " | ".join(lines[1:]) or out.stderr[-200:])
+
     print(f"{len(failures)} failed: {failures}" if failures else "all checks passed")
     return len(failures)
 
