@@ -104,39 +104,38 @@ def main():
     except RuntimeError as e:
         check("kernel launch fails (no kernel image)", "no kernel image" in str(e), str(e).splitlines()[0])
 
-    # The GEMM paths are the ones named above: in a fresh process, the stand-in's fault plan
-    # damages the first call of each function (adds 1 to element 0), and only that result is off.
+    # One fresh process under a fault plan (importing torch is the slow part, so only one):
+    # 1. The GEMM paths are the ones named above: the first call of each function is damaged
+    #    (1 added to element 0), and only that result is off.
+    # 2. Kernel launches: the first succeeds doing nothing (the fresh memory stays zero), the
+    #    second "runs" and faults. The stand-in has finished the kernel by the time PyTorch checks
+    #    the launch (cudaGetLastError), so the error shows there already, and it sticks.
     calls = (("cublasLtMatmul", "torch.addmm(z.cuda(), a.cuda(), b.cuda())"),
              ("cublasSgemm_v2", "torch.mm(a.cuda(), b.cuda())"),
              ("cublasGemmEx", "torch.mm(a.half().cuda(), b.half().cuda())"))
-    prog = ("import torch; a = torch.ones(4, 4); b = torch.ones(4, 4); z = torch.zeros(4); "
-            "print(' '.join(str(r.cpu()[0, 0].item()) for r in [" + ", ".join(c for _, c in calls) + "]))")
-    plan = ";".join(f"{fn}:1" for fn, _ in calls)
-    out = subprocess.run([sys.executable, "-c", prog], env=dict(os.environ, STANDIN_WRONG_RESULT=plan),
-                         capture_output=True, text=True, timeout=120)
-    got = out.stdout.split() if out.returncode == 0 else []
-    for i, (fn, code) in enumerate(calls):
-        value = got[i] if i < len(got) else out.stderr.strip()[-200:]
-        check(f"{code} calls {fn}", value == "5.0", f"element 0 with {fn}:1 damaged: {value}")
-
-    # Kernel launches scripted by the fault plan: the first succeeds doing nothing (the fresh
-    # memory stays zero), the second "runs" and faults. The stand-in has finished the kernel by
-    # the time PyTorch checks the launch (cudaGetLastError), so the error shows there already.
     prog = ("import torch\n"
+            "a = torch.ones(4, 4); b = torch.ones(4, 4); z = torch.zeros(4)\n"
+            "print(' '.join(str(r.cpu()[0, 0].item()) for r in [" + ", ".join(c for _, c in calls) + "]))\n"
+            "torch.cuda.empty_cache()\n"  # fresh device memory (zeros) for the no-op kernel
             "print(torch.ones(3, device='cuda').cpu().tolist())\n"
             "try:\n    torch.ones(3, device='cuda')\n    torch.cuda.synchronize()\n    print('no error')\n"
             "except RuntimeError as e:\n    print(str(e).splitlines()[0])\n"
             "try:\n    torch.zeros(2).cuda()\n    print('later copy ok')\n"
             "except RuntimeError as e:\n    print('later copy: ' + str(e).splitlines()[0])\n")
-    out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, STANDIN_FAIL="cudaLaunchKernel:1:0",
-                                  STANDIN_ASYNC_ERROR="cudaLaunchKernel:2:700"))
-    lines = out.stdout.splitlines()
+    plan = dict(STANDIN_WRONG_RESULT=";".join(f"{fn}:1" for fn, _ in calls),
+                STANDIN_FAIL="cudaLaunchKernel:1:0", STANDIN_ASYNC_ERROR="cudaLaunchKernel:2:700")
+    out = subprocess.run([sys.executable, "-c", prog], env=dict(os.environ, **plan),
+                         capture_output=True, text=True, timeout=120)
+    lines = out.stdout.splitlines() + [""] * 4
+    got = lines[0].split()
+    for i, (fn, code) in enumerate(calls):
+        value = got[i] if i < len(got) else out.stderr.strip()[-200:]
+        check(f"{code} calls {fn}", value == "5.0", f"element 0 with {fn}:1 damaged: {value}")
     check("STANDIN_FAIL=cudaLaunchKernel:1:0: the launch succeeds, does nothing",
-          lines[:1] == ["[0.0, 0.0, 0.0]"], (lines or [out.stderr[-200:]])[0])
+          lines[1] == "[0.0, 0.0, 0.0]", lines[1] or out.stderr[-200:])
     check("STANDIN_ASYNC_ERROR=cudaLaunchKernel:2:700: an illegal address, sticky",
-          len(lines) > 2 and "illegal memory access" in lines[1] and "illegal memory access" in lines[2],
-          " | ".join(lines[1:]) or out.stderr[-200:])
+          "illegal memory access" in lines[2] and "illegal memory access" in lines[3],
+          " | ".join(lines[2:4]) or out.stderr[-200:])
 
     print(f"{len(failures)} failed: {failures}" if failures else "all checks passed")
     return len(failures)
