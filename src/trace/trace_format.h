@@ -24,7 +24,10 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //   2  threads claim ring slots in blocks (claim_block, claim_lag): a record's seq is its ring
 //      ticket + 1, records are ordered by start time, next_seq is no longer kept (the totals
 //      are in the counters), parent_calls_at_fork added.
-inline constexpr uint32_t kFormatVersion = 2;
+//   3  the function table says what each slot means (ArgDescriptor::role) and which library
+//      each function belongs to (FunctionEntry::library); readers of versions 1 and 2 derive
+//      both from the names (trace_reader.cpp, the one place names are interpreted).
+inline constexpr uint32_t kFormatVersion = 3;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
 inline constexpr uint32_t kHeaderBytes = 4096;
@@ -138,22 +141,77 @@ struct RecordSlot {
 };
 static_assert(sizeof(RecordSlot) == kRecordBytes);
 
+// What an argument slot means, whatever the function calls it: readers find a call's fields by
+// role (the GEMM's m, its A, a device count), and show the names. Version 3; the reader derives
+// roles from the names for older traces. Values are stable: append only.
+enum class ArgRole : uint8_t {
+  kNone = 0,          // nothing a reader looks for: shown by its name only
+  kHandle = 1,        // the cuBLAS / cuBLASLt handle
+  kTransA = 2, kTransB = 3,  // op(A), op(B): cublasOperation_t, or the v1 API's character
+  kM = 4, kN = 5, kK = 6,    // op(A) is m x k, op(B) k x n, C and D m x n
+  kAlpha = 7, kBeta = 8,     // the scalars (their address, or the v1 API's value)
+  // Per operand, in the order A, B, C, D (operand_role() below): the matrix (for the batched
+  // forms its array of pointers), leading dimension, data type, batch stride, cuBLASLt order.
+  kA = 9, kB = 10, kC = 11, kD = 12,
+  kLda = 13, kLdb = 14, kLdc = 15, kLdd = 16,
+  kAType = 17, kBType = 18, kCType = 19, kDType = 20,
+  kStrideA = 21, kStrideB = 22, kStrideC = 23, kStrideD = 24,
+  kAOrder = 25, kBOrder = 26, kCOrder = 27, kDOrder = 28,
+  kBatchCount = 29, kComputeType = 30, kAlgo = 31,
+  kXtHandle = 32,     // a cublasXt handle: the GEMM's operands are in host memory
+  // Grouped GEMMs: the per-group host arrays; the first group's values are derived slots with
+  // the plain roles (kTransA, kM, kLda, ...) and kFirstGroupSize.
+  kGroupCount = 33, kFirstGroupSize = 34, kGroupSizeArray = 35,
+  kTransAArray = 36, kTransBArray = 37, kMArray = 38, kNArray = 39, kKArray = 40,
+  kAlphaArray = 41, kBetaArray = 42, kLdaArray = 43, kLdbArray = 44, kLdcArray = 45,
+  // cuBLASLt: what the matmul descriptor says, and the matmul's own arguments.
+  kScaleType = 46, kEpilogue = 47, kBias = 48, kAScale = 49, kBScale = 50, kDScale = 51,
+  kWorkspace = 52, kWorkspaceBytes = 53, kStream = 54,
+  // Devices, memory, library loads.
+  kDeviceCount = 55,  // the count a device-enumeration call wrote back
+  kDevice = 56,       // a device ordinal passed in
+  kByteCount = 57,    // bytes allocated or copied
+  kFilename = 58,     // the file dlopen was asked for (text)
+  kLoadFlags = 59,    // dlopen's flags
+  kLoadResult = 60,   // the path dlopen loaded, or dlerror()'s text
+};
+
+// The role of operand `index` (0 A, 1 B, 2 C, 3 D) among the per-operand roles starting at
+// `a_role` (kA, kLda, kAType, kStrideA, kAOrder).
+constexpr ArgRole operand_role(ArgRole a_role, int index) {
+  return static_cast<ArgRole>(static_cast<uint8_t>(a_role) + index);
+}
+static_assert(operand_role(ArgRole::kA, 3) == ArgRole::kD && operand_role(ArgRole::kLda, 3) == ArgRole::kLdd &&
+              operand_role(ArgRole::kAType, 3) == ArgRole::kDType &&
+              operand_role(ArgRole::kStrideA, 3) == ArgRole::kStrideD &&
+              operand_role(ArgRole::kAOrder, 3) == ArgRole::kDOrder);
+
+// FunctionEntry::library: the library a function belongs to (the hook list's first column), so
+// a reader knows whose status codes it returns without guessing from its name. Version 3.
+enum class Library : uint8_t {
+  kUnknown = 0, kCublas = 1, kCublasLt = 2, kCudart = 3, kCuda = 4, kSystem = 5,
+};
+
 // Describes one hooked function so a reader needs no compiled-in list: the trace is
 // self-describing, and new hooks need no reader change.
 struct ArgDescriptor {
   char name[kArgNameBytes];  // "transa", "m", "lda", ...
   uint8_t kind;              // ArgKind
-  uint8_t pad[7];
+  uint8_t role;              // ArgRole (version 3)
+  uint8_t pad[6];
 };
 static_assert(sizeof(ArgDescriptor) == 32);
+static_assert(offsetof(ArgDescriptor, role) == 25);
 
 struct FunctionEntry {
   char name[kFunctionNameBytes];  // exported symbol name, "" for unused ids
   uint16_t arg_count;
   uint16_t family;                // format::Family below (gemm, lt_matmul, ...)
-  uint32_t pad;
+  uint8_t library;                // format::Library (version 3)
+  uint8_t pad[3];
   ArgDescriptor args[kMaxArgs];
 };
+static_assert(offsetof(FunctionEntry, library) == 52);
 static_assert(sizeof(FunctionEntry) == 56 + 32 * kMaxArgs);
 
 // FunctionEntry::family: lets a reader group functions without knowing their names. Stable

@@ -117,11 +117,13 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(FunctionEntry, name),
     CBS_FIELD(FunctionEntry, arg_count),
     CBS_FIELD(FunctionEntry, family),
+    CBS_FIELD(FunctionEntry, library),
     CBS_FIELD(FunctionEntry, pad),
     CBS_FIELD(FunctionEntry, args),
 
     CBS_FIELD(ArgDescriptor, name),
     CBS_FIELD(ArgDescriptor, kind),
+    CBS_FIELD(ArgDescriptor, role),
     CBS_FIELD(ArgDescriptor, pad),
 
     CBS_FIELD(FunctionCounters, calls),
@@ -172,6 +174,24 @@ const std::vector<FieldFact> kFields = {
   X(ArgKind, kMathMode) X(ArgKind, kStatusOut) X(ArgKind, kText) X(ArgKind, kCudaError)        \
   X(ArgKind, kLtAttribute) X(ArgKind, kUInt) X(ArgKind, kLegacyChar) X(ArgKind, kDouble)       \
   X(ArgKind, kOrder) X(ArgKind, kEpilogue)
+#define CBS_ARG_ROLE_VALUES(X)                                                                 \
+  X(ArgRole, kNone) X(ArgRole, kHandle) X(ArgRole, kTransA) X(ArgRole, kTransB) X(ArgRole, kM)   \
+  X(ArgRole, kN) X(ArgRole, kK) X(ArgRole, kAlpha) X(ArgRole, kBeta) X(ArgRole, kA) X(ArgRole, kB) \
+  X(ArgRole, kC) X(ArgRole, kD) X(ArgRole, kLda) X(ArgRole, kLdb) X(ArgRole, kLdc) X(ArgRole, kLdd) \
+  X(ArgRole, kAType) X(ArgRole, kBType) X(ArgRole, kCType) X(ArgRole, kDType) X(ArgRole, kStrideA) \
+  X(ArgRole, kStrideB) X(ArgRole, kStrideC) X(ArgRole, kStrideD) X(ArgRole, kAOrder)            \
+  X(ArgRole, kBOrder) X(ArgRole, kCOrder) X(ArgRole, kDOrder) X(ArgRole, kBatchCount)           \
+  X(ArgRole, kComputeType) X(ArgRole, kAlgo) X(ArgRole, kXtHandle) X(ArgRole, kGroupCount)      \
+  X(ArgRole, kFirstGroupSize) X(ArgRole, kGroupSizeArray) X(ArgRole, kTransAArray)              \
+  X(ArgRole, kTransBArray) X(ArgRole, kMArray) X(ArgRole, kNArray) X(ArgRole, kKArray)          \
+  X(ArgRole, kAlphaArray) X(ArgRole, kBetaArray) X(ArgRole, kLdaArray) X(ArgRole, kLdbArray)    \
+  X(ArgRole, kLdcArray) X(ArgRole, kScaleType) X(ArgRole, kEpilogue) X(ArgRole, kBias)          \
+  X(ArgRole, kAScale) X(ArgRole, kBScale) X(ArgRole, kDScale) X(ArgRole, kWorkspace)            \
+  X(ArgRole, kWorkspaceBytes) X(ArgRole, kStream) X(ArgRole, kDeviceCount) X(ArgRole, kDevice)  \
+  X(ArgRole, kByteCount) X(ArgRole, kFilename) X(ArgRole, kLoadFlags) X(ArgRole, kLoadResult)
+#define CBS_LIBRARY_VALUES(X)                                                                  \
+  X(Library, kUnknown) X(Library, kCublas) X(Library, kCublasLt) X(Library, kCudart)          \
+  X(Library, kCuda) X(Library, kSystem)
 #define CBS_RECORD_STATE_VALUES(X)                                                             \
   X(RecordState, kEmpty) X(RecordState, kWriting) X(RecordState, kInFlight)                    \
   X(RecordState, kCompleted)
@@ -193,6 +213,14 @@ constexpr bool listed(format::ArgKind v) {
   switch (v) { CBS_ARG_KIND_VALUES(CBS_CASE) return true; }
   return false;
 }
+constexpr bool listed(format::ArgRole v) {
+  switch (v) { CBS_ARG_ROLE_VALUES(CBS_CASE) return true; }
+  return false;
+}
+constexpr bool listed(format::Library v) {
+  switch (v) { CBS_LIBRARY_VALUES(CBS_CASE) return true; }
+  return false;
+}
 constexpr bool listed(format::RecordState v) {
   switch (v) { CBS_RECORD_STATE_VALUES(CBS_CASE) return true; }
   return false;
@@ -206,6 +234,7 @@ constexpr bool listed(format::EndState v) {
   return false;
 }
 static_assert(listed(format::Family::kOther) && listed(format::ArgKind::kNone) &&
+              listed(format::ArgRole::kNone) && listed(format::Library::kUnknown) &&
               listed(format::RecordState::kEmpty) && listed(format::kFlagNested) &&
               listed(format::EndState::kRunning));
 
@@ -216,6 +245,7 @@ struct EnumFact {
 #define CBS_ENUM_FACT(E, n) EnumFact{#E, #n, static_cast<uint64_t>(format::E::n)},
 const std::vector<EnumFact> kEnumValues = {
     CBS_FAMILY_VALUES(CBS_ENUM_FACT) CBS_ARG_KIND_VALUES(CBS_ENUM_FACT)
+    CBS_ARG_ROLE_VALUES(CBS_ENUM_FACT) CBS_LIBRARY_VALUES(CBS_ENUM_FACT)
     CBS_RECORD_STATE_VALUES(CBS_ENUM_FACT) CBS_RECORD_FLAGS_VALUES(CBS_ENUM_FACT)
     CBS_END_STATE_VALUES(CBS_ENUM_FACT)};
 
