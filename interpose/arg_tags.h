@@ -1,6 +1,8 @@
 // Argument tags: how each argument of a hooked function is recorded, and what it changes in the
 // shim's shadow state. The hook list (hook_list.h) names one tag per argument; the tag decides
-// the slot's ArgKind for the reader, what is written before the call, and what after it.
+// the slot's ArgKind and ArgRole for the reader (how to print it, what it means), what is
+// written before the call, and what after it. The general tags take the role as a parameter
+// (Int<Role::kM>, Ptr<Role::kA>; Int<> for none); the others have theirs (Handle, Alpha, ...).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +23,7 @@
 namespace cublasspy::tags {
 
 using format::ArgKind;
+using format::ArgRole;
 
 template <typename T>
 uint64_t bits(T v) {
@@ -35,13 +38,15 @@ uint64_t bits(T v) {
 // Every tag has three moments: before() writes the slot while the record is still private;
 // late() runs once the record is visible as in flight and may read the program's host memory
 // (a bad pointer then crashes with the call already named); after() sees the outcome.
-// A tag may also fill one derived slot (kDerived = 1) after the parameters: e.g. the first
-// group's m of a grouped GEMM, so the report can show it.
-void describe_derived(format::FunctionEntry& entry, const char* name, ArgKind kind);
+// A tag may also fill derived slots (kDerived of them) after the parameters: e.g. the first
+// group's m of a grouped GEMM, so the report can show it; describe() names them and gives each
+// its kind and role.
+void describe_derived(format::FunctionEntry& entry, const char* name, ArgKind kind, ArgRole role);
 
-template <ArgKind K>
+template <ArgKind K, ArgRole R = ArgRole::kNone>
 struct Plain {
   static constexpr ArgKind kind = K;
+  static constexpr ArgRole role = R;
   static constexpr int kSlots = 1;  // argument slots the parameter occupies
   static constexpr int kDerived = 0;
   static void describe(format::FunctionEntry&, const char*) {}
@@ -49,21 +54,22 @@ struct Plain {
   template <typename T> static void late(CallContext&, int, T) {}
   template <typename T> static void after(CallContext&, int, T, int) {}
 };
-using Int = Plain<ArgKind::kInt>;
-using UInt = Plain<ArgKind::kUInt>;
-using Ptr = Plain<ArgKind::kPointer>;
-using Op = Plain<ArgKind::kOperation>;
-using Algo = Plain<ArgKind::kGemmAlgo>;
-using LegacyOp = Plain<ArgKind::kLegacyChar>;
+template <ArgRole R = ArgRole::kNone> using Int = Plain<ArgKind::kInt, R>;
+template <ArgRole R = ArgRole::kNone> using UInt = Plain<ArgKind::kUInt, R>;
+template <ArgRole R = ArgRole::kNone> using Ptr = Plain<ArgKind::kPointer, R>;
+template <ArgRole R = ArgRole::kNone> using Op = Plain<ArgKind::kOperation, R>;
+template <ArgRole R = ArgRole::kNone> using LegacyOp = Plain<ArgKind::kLegacyChar, R>;
+using Algo = Plain<ArgKind::kGemmAlgo, ArgRole::kAlgo>;
 
 // cudaDataType: remembered as C's type (the last one) for complex scalars of GemmEx.
-struct DType : Plain<ArgKind::kDataType> {
+template <ArgRole R = ArgRole::kNone>
+struct DType : Plain<ArgKind::kDataType, R> {
   template <typename T> static void before(CallContext& c, int s, T v) {
     c.rec.args[s] = bits(v);
     c.last_type_slot = s;
   }
 };
-struct Compute : Plain<ArgKind::kComputeType> {
+struct Compute : Plain<ArgKind::kComputeType, ArgRole::kComputeType> {
   template <typename T> static void before(CallContext& c, int s, T v) {
     c.rec.args[s] = bits(v);
     c.compute_slot = s;
@@ -72,7 +78,7 @@ struct Compute : Plain<ArgKind::kComputeType> {
 
 // A cuBLAS handle: the record carries the handle's stream, pointer and math mode, and the call
 // is routed to the library that created the handle.
-struct Handle : Plain<ArgKind::kPointer> {
+struct Handle : Plain<ArgKind::kPointer, ArgRole::kHandle> {
   template <typename T> static void before(CallContext& c, int s, T v) {
     uint64_t h = bits(v);
     c.rec.args[s] = h;
@@ -89,7 +95,7 @@ struct Handle : Plain<ArgKind::kPointer> {
 
 // cublasCreate's out-parameter: registers the new handle with the library its caller uses.
 template <Library L>
-struct HandleCreatedBy : Plain<ArgKind::kPointer> {
+struct HandleCreatedBy : Plain<ArgKind::kPointer, ArgRole::kHandle> {
   template <typename T> static void before(CallContext& c, int s, T) {
     c.rec.args[s] = format::kArgUnset;
     c.variant = variant_of_caller(L, c.caller);
@@ -115,7 +121,7 @@ struct HandleDestroyed : Handle {
 };
 
 // A stream passed to the call itself (cuBLASLt, synchronization): the record's stream.
-struct StreamArg : Plain<ArgKind::kPointer> {
+struct StreamArg : Plain<ArgKind::kPointer, ArgRole::kStream> {
   template <typename T> static void before(CallContext& c, int s, T v) {
     c.rec.args[s] = bits(v);
     c.rec.stream = bits(v);
@@ -130,15 +136,15 @@ struct FreedPtr : Plain<ArgKind::kPointer> {
 };
 
 // Setters update the shadow state once the real call accepted the value.
-template <ArgKind K, auto Field>
-struct Setter : Plain<K> {
+template <ArgKind K, auto Field, ArgRole R>
+struct Setter : Plain<K, R> {
   template <typename T> static void after(CallContext& c, int, T v, int status) {
     if (status == 0 && c.handle_state != nullptr) (c.handle_state->*Field).store(bits(v), std::memory_order_relaxed);
   }
 };
-using StreamSet = Setter<ArgKind::kPointer, &HandleState::stream>;
-using WorkspaceSet = Setter<ArgKind::kPointer, &HandleState::workspace>;
-using WorkspaceBytesSet = Setter<ArgKind::kUInt, &HandleState::workspace_bytes>;
+using StreamSet = Setter<ArgKind::kPointer, &HandleState::stream, ArgRole::kStream>;
+using WorkspaceSet = Setter<ArgKind::kPointer, &HandleState::workspace, ArgRole::kWorkspace>;
+using WorkspaceBytesSet = Setter<ArgKind::kUInt, &HandleState::workspace_bytes, ArgRole::kWorkspaceBytes>;
 struct PModeSet : Plain<ArgKind::kPointerMode> {
   template <typename T> static void after(CallContext& c, int, T v, int status) {
     if (status == 0 && c.handle_state) c.handle_state->pointer_mode.store(static_cast<int32_t>(v));
@@ -151,9 +157,10 @@ struct MModeSet : Plain<ArgKind::kMathMode> {
 };
 
 // An out-parameter: its value after a successful call, kArgUnset when the call wrote nothing.
-template <ArgKind K>
+template <ArgKind K, ArgRole R = ArgRole::kNone>
 struct Out {
   static constexpr ArgKind kind = K;
+  static constexpr ArgRole role = R;
   static constexpr int kSlots = 1;
   static constexpr int kDerived = 0;
   static void describe(format::FunctionEntry&, const char*) {}
@@ -165,8 +172,8 @@ struct Out {
     if (status == 0 && out != nullptr) c.rec.args[s] = bits(*out);
   }
 };
-using OutInt = Out<ArgKind::kStatusOut>;
-using OutPtr = Out<ArgKind::kPointer>;  // kArgUnset until the call wrote it
+template <ArgRole R = ArgRole::kNone> using OutInt = Out<ArgKind::kStatusOut, R>;
+template <ArgRole R = ArgRole::kNone> using OutPtr = Out<ArgKind::kPointer, R>;  // kArgUnset until written
 using OutPMode = Out<ArgKind::kPointerMode>;
 using OutMMode = Out<ArgKind::kMathMode>;
 
@@ -181,7 +188,7 @@ struct AllocatedPtr : Out<ArgKind::kPointer> {
 // alpha/beta pointers: the address is recorded; the value is read late, when the pointer mode
 // says host memory (call_context.cpp).
 template <ScalarType S>
-struct Alpha : Plain<ArgKind::kPointer> {
+struct Alpha : Plain<ArgKind::kPointer, ArgRole::kAlpha> {
   template <typename T> static void before(CallContext& c, int s, T v) {
     c.rec.args[s] = bits(v);
     c.scalar_type = S;
@@ -191,7 +198,7 @@ struct Alpha : Plain<ArgKind::kPointer> {
   }
 };
 template <ScalarType S>
-struct Beta : Plain<ArgKind::kPointer> {
+struct Beta : Plain<ArgKind::kPointer, ArgRole::kBeta> {
   template <typename T> static void before(CallContext& c, int s, T v) {
     c.rec.args[s] = bits(v);
     c.scalar_type = S;
@@ -201,16 +208,35 @@ struct Beta : Plain<ArgKind::kPointer> {
   }
 };
 
-// Grouped GEMMs pass per-group host arrays: the array's address goes in the slot, and the first
-// group's value in a derived slot named without "_array" (m_array -> m), read late.
-template <typename Elem, ArgKind K>
-struct First : Plain<ArgKind::kPointer> {
+// The role of a grouped GEMM's first-group value, by the role of the per-group array it is
+// read from (m_array's first element is the GEMM's m, as far as one group describes it).
+constexpr ArgRole first_group_role(ArgRole array) {
+  switch (array) {
+    case ArgRole::kTransAArray: return ArgRole::kTransA;
+    case ArgRole::kTransBArray: return ArgRole::kTransB;
+    case ArgRole::kMArray: return ArgRole::kM;
+    case ArgRole::kNArray: return ArgRole::kN;
+    case ArgRole::kKArray: return ArgRole::kK;
+    case ArgRole::kLdaArray: return ArgRole::kLda;
+    case ArgRole::kLdbArray: return ArgRole::kLdb;
+    case ArgRole::kLdcArray: return ArgRole::kLdc;
+    case ArgRole::kGroupSizeArray: return ArgRole::kFirstGroupSize;
+    default: return ArgRole::kNone;
+  }
+}
+
+// Grouped GEMMs pass per-group host arrays: the array's address goes in the slot (role
+// `Array`), and the first group's value in a derived slot named without "_array" (m_array ->
+// m, role kM), read late.
+template <ArgKind K, ArgRole Array>
+struct First : Plain<ArgKind::kPointer, Array> {
+  static_assert(first_group_role(Array) != ArgRole::kNone, "a per-group array role");
   static constexpr int kDerived = 1;
   static void describe(format::FunctionEntry& e, const char* param) {
     std::string name = param;
     if (auto at = name.find("_array"); at != std::string::npos) name.erase(at);
     else name = "first_" + name;  // group_size -> first_group_size
-    describe_derived(e, name.c_str(), K);
+    describe_derived(e, name.c_str(), K, first_group_role(Array));
   }
   template <typename T> static void before(CallContext& c, int s, T v) {
     c.rec.args[s] = bits(v);
@@ -218,15 +244,14 @@ struct First : Plain<ArgKind::kPointer> {
   }
   template <typename T> static void late(CallContext& c, int, T v) {
     int d = c.derived++;
-    if (v != nullptr) c.rec.args[d] = bits(static_cast<Elem>(v[0]));
+    if (v != nullptr) c.rec.args[d] = bits(v[0]);  // the element as the array holds it
   }
 };
-template <typename Elem>
-using FirstInt = First<Elem, ArgKind::kInt>;
-using FirstOp = First<cublasOperation_t, ArgKind::kOperation>;
+template <ArgRole Array> using FirstInt = First<ArgKind::kInt, Array>;
+template <ArgRole Array> using FirstOp = First<ArgKind::kOperation, Array>;
 
 // cublasXt takes host scalars always and has its own handle type.
-struct XtHandle : Plain<ArgKind::kPointer> {
+struct XtHandle : Plain<ArgKind::kPointer, ArgRole::kXtHandle> {
   template <typename T> static void before(CallContext& c, int s, T v) {
     c.rec.args[s] = bits(v);
     c.rec.pointer_mode = 0;
@@ -234,7 +259,7 @@ struct XtHandle : Plain<ArgKind::kPointer> {
 };
 
 // The legacy v1 API passes alpha/beta by value.
-struct AlphaValue : Plain<ArgKind::kDouble> {
+struct AlphaValue : Plain<ArgKind::kDouble, ArgRole::kAlpha> {
   template <typename T> static void before(CallContext& c, int s, T v) {
     if constexpr (std::is_arithmetic_v<T>) c.rec.args[s] = bits(v);
     else c.rec.args[s] = bits(static_cast<double>(v.x));  // complex: the real part
@@ -243,7 +268,7 @@ struct AlphaValue : Plain<ArgKind::kDouble> {
     c.rec.flags |= format::kFlagAlphaKnown;
   }
 };
-struct BetaValue : Plain<ArgKind::kDouble> {
+struct BetaValue : Plain<ArgKind::kDouble, ArgRole::kBeta> {
   template <typename T> static void before(CallContext& c, int s, T v) {
     if constexpr (std::is_arithmetic_v<T>) c.rec.args[s] = bits(v);
     else c.rec.args[s] = bits(static_cast<double>(v.x));  // complex: the real part
@@ -277,8 +302,8 @@ struct LtCreated : Plain<ArgKind::kPointer> {
     lt_registry().add(desc, O);
   }
 };
-template <uint32_t Attr, ArgKind K>
-struct LtInit : Plain<K> {
+template <uint32_t Attr, ArgKind K, ArgRole R = ArgRole::kNone>
+struct LtInit : Plain<K, R> {
   template <typename T> static void after(CallContext& c, int, T v, int status) {
     if (status != 0 || c.lt_new_object == 0) return;
     uint64_t value = bits(v);
@@ -302,7 +327,9 @@ using LtAttr = Plain<ArgKind::kLtAttribute>;
 struct LtAttrBuffer : Plain<ArgKind::kPointer> {
   // The value itself goes in a derived slot, read late (it is host memory of the program).
   static constexpr int kDerived = 1;
-  static void describe(format::FunctionEntry& e, const char*) { describe_derived(e, "value", ArgKind::kUInt); }
+  static void describe(format::FunctionEntry& e, const char*) {
+    describe_derived(e, "value", ArgKind::kUInt, ArgRole::kNone);
+  }
   template <typename T> static void before(CallContext& c, int s, T v) {
     c.rec.args[s] = bits(v);
     c.rec.args[c.derived++] = format::kArgUnset;
@@ -329,15 +356,15 @@ struct LtAttrSize : Plain<ArgKind::kUInt> {
 struct LtMatmulDescArg : Plain<ArgKind::kPointer> {
   static constexpr int kDerived = 9;
   static void describe(format::FunctionEntry& e, const char*) {
-    describe_derived(e, "compute_type", ArgKind::kComputeType);
-    describe_derived(e, "scale_type", ArgKind::kDataType);
-    describe_derived(e, "transa", ArgKind::kOperation);
-    describe_derived(e, "transb", ArgKind::kOperation);
-    describe_derived(e, "epilogue", ArgKind::kEpilogue);
-    describe_derived(e, "bias", ArgKind::kPointer);
-    describe_derived(e, "a_scale", ArgKind::kPointer);
-    describe_derived(e, "b_scale", ArgKind::kPointer);
-    describe_derived(e, "d_scale", ArgKind::kPointer);
+    describe_derived(e, "compute_type", ArgKind::kComputeType, ArgRole::kComputeType);
+    describe_derived(e, "scale_type", ArgKind::kDataType, ArgRole::kScaleType);
+    describe_derived(e, "transa", ArgKind::kOperation, ArgRole::kTransA);
+    describe_derived(e, "transb", ArgKind::kOperation, ArgRole::kTransB);
+    describe_derived(e, "epilogue", ArgKind::kEpilogue, ArgRole::kEpilogue);
+    describe_derived(e, "bias", ArgKind::kPointer, ArgRole::kBias);
+    describe_derived(e, "a_scale", ArgKind::kPointer, ArgRole::kAScale);
+    describe_derived(e, "b_scale", ArgKind::kPointer, ArgRole::kBScale);
+    describe_derived(e, "d_scale", ArgKind::kPointer, ArgRole::kDScale);
   }
   template <typename T> static void before(CallContext& c, int s, T v) {
     uint64_t desc = bits(v);
@@ -372,17 +399,18 @@ template <char Which>
 struct LtLayoutArg : Plain<ArgKind::kPointer> {
   static constexpr bool kIsD = Which == 'd';
   static constexpr int kDerived = kIsD ? 8 : 4;
+  static constexpr int kOperand = Which - 'a';  // the operand_role() index
   static void describe(format::FunctionEntry& e, const char*) {
     const std::string x(1, Which);
-    describe_derived(e, (x + "_type").c_str(), ArgKind::kDataType);
-    describe_derived(e, ("ld" + x).c_str(), ArgKind::kInt);
-    describe_derived(e, (x + "_order").c_str(), ArgKind::kOrder);
-    describe_derived(e, ("stride_" + x).c_str(), ArgKind::kInt);
+    describe_derived(e, (x + "_type").c_str(), ArgKind::kDataType, format::operand_role(ArgRole::kAType, kOperand));
+    describe_derived(e, ("ld" + x).c_str(), ArgKind::kInt, format::operand_role(ArgRole::kLda, kOperand));
+    describe_derived(e, (x + "_order").c_str(), ArgKind::kOrder, format::operand_role(ArgRole::kAOrder, kOperand));
+    describe_derived(e, ("stride_" + x).c_str(), ArgKind::kInt, format::operand_role(ArgRole::kStrideA, kOperand));
     if constexpr (kIsD) {
-      describe_derived(e, "batch_count", ArgKind::kInt);
-      describe_derived(e, "m", ArgKind::kInt);
-      describe_derived(e, "n", ArgKind::kInt);
-      describe_derived(e, "k", ArgKind::kInt);
+      describe_derived(e, "batch_count", ArgKind::kInt, ArgRole::kBatchCount);
+      describe_derived(e, "m", ArgKind::kInt, ArgRole::kM);
+      describe_derived(e, "n", ArgKind::kInt, ArgRole::kN);
+      describe_derived(e, "k", ArgKind::kInt, ArgRole::kK);
     }
   }
   template <typename T> static void before(CallContext& c, int s, T v) {
@@ -421,8 +449,8 @@ using LtLayoutCreated = LtCreated<LtObject::kLayout, true>;
 using LtLayoutInitialized = LtCreated<LtObject::kLayout, false>;
 using LtPreferenceCreated = LtCreated<LtObject::kPreference, true>;
 using LtPreferenceInitialized = LtCreated<LtObject::kPreference, false>;
-using LtInitComputeType = LtInit<CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, ArgKind::kComputeType>;
-using LtInitScaleType = LtInit<CUBLASLT_MATMUL_DESC_SCALE_TYPE, ArgKind::kDataType>;
+using LtInitComputeType = LtInit<CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, ArgKind::kComputeType, ArgRole::kComputeType>;
+using LtInitScaleType = LtInit<CUBLASLT_MATMUL_DESC_SCALE_TYPE, ArgKind::kDataType, ArgRole::kScaleType>;
 using LtInitType = LtInit<CUBLASLT_MATRIX_LAYOUT_TYPE, ArgKind::kDataType>;
 using LtInitRows = LtInit<CUBLASLT_MATRIX_LAYOUT_ROWS, ArgKind::kUInt>;
 using LtInitCols = LtInit<CUBLASLT_MATRIX_LAYOUT_COLS, ArgKind::kUInt>;
@@ -439,11 +467,11 @@ using LtLayoutD = LtLayoutArg<'d'>;
 void describe_placeholders(format::FunctionEntry& entry, int count);
 std::string loaded_path_or_error(const char* filename, bool failed);
 
-struct LoadedFile : Plain<ArgKind::kText> {
+struct LoadedFile : Plain<ArgKind::kText, ArgRole::kFilename> {
   static constexpr int kSlots = 16;
   static constexpr int kDerived = 16;
   static void describe(format::FunctionEntry& e, const char*) {
-    describe_derived(e, "result", ArgKind::kText);
+    describe_derived(e, "result", ArgKind::kText, ArgRole::kLoadResult);
     describe_placeholders(e, kDerived - 1);
   }
   static void put_text(CallContext& c, int s, int slots, const char* text) {

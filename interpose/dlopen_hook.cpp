@@ -185,7 +185,9 @@ extern "C" void* cublasspy_glibc_dlopen() {
 extern "C" void* cublasspy_dlopen_record(const char* filename, int flags) {
   using namespace cublasspy;
   const void* caller = __builtin_return_address(0);
-#define CBS_DLOPEN_ARGS (const char*, filename, LoadedFile), (int, flags, Int)
+  // dlopen's parameters as the hook list gives them (its entry has no generated wrapper).
+#define CBS_LOADER_PARAMS(lib_, ret_, fn_, fail_, family_, ...) __VA_ARGS__
+#define CBS_DLOPEN_ARGS CUBLASSPY_LOADER_HOOKS(CBS_LOADER_PARAMS)
   constexpr int kParams = 0 CBS_MAP_SPACE(CBS_SLOTS, CBS_DLOPEN_ARGS);
   std::string error_text;
   return intercept<FnId::kdlopen, void*>(
@@ -221,4 +223,5 @@ extern "C" void* cublasspy_dlopen_record(const char* filename, int flags) {
         t_load_error = nullptr;
       });
 #undef CBS_DLOPEN_ARGS
+#undef CBS_LOADER_PARAMS
 }

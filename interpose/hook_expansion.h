@@ -11,9 +11,10 @@
 #include "hook_table.h"
 #include "intercept.h"
 
-// The hook list names scalar types unqualified (Alpha<ScalarType::kF32>); the wrappers are at
-// global scope.
+// The hook list names scalar types and roles unqualified (Alpha<ScalarType::kF32>,
+// Int<Role::kM>); the wrappers are at global scope.
 using ::cublasspy::ScalarType;
+using ::cublasspy::Role;
 
 #define CUBLASSPY_EXPORT extern "C" __attribute__((visibility("default")))
 

@@ -37,21 +37,23 @@ const HookInfo& info(uint16_t id) {
   return kLoaderHooks[id - kMainHooks - kLegacyCount];
 }
 
-void describe_param(format::FunctionEntry& entry, const char* c_name, format::ArgKind kind) {
-  tags::describe_derived(entry, slot_name(c_name).c_str(), kind);
+void describe_param(format::FunctionEntry& entry, const char* c_name, format::ArgKind kind, format::ArgRole role) {
+  tags::describe_derived(entry, slot_name(c_name).c_str(), kind, role);
 }
 
 format::FunctionEntry g_table[kHookCount];
 std::atomic<bool> g_table_ready{false};
 
 #define CBS_DESCRIBE(type, name, tag) \
-  describe_param(entry, #name, tags::tag::kind), tags::describe_placeholders(entry, tags::tag::kSlots - 1)
+  describe_param(entry, #name, tags::tag::kind, tags::tag::role),        \
+      tags::describe_placeholders(entry, tags::tag::kSlots - 1)
 #define CBS_DESCRIBE_DERIVED(type, name, tag) tags::tag::describe(entry, #name)
 #define CBS_FILL(lib_, ret_, fn_, fail_, family_, ...)                       \
   {                                                                          \
     format::FunctionEntry& entry = g_table[index++];                         \
     std::strncpy(entry.name, #fn_, sizeof entry.name - 1);                   \
     entry.family = static_cast<uint16_t>(Family::family_);                   \
+    entry.library = static_cast<uint8_t>(format::Library::lib_);             \
     CBS_MAP_SEMI(CBS_DESCRIBE, __VA_ARGS__)                                  \
     CBS_MAP_SEMI(CBS_DESCRIBE_DERIVED, __VA_ARGS__)                          \
   }
@@ -65,14 +67,15 @@ void fill_table() {
 }  // namespace
 
 namespace tags {
-void describe_derived(format::FunctionEntry& entry, const char* name, ArgKind kind) {
+void describe_derived(format::FunctionEntry& entry, const char* name, ArgKind kind, ArgRole role) {
   if (entry.arg_count >= format::kMaxArgs) return;
   format::ArgDescriptor& d = entry.args[entry.arg_count++];
   std::strncpy(d.name, name, sizeof d.name - 1);
   d.kind = static_cast<uint8_t>(kind);
+  d.role = static_cast<uint8_t>(role);
 }
 void describe_placeholders(format::FunctionEntry& entry, int count) {
-  for (int i = 0; i < count; ++i) describe_derived(entry, "", ArgKind::kNone);
+  for (int i = 0; i < count; ++i) describe_derived(entry, "", ArgKind::kNone, ArgRole::kNone);
 }
 }  // namespace tags
 

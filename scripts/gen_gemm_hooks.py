@@ -1,20 +1,54 @@
 #!/usr/bin/env python3
-"""Prints hook-list entries (src/spec/hook_list.h syntax) for the GEMM entry points of the CUDA
-headers, choosing each argument's tag by the argument's name and type. Used once to write the
-GEMM part of the list and again when a new cuBLAS adds entry points; the list itself is the
-source of truth (its entries are reviewed, not regenerated blindly).
+"""Prints the GEMM entries of the hook list (src/spec/hook_list.h syntax) from the CUDA headers,
+choosing each argument's tag, and with it its role (what the slot means to a reader: Int<Role::kM>
+is the GEMM's m), by the argument's name and type. The GEMM lines of the list are this script's
+output: when a new cuBLAS adds entry points, or a tag or role changes, change this script and
+regenerate them rather than editing them by hand (the entries are still reviewed: the list is
+what is compiled).
 
-usage: scripts/gen_gemm_hooks.py [/usr/local/cuda/include] > /tmp/entries.txt
+usage: scripts/gen_gemm_hooks.py [--legacy] [/usr/local/cuda/include] > /tmp/entries.txt
+       scripts/gen_gemm_hooks.py --check src/spec/hook_list.h [/usr/local/cuda/include]
+  default:   the v2 API's GEMMs (cublas_api.h), then cublasXt's (cublasXt.h), in header order:
+             the lines of CUBLASSPY_HOOKS from the "cuBLAS GEMMs" comment to CUBLASSPY_LT_HOOKS
+  --legacy:  the v1 API's GEMMs (cublas.h): the lines of CUBLASSPY_LEGACY_HOOKS
+  --check:   exits 1, naming the first difference, unless the list holds both outputs as they
+             are (ctest shim.gemm_hooks_generated)
 """
+import io
 import re
 import sys
+from contextlib import redirect_stdout
 
-inc = sys.argv[1] if len(sys.argv) > 1 else "/usr/local/cuda/include"
-WANTED = re.compile(r"^cublas(Xt)?([SDCZH]gemm|Gemm|SgemmEx|CgemmEx|Cgemm3m|Zgemm3m)")
-EXCLUDE = re.compile(r"gemv|gemmt|Uint8|LtLegacy")
+argv = sys.argv[1:]
+check = None
+if argv[:1] == ["--check"]:
+    check, argv = argv[1], argv[2:]
+legacy = "--legacy" in argv
+args = [a for a in argv if a != "--legacy"]
+inc = args[0] if args else "/usr/local/cuda/include"
+WANTED = re.compile(r"^cublas(Xt)?([SDCZH]gemm|Gemm|SgemmEx|CgemmEx|Cgemm3m|Zgemm3m|Uint8gemmBias)")
+EXCLUDE = re.compile(r"gemv|gemmt|LtLegacy")
 
 SCALAR = {"float": "kF32", "double": "kF64", "cuComplex": "kC32", "cuDoubleComplex": "kC64",
           "__half": "kF16", "void": "kByCompute"}
+
+# Roles by parameter name (format::ArgRole in trace_format.h). An argument not named here is
+# recorded with no role (Int<>, Ptr<>): shown by its name, looked for by no reader.
+ROLES = {
+    "transa": "kTransA", "transb": "kTransB", "m": "kM", "n": "kN", "k": "kK",
+    "A": "kA", "B": "kB", "C": "kC", "Aarray": "kA", "Barray": "kB", "Carray": "kC",
+    "lda": "kLda", "ldb": "kLdb", "ldc": "kLdc",
+    "Atype": "kAType", "Btype": "kBType", "Ctype": "kCType",
+    "strideA": "kStrideA", "strideB": "kStrideB", "strideC": "kStrideC",
+    "batchCount": "kBatchCount", "group_count": "kGroupCount",
+    "alpha_array": "kAlphaArray", "beta_array": "kBetaArray",
+}
+# Grouped forms: per-group host arrays whose first element the shim reads (a derived slot).
+GROUP_ARRAYS = {
+    "transa_array": "kTransAArray", "transb_array": "kTransBArray", "m_array": "kMArray",
+    "n_array": "kNArray", "k_array": "kKArray", "lda_array": "kLdaArray",
+    "ldb_array": "kLdbArray", "ldc_array": "kLdcArray", "group_size": "kGroupSizeArray",
+}
 
 
 def params_of(text):
@@ -32,32 +66,36 @@ def params_of(text):
     return out
 
 
-def tag_for(ctype, name, is_array, fn):
+def with_role(tag, name):
+    return "%s<%s>" % (tag, "Role::" + ROLES[name] if name in ROLES else "")
+
+
+def tag_for(ctype, name, is_array):
     base = ctype.replace("const", "").replace("*", "").strip()
     if name == "handle":
-        return "Handle"
+        return "XtHandle" if base == "cublasXtHandle_t" else "Handle"
     if name in ("alpha", "beta"):
+        if "*" not in ctype:  # the v1 API passes the scalars by value
+            return "AlphaValue" if name == "alpha" else "BetaValue"
         return ("Alpha" if name == "alpha" else "Beta") + "<ScalarType::%s>" % SCALAR[base]
-    if is_array or name.endswith("_array") or name == "group_size":
-        # Grouped forms: host arrays with one value per group.
-        if name in ("m_array", "n_array", "k_array", "lda_array", "ldb_array", "ldc_array"):
-            return "FirstInt<%s>" % ("int64_t" if "int64" in ctype else "int")
-        if name in ("transa_array", "transb_array"):
-            return "FirstOp"
-        if name == "group_size":
-            return "FirstInt<%s>" % ("int64_t" if "int64" in ctype else "int")
-        return "Ptr"
+    if name in GROUP_ARRAYS:
+        first = "FirstOp" if base == "cublasOperation_t" else "FirstInt"
+        return "%s<Role::%s>" % (first, GROUP_ARRAYS[name])
+    if is_array or name.endswith("_array"):
+        return with_role("Ptr", name)
+    if base == "char":
+        return with_role("LegacyOp", name)
     if base == "cublasOperation_t":
-        return "Op"
+        return with_role("Op", name)
     if base == "cudaDataType" or base == "cudaDataType_t":
-        return "Compute" if name == "computeType" else "DType"
+        return "Compute" if name == "computeType" else with_role("DType", name)
     if base == "cublasComputeType_t":
         return "Compute"
     if base == "cublasGemmAlgo_t":
         return "Algo"
     if "*" in ctype:
-        return "Ptr"
-    return "Int"
+        return with_role("Ptr", name)
+    return with_role("Int", name)
 
 
 def family(fn):
@@ -70,16 +108,51 @@ def family(fn):
     return "kGemm"
 
 
-def main():
-    text = open(inc + "/cublas_api.h").read()
+def entries(header, ret):
+    text = open(inc + "/" + header).read()
     seen = set()
-    for m in re.finditer(r"cublasStatus_t\s+CUBLASWINAPI\s+(\w+)\s*\(([^;{]*?)\)\s*;", text):
+    for m in re.finditer(ret + r"\s+CUBLASWINAPI\s+(\w+)\s*\(([^;{]*?)\)\s*;", text):
         fn, params = m.group(1), m.group(2)
         if not WANTED.match(fn) or EXCLUDE.search(fn) or fn in seen:
             continue
         seen.add(fn)
-        args = ", ".join("(%s, %s, %s)" % (t, n, tag_for(t, n, a, fn)) for t, n, a in params_of(params))
+        yield fn, ", ".join("(%s, %s, %s)" % (t, n, tag_for(t, n, a)) for t, n, a in params_of(params))
+
+
+def print_legacy():
+    lines = ["  X(kCublas, void, %s, 0, kLegacyGemm, %s)" % e for e in entries("cublas.h", "void")]
+    print(" \\\n".join(lines))
+
+
+def print_main():
+    for fn, args in entries("cublas_api.h", "cublasStatus_t"):
+        print("  X(kCublas, cublasStatus_t, %s, CBS_STATUS_FAIL, %s, %s) \\" % (fn, family(fn), args))
+    print("  /* cublasXt (host-memory GEMMs spread over devices) */ \\")
+    for fn, args in entries("cublasXt.h", "cublasStatus_t"):
         print("  X(kCublas, cublasStatus_t, %s, CBS_STATUS_FAIL, %s, %s) \\" % (fn, family(fn), args))
 
 
-main()
+def check_list(path):
+    listed = open(path).read()
+    for block in (print_main, print_legacy):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            block()
+        text = out.getvalue()
+        if text not in listed:
+            for line in text.splitlines():
+                if line not in listed:
+                    print("%s: not as scripts/gen_gemm_hooks.py writes it:\n%s" % (path, line[:300]))
+                    return 1
+            print("%s: the generated lines are all there, but not in the generated order" % path)
+            return 1
+    print("%s: the GEMM entries are the generator's" % path)
+    return 0
+
+
+if check:
+    sys.exit(check_list(check))
+elif legacy:
+    print_legacy()
+else:
+    print_main()

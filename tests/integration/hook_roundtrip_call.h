@@ -26,6 +26,7 @@
 #include "hook_tag_traits.h"
 
 using ::cublasspy::ScalarType;  // the hook list names tags like Alpha<ScalarType::kF32>
+using ::cublasspy::Role;        // and like Int<Role::kM>
 
 namespace roundtrip {
 

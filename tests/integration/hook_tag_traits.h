@@ -20,9 +20,10 @@ using ::cublasspy::Library;
 using ::cublasspy::LtObject;
 using ::cublasspy::ScalarType;
 using ::cublasspy::format::ArgKind;
+using ::cublasspy::format::ArgRole;
 
 namespace detail {
-template <ArgKind K> std::true_type out_base(const tags::Out<K>*);
+template <ArgKind K, ArgRole R> std::true_type out_base(const tags::Out<K, R>*);
 template <Library L> std::true_type out_base(const tags::HandleCreatedBy<L>*);
 template <LtObject O> std::true_type out_base(const tags::LtCreated<O, true>*);
 std::false_type out_base(const void*);
@@ -31,7 +32,7 @@ template <ScalarType S> std::true_type scalar_base(const tags::Alpha<S>*);
 template <ScalarType S> std::true_type scalar_base(const tags::Beta<S>*);
 std::false_type scalar_base(const void*);
 
-template <class Elem, ArgKind K> std::true_type first_base(const tags::First<Elem, K>*);
+template <ArgKind K, ArgRole R> std::true_type first_base(const tags::First<K, R>*);
 std::false_type first_base(const void*);
 }  // namespace detail
 
