@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 
 #include <atomic>
-#include <cstring>
 
 #include "checks/check_ids.h"
 #include "common/cuda_errors.h"
@@ -122,12 +121,10 @@ PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
       note_first_async_error(rt, seq, rc);
     }
   }
-  // A failing call's own status as the first asynchronous error, for runtime (cuda*) and driver
-  // (cu*) calls. The "cu" test alone would do ("cuda" is a case of it), and it matches cublas*,
-  // cublasLt* and cublasXt* too: harmless, since their status is a cublasStatus_t (at most 16),
-  // never one of the 7xx codes is_asynchronous_cuda_error() accepts. It leaves out dlopen only.
+  // A failing call's own status as the first asynchronous error, for runtime and driver calls
+  // (the libraries whose statuses are cudaError_t / CUresult codes).
   if (failed && is_asynchronous_cuda_error(ctx.rec.status) &&
-      (std::strncmp(hook_name(id), "cuda", 4) == 0 || std::strncmp(hook_name(id), "cu", 2) == 0)) {
+      (hook_library(id) == Library::kCudart || hook_library(id) == Library::kCuda)) {
     note_first_async_error(rt, seq, ctx.rec.status);
   }
   // A misalignment warning alone does not trigger CUBLASSPY_ON_ERROR.
