@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "handle_registry.h"
 #include "real_functions.h"
+#include "trace/gemm_call.h"
 #include "trace/trace_format.h"
 
 namespace cublasspy {
@@ -15,6 +17,11 @@ namespace cublasspy {
 enum class ScalarType : uint8_t { kNone, kF32, kF64, kC32, kC64, kF16, kI32, kByCompute, kByScaleType };
 
 struct CallContext {
+  // A constructor, not aggregate initialization: that would value-initialize `gemm` (zero its
+  // few hundred bytes) on every call; default-initialized it costs one store.
+  CallContext(format::Record& record, format::ScanSummary* summaries, const void* return_address)
+      : rec(record), scan(summaries), caller(return_address) {}
+
   format::Record& rec;
   format::ScanSummary* scan;  // the record's four scan summaries (A, B, C, D)
   const void* caller;  // return address of the hook: who called it
@@ -31,6 +38,9 @@ struct CallContext {
   int lt_transa = 0;
   int64_t lt_a_rows = 0, lt_a_cols = 0;
   int lt_a_order = 0;
+  // The call's GEMM, once gemm_view() (gemm_view.h) found it; empty until then, so a call in
+  // trace mode never builds one.
+  std::optional<GemmCall> gemm;
 };
 
 // Reads alpha or beta from host memory into `out` when the pointer mode says it is there.

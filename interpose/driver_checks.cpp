@@ -2,14 +2,11 @@
 
 #include <cuda.h>
 
-#include "trace/gemm_call.h"
-#include "spec/hook_list.h"
-#include "hook_table.h"
+#include "gemm_view.h"
 #include "real_functions.h"
 
 namespace cublasspy {
 namespace {
-
 
 // The driver functions, found once among the loaded libraries (never loading one).
 using PointerGetAttributesFn = decltype(&::cuPointerGetAttributes);
@@ -153,27 +150,6 @@ class DriverPointerQuery final : public PointerQuery {
 
 constinit DriverPointerQuery g_query;
 
-// gemm_slots() of each function, found on first use: looking arguments up by name would cost
-// more than all the checks together. state: 0 not yet, 1 being filled, 2 ready.
-struct CachedSlots {
-  std::atomic<uint8_t> state{0};
-  GemmSlots slots;
-};
-constinit CachedSlots g_slots[format::kMaxFunctions];
-
-const GemmSlots& slots_of(uint16_t id, const format::FunctionEntry& entry, GemmSlots& local) {
-  CachedSlots& cached = g_slots[id];
-  if (cached.state.load(std::memory_order_acquire) == 2) return cached.slots;
-  uint8_t expected = 0;
-  if (cached.state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
-    cached.slots = gemm_slots(entry);
-    cached.state.store(2, std::memory_order_release);
-    return cached.slots;
-  }
-  local = gemm_slots(entry);  // another thread is filling the entry: do not wait for it
-  return local;
-}
-
 }  // namespace
 
 
@@ -194,13 +170,9 @@ int current_device() {
 bool run_checks(Runtime&, CallContext& ctx) {
   format::Record& rec = ctx.rec;
   if (rec.depth != 0) return false;
-  if (rec.function_id >= function_count()) return false;
-  const format::FunctionEntry& entry = function_table()[rec.function_id];
-  if (!format::is_gemm_family(entry.family)) return false;
-  GemmSlots local;
-  GemmCall call = gemm_from_record(slots_of(rec.function_id, entry, local), rec);
-  if (!call.valid) return false;
-  CheckFindings found = check_gemm(call, rec.pointer_mode, current_device(), driver_pointer_query());
+  const GemmCall* call = gemm_view(ctx);
+  if (call == nullptr) return false;
+  CheckFindings found = check_gemm(*call, rec.pointer_mode, current_device(), driver_pointer_query());
   if (found.bits == 0) return false;
   rec.check_bits |= found.bits;
   rec.check_detail[0] = found.detail[0];

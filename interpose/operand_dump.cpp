@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 
-#include "trace/gemm_call.h"
 #include "dump/gemm_dump.h"
 #include "hook_table.h"
 #include "operand_scan.h"
@@ -15,11 +14,8 @@ void dump_operands(Runtime& rt, CallContext& ctx, bool failed_or_flagged) {
   const DumpMode mode = rt.config.dump;
   if (mode == DumpMode::kNone || (mode == DumpMode::kFailing && !failed_or_flagged)) return;
   format::Record& rec = ctx.rec;
-  if ((rec.flags & format::kFlagNested) != 0 || rec.function_id >= function_count()) return;
-  const format::FunctionEntry& entry = function_table()[rec.function_id];
-  if (!is_device_gemm(entry)) return;
-  GemmCall g = gemm_from_record(entry, rec);
-  if (!g.valid) return;
+  const GemmCall* g = device_gemm(ctx);
+  if (g == nullptr) return;
   if (rt.trace_path.empty()) {
     log_warning_once("dump-no-trace-file",
                      "CUBLASSPY_DUMP: the trace is not a file, so there is nowhere to put dumps");
@@ -28,7 +24,7 @@ void dump_operands(Runtime& rt, CallContext& ctx, bool failed_or_flagged) {
   GemmDumpRequest request;
   request.seq = format::word_seq(rec.word);
   request.prefix = rt.trace_path + ".call" + std::to_string(request.seq);
-  request.function = entry.name;
+  request.function = function_table()[rec.function_id].name;
   request.stream = rec.stream;
   request.failed = failed_or_flagged;
 
@@ -36,7 +32,7 @@ void dump_operands(Runtime& rt, CallContext& ctx, bool failed_or_flagged) {
   ts.internal++;  // the shim's own driver calls: never recorded
   GemmDumpResult result;
   if (const DriverApi* api = shim_driver_api()) {
-    result = dump_gemm(*api, g, request, rt.dump_budget);
+    result = dump_gemm(*api, *g, request, rt.dump_budget);
   } else {
     log_warning_once("dump-no-driver", "CUBLASSPY_DUMP: libcuda's copy functions were not found in "
                                        "the process; operands are not saved");

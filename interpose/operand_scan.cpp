@@ -1,12 +1,8 @@
 #include "operand_scan.h"
 
-#include <cstring>
-
-#include "trace/gemm_call.h"
+#include "gemm_view.h"
 #include "scan/gemm_scan.h"
 #include "scan/host_scan.h"
-#include "spec/hook_list.h"
-#include "hook_table.h"
 #include "scan/scan_fatbin.h"
 #include "shim_driver.h"
 #include "shim_log.h"
@@ -50,9 +46,11 @@ void report(const DriverApi& api, const GemmScanResult& r) {
 
 }  // namespace
 
-bool is_device_gemm(const format::FunctionEntry& entry) {
+const GemmCall* device_gemm(CallContext& ctx) {
+  if ((ctx.rec.flags & format::kFlagNested) != 0) return nullptr;
+  const GemmCall* g = gemm_view(ctx);
   // cublasXt GEMMs take host memory: nothing to scan on a device.
-  return format::is_gemm_family(entry.family) && std::strncmp(entry.name, "cublasXt", 8) != 0;
+  return g != nullptr && !g->host_operands ? g : nullptr;
 }
 
 bool scan_found_nonfinite(const CallContext& ctx) {
@@ -66,11 +64,8 @@ bool scan_found_nonfinite(const CallContext& ctx) {
 bool scan_operands(Runtime& rt, CallContext& ctx, bool before_call) {
   format::Record& rec = ctx.rec;
   if (rt.config.scan == ScanMode::kNone || ctx.scan == nullptr) return false;
-  if ((rec.flags & format::kFlagNested) != 0 || rec.function_id >= function_count()) return false;
-  const format::FunctionEntry& entry = function_table()[rec.function_id];
-  if (!is_device_gemm(entry)) return false;
-  GemmCall g = gemm_from_record(entry, rec);
-  if (!g.valid) return false;
+  const GemmCall* g = device_gemm(ctx);
+  if (g == nullptr) return false;
 
   GemmScanRequest request;
   request.before_call = before_call;
@@ -85,7 +80,7 @@ bool scan_operands(Runtime& rt, CallContext& ctx, bool before_call) {
   GemmScanResult result;
   const DriverApi* api = shim_driver_api();
   if (api != nullptr) {
-    result = scan_gemm(*api, kernel_cache(), g, request, ctx.scan);
+    result = scan_gemm(*api, kernel_cache(), *g, request, ctx.scan);
     report(*api, result);
   } else {
     log_warning_once("scan-no-driver",

@@ -18,8 +18,9 @@ bool scan_operands(Runtime& rt, CallContext& ctx, bool before_call);
 // turn a finding of the before-call scan into PostCallOutcome::finding after the call.
 bool scan_found_nonfinite(const CallContext& ctx);
 
-// True for the GEMMs whose operands live in device memory and whose records gemm_from_record
-// understands. cublasXt's GEMMs take host memory and are left alone.
-bool is_device_gemm(const format::FunctionEntry& entry);
+// The call's GEMM (gemm_view.h) when its operands live in device memory and the program made it
+// (not nested in another intercepted call), else nullptr. cublasXt's GEMMs take host memory
+// and are left alone.
+const GemmCall* device_gemm(CallContext& ctx);
 
 }  // namespace cublasspy

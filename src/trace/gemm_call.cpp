@@ -1,7 +1,7 @@
 #include "trace/gemm_call.h"
 
-#include <cstring>
 #include <string_view>
+#include <utility>
 
 namespace cublasspy {
 
@@ -90,14 +90,14 @@ DataType implied_type(const char* function_name) {
   }
 }
 
-namespace {
-
-int8_t slot_of(const format::FunctionEntry& entry, const char* name) {
+int slot_with_role(const format::FunctionEntry& entry, format::ArgRole role) {
   for (uint16_t i = 0; i < entry.arg_count && i < format::kMaxArgs; ++i) {
-    if (std::strcmp(entry.args[i].name, name) == 0) return static_cast<int8_t>(i);
+    if (entry.args[i].role == static_cast<uint8_t>(role)) return i;
   }
   return -1;
 }
+
+namespace {
 
 bool is_legacy_char(const format::FunctionEntry& entry, int8_t slot) {
   return slot >= 0 && static_cast<format::ArgKind>(entry.args[slot].kind) == format::ArgKind::kLegacyChar;
@@ -126,30 +126,41 @@ int operation_of(const format::Record& rec, int8_t slot, bool legacy) {
 }  // namespace
 
 GemmSlots gemm_slots(const format::FunctionEntry& entry) {
+  using format::ArgRole;
   GemmSlots s;
-  s.m = slot_of(entry, "m");
-  s.n = slot_of(entry, "n");
-  s.k = slot_of(entry, "k");
-  s.transa = slot_of(entry, "transa");
-  s.transb = slot_of(entry, "transb");
+  // One pass over the descriptors: each role the view needs names the field its slot fills
+  // (the first slot of a role wins, as a reader of the table expects).
+  auto take = [](int8_t& field, uint16_t slot) {
+    if (field < 0) field = static_cast<int8_t>(slot);
+  };
+  // The per-operand roles (kA..kD, kAType..kDType, ...) and the fields they fill.
+  const std::pair<ArgRole, int8_t*> per_operand[] = {
+      {ArgRole::kA, s.ptr}, {ArgRole::kAType, s.type}, {ArgRole::kLda, s.ld}, {ArgRole::kStrideA, s.stride}};
+  for (uint16_t i = 0; i < entry.arg_count && i < format::kMaxArgs; ++i) {
+    const auto role = static_cast<ArgRole>(entry.args[i].role);
+    switch (role) {
+      case ArgRole::kM: take(s.m, i); break;
+      case ArgRole::kN: take(s.n, i); break;
+      case ArgRole::kK: take(s.k, i); break;
+      case ArgRole::kTransA: take(s.transa, i); break;
+      case ArgRole::kTransB: take(s.transb, i); break;
+      case ArgRole::kBatchCount: take(s.batch_count, i); break;
+      case ArgRole::kComputeType: take(s.compute_type, i); break;
+      case ArgRole::kAlpha: take(s.alpha, i); break;
+      case ArgRole::kBeta: take(s.beta, i); break;
+      case ArgRole::kXtHandle: s.host_operands = true; break;
+      default:
+        for (const auto& [first, fields] : per_operand) {
+          const int o = static_cast<int>(role) - static_cast<int>(first);
+          if (o >= 0 && o < 4) take(fields[o], i);
+        }
+        break;
+    }
+  }
   s.legacy_transa = is_legacy_char(entry, s.transa);
   s.legacy_transb = is_legacy_char(entry, s.transb);
-  s.batch_count = slot_of(entry, "batch_count");
-  s.compute_type = slot_of(entry, "compute_type");
-  s.alpha = slot_of(entry, "alpha");
-  s.beta = slot_of(entry, "beta");
-  const char* names[4] = {"a", "b", "c", "d"};
-  const char* types[4] = {"a_type", "b_type", "c_type", "d_type"};
-  const char* lds[4] = {"lda", "ldb", "ldc", "ldd"};
-  const char* strides[4] = {"stride_a", "stride_b", "stride_c", "stride_d"};
-  for (int i = 0; i < 4; ++i) {
-    s.ptr[i] = slot_of(entry, names[i]);
-    s.type[i] = slot_of(entry, types[i]);
-    s.ld[i] = slot_of(entry, lds[i]);
-    s.stride[i] = slot_of(entry, strides[i]);
-  }
-  s.pointer_arrays = entry.family == 4;  // Family::kGemmBatched
-  s.grouped = entry.family == 6;         // Family::kGemmGrouped
+  s.pointer_arrays = entry.family == static_cast<uint16_t>(format::Family::kGemmBatched);
+  s.grouped = entry.family == static_cast<uint16_t>(format::Family::kGemmGrouped);
   s.implied = implied_type(entry.name);
   return s;
 }
@@ -160,7 +171,12 @@ GemmCall gemm_from_record(const format::FunctionEntry& entry, const format::Reco
 
 GemmCall gemm_from_record(const GemmSlots& s, const format::Record& rec) {
   GemmCall g;
-  if (!value(rec, s.m) || !value(rec, s.n) || !value(rec, s.k)) return g;
+  gemm_from_record(s, rec, g);
+  return g;
+}
+
+void gemm_from_record(const GemmSlots& s, const format::Record& rec, GemmCall& g) {
+  if (!value(rec, s.m) || !value(rec, s.n) || !value(rec, s.k)) return;
   g.m = number(rec, s.m, 0);
   g.n = number(rec, s.n, 0);
   g.k = number(rec, s.k, 0);
@@ -172,6 +188,7 @@ GemmCall gemm_from_record(const GemmSlots& s, const format::Record& rec) {
   g.beta_ptr = static_cast<uint64_t>(number(rec, s.beta, 0));
   g.pointer_arrays = s.pointer_arrays;
   g.grouped = s.grouped;
+  g.host_operands = s.host_operands;
   for (int i = 0; i < 4; ++i) {
     Matrix& mat = g.op[i];
     auto p = value(rec, s.ptr[i]);
@@ -198,7 +215,6 @@ GemmCall gemm_from_record(const GemmSlots& s, const format::Record& rec) {
     g.output_is_c = g.op[3].ptr == g.op[2].ptr;
   }
   g.valid = true;
-  return g;
 }
 
 }  // namespace cublasspy

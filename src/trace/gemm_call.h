@@ -1,7 +1,8 @@
 // A GEMM call in one normalized shape, whatever entry point made it: the checks, the scans, the
 // dumps, the diagnoses and the replay all reason about this, never about a particular
-// signature. Built from a record's argument slots by name (the names of the trace's function
-// table), so it works in the shim (from the live record) and in the tools (from a trace).
+// signature. Built from a record's argument slots by their roles (ArgDescriptor::role in the
+// trace's function table), so it works in the shim (from the live record) and in the tools
+// (from a trace: the reader gives traces older than roles theirs, trace_reader.cpp).
 //
 // Column-major throughout, as cuBLAS: op(A) is m x k, op(B) is k x n, C and D are m x n.
 #pragma once
@@ -48,6 +49,7 @@ struct GemmCall {
   int64_t batch_count = 1;
   bool pointer_arrays = false;   // Batched forms: A/B/C are arrays of pointers
   bool grouped = false;          // GroupedBatched: only the first group is described here
+  bool host_operands = false;    // cublasXt: A, B and C are in host memory
   bool output_is_c = true;       // D == C (cuBLAS); cuBLASLt can have a separate D
   int compute_type = -1;
   Matrix op[4];                  // A, B, C, D (D mirrors C when output_is_c)
@@ -62,24 +64,30 @@ struct GemmCall {
 // Builds the normalized call from a record. `entry` describes the record's slots.
 GemmCall gemm_from_record(const format::FunctionEntry& entry, const format::Record& rec);
 
-// Where gemm_from_record finds each argument of one function: slot indices, -1 when absent.
-// Finding slots by name costs more than the rest of the work (~0.5 us a call), so code that
-// runs per call (checks, scans) computes this once per function and keeps it.
+// Where gemm_from_record finds each argument of one function: slot indices by role, -1 when
+// absent. Finding them is a pass over the function's descriptors, so code that runs per call
+// (the shim's checks, scans and dumps) computes this once per function and keeps it.
 struct GemmSlots {
   int8_t m = -1, n = -1, k = -1, transa = -1, transb = -1, batch_count = -1, compute_type = -1;
   int8_t alpha = -1, beta = -1;
   int8_t ptr[4] = {-1, -1, -1, -1}, type[4] = {-1, -1, -1, -1}, ld[4] = {-1, -1, -1, -1},
          stride[4] = {-1, -1, -1, -1};
   bool legacy_transa = false, legacy_transb = false;  // v1 API: 'N'/'T'/'C' characters
-  bool pointer_arrays = false, grouped = false;
+  bool pointer_arrays = false, grouped = false, host_operands = false;
   DataType implied = DataType::kUnknown;
 };
 GemmSlots gemm_slots(const format::FunctionEntry& entry);
 GemmCall gemm_from_record(const GemmSlots& slots, const format::Record& rec);
+// The same, built in `out` (a default GemmCall): the shim builds a call's view in place.
+void gemm_from_record(const GemmSlots& slots, const format::Record& rec, GemmCall& out);
+
+// The first slot of `entry` with `role`, -1 when it has none.
+int slot_with_role(const format::FunctionEntry& entry, format::ArgRole role);
 
 // For cublasSgemm-style entry points that carry no data-type arguments: the implied type of the
 // operands from the function name (S -> R_32F, D -> R_64F, C -> C_32F, Z -> C_64F, H -> R_16F),
-// for the cublasXt forms too.
+// for the cublasXt forms too. The precision letter is in the name only: the function table has
+// no operand types for these entry points.
 DataType implied_type(const char* function_name);
 
 }  // namespace cublasspy

@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <map>
+#include <tuple>
 
 #include "checks/check_ids.h"
 #include "spec/hook_list.h"
@@ -209,10 +210,11 @@ TEST_F(DriverQuery, CurrentDevice) {
 
 // ---- run_checks ---------------------------------------------------------------------------
 
-void describe(format::FunctionEntry& e, const char* name, format::ArgKind kind) {
+void describe(format::FunctionEntry& e, const char* name, format::ArgKind kind, format::ArgRole role) {
   format::ArgDescriptor& d = e.args[e.arg_count++];
   std::strncpy(d.name, name, sizeof d.name - 1);
   d.kind = static_cast<uint8_t>(kind);
+  d.role = static_cast<uint8_t>(role);
 }
 
 class RunChecks : public DriverQuery {
@@ -223,11 +225,14 @@ class RunChecks : public DriverQuery {
     std::strcpy(g_table[0].name, "cublasSgemm_v2");
     g_table[0].family = static_cast<uint16_t>(Family::kGemm);
     using K = format::ArgKind;
-    const std::pair<const char*, K> args[] = {
-        {"handle", K::kPointer}, {"transa", K::kOperation}, {"transb", K::kOperation}, {"m", K::kInt},
-        {"n", K::kInt}, {"k", K::kInt}, {"alpha", K::kPointer}, {"a", K::kPointer}, {"lda", K::kInt},
-        {"b", K::kPointer}, {"ldb", K::kInt}, {"beta", K::kPointer}, {"c", K::kPointer}, {"ldc", K::kInt}};
-    for (auto& [name, kind] : args) describe(g_table[0], name, kind);
+    using R = format::ArgRole;
+    const std::tuple<const char*, K, R> args[] = {
+        {"handle", K::kPointer, R::kHandle}, {"transa", K::kOperation, R::kTransA},
+        {"transb", K::kOperation, R::kTransB}, {"m", K::kInt, R::kM}, {"n", K::kInt, R::kN},
+        {"k", K::kInt, R::kK}, {"alpha", K::kPointer, R::kAlpha}, {"a", K::kPointer, R::kA},
+        {"lda", K::kInt, R::kLda}, {"b", K::kPointer, R::kB}, {"ldb", K::kInt, R::kLdb},
+        {"beta", K::kPointer, R::kBeta}, {"c", K::kPointer, R::kC}, {"ldc", K::kInt, R::kLdc}};
+    for (auto& [name, kind, role] : args) describe(g_table[0], name, kind, role);
     g_table[1] = {};
     std::strcpy(g_table[1].name, "cublasSetStream_v2");
     g_table[1].family = static_cast<uint16_t>(Family::kHandle);

@@ -1,7 +1,7 @@
 // The argument checks of CUBLASSPY_CHECK=1 (src/checks/operand_checks.h, src/checks/check_ids.h): each check
 // flags a bad call, leaves a set of valid calls alone, and its message carries the numbers.
-// Calls are built as the shim builds them: a record and its function entry through
-// gemm_from_record, so the tests also hold the checks to the record's argument names.
+// Calls are built as the shim builds them: a record and its function entry (names, kinds and
+// roles) through gemm_from_record, so the tests also hold the checks to the slots' roles.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -16,6 +16,7 @@ namespace cublasspy {
 namespace {
 
 using format::ArgKind;
+using R = format::ArgRole;
 
 // FunctionEntry::family values (src/spec/hook_list.h's Family).
 constexpr uint16_t kFamilyGemm = 3, kFamilyBatched = 4, kFamilyStrided = 5, kFamilyLt = 7;
@@ -31,17 +32,29 @@ struct CallBuilder {
     entry.family = family;
     rec.pointer_mode = 0;
   }
-  CallBuilder& arg(const char* name, ArgKind kind, uint64_t value) {
+  CallBuilder& arg(const char* name, ArgKind kind, R role, uint64_t value) {
     format::ArgDescriptor& d = entry.args[entry.arg_count];
     std::strncpy(d.name, name, sizeof d.name - 1);
     d.kind = static_cast<uint8_t>(kind);
+    d.role = static_cast<uint8_t>(role);
     rec.args[entry.arg_count++] = value;
     return *this;
   }
-  CallBuilder& num(const char* name, int64_t v) { return arg(name, ArgKind::kInt, static_cast<uint64_t>(v)); }
-  CallBuilder& ptr(const char* name, uint64_t v) { return arg(name, ArgKind::kPointer, v); }
-  CallBuilder& op(const char* name, int v) { return arg(name, ArgKind::kOperation, static_cast<uint64_t>(v)); }
-  CallBuilder& type(const char* name, int v) { return arg(name, ArgKind::kDataType, static_cast<uint64_t>(v)); }
+  CallBuilder& num(const char* name, R role, int64_t v) {
+    return arg(name, ArgKind::kInt, role, static_cast<uint64_t>(v));
+  }
+  CallBuilder& ptr(const char* name, R role, uint64_t v) { return arg(name, ArgKind::kPointer, role, v); }
+  CallBuilder& op(const char* name, R role, int v) {
+    return arg(name, ArgKind::kOperation, role, static_cast<uint64_t>(v));
+  }
+  CallBuilder& type(const char* name, R role, int v) {
+    return arg(name, ArgKind::kDataType, role, static_cast<uint64_t>(v));
+  }
+  // handle, transa, transb, m, n, k: how every cuBLAS GEMM starts.
+  CallBuilder& head(int ta, int tb, int64_t m, int64_t n, int64_t k, R handle = R::kHandle) {
+    ptr("handle", handle, 0x1234).op("transa", R::kTransA, ta).op("transb", R::kTransB, tb);
+    return num("m", R::kM, m).num("n", R::kN, n).num("k", R::kK, k);
+  }
   GemmCall call() const { return gemm_from_record(entry, rec); }
 };
 
@@ -51,9 +64,9 @@ constexpr uint64_t kAlpha = 0x7ffc00001000, kBeta = 0x7ffc00001008;
 CallBuilder sgemm(int ta, int tb, int64_t m, int64_t n, int64_t k, uint64_t a, int64_t lda, uint64_t b,
                   int64_t ldb, uint64_t c, int64_t ldc) {
   CallBuilder cb("cublasSgemm_v2", kFamilyGemm);
-  cb.ptr("handle", 0x1234).op("transa", ta).op("transb", tb).num("m", m).num("n", n).num("k", k);
-  cb.ptr("alpha", kAlpha).ptr("a", a).num("lda", lda).ptr("b", b).num("ldb", ldb);
-  cb.ptr("beta", kBeta).ptr("c", c).num("ldc", ldc);
+  cb.head(ta, tb, m, n, k).ptr("alpha", R::kAlpha, kAlpha).ptr("a", R::kA, a).num("lda", R::kLda, lda);
+  cb.ptr("b", R::kB, b).num("ldb", R::kLdb, ldb).ptr("beta", R::kBeta, kBeta);
+  cb.ptr("c", R::kC, c).num("ldc", R::kLdc, ldc);
   return cb;
 }
 
@@ -61,10 +74,11 @@ CallBuilder sgemm(int ta, int tb, int64_t m, int64_t n, int64_t k, uint64_t a, i
 CallBuilder gemm_ex(int type, int ta, int tb, int64_t m, int64_t n, int64_t k, uint64_t a, int64_t lda,
                     uint64_t b, int64_t ldb, uint64_t c, int64_t ldc) {
   CallBuilder cb("cublasGemmEx", kFamilyGemm);
-  cb.ptr("handle", 0x1234).op("transa", ta).op("transb", tb).num("m", m).num("n", n).num("k", k);
-  cb.ptr("alpha", kAlpha).ptr("a", a).type("a_type", type).num("lda", lda);
-  cb.ptr("b", b).type("b_type", type).num("ldb", ldb).ptr("beta", kBeta);
-  cb.ptr("c", c).type("c_type", type).num("ldc", ldc).arg("compute_type", ArgKind::kComputeType, 68);
+  cb.head(ta, tb, m, n, k).ptr("alpha", R::kAlpha, kAlpha);
+  cb.ptr("a", R::kA, a).type("a_type", R::kAType, type).num("lda", R::kLda, lda);
+  cb.ptr("b", R::kB, b).type("b_type", R::kBType, type).num("ldb", R::kLdb, ldb).ptr("beta", R::kBeta, kBeta);
+  cb.ptr("c", R::kC, c).type("c_type", R::kCType, type).num("ldc", R::kLdc, ldc);
+  cb.arg("compute_type", ArgKind::kComputeType, R::kComputeType, 68);
   return cb;
 }
 
@@ -72,19 +86,21 @@ CallBuilder gemm_ex(int type, int ta, int tb, int64_t m, int64_t n, int64_t k, u
 CallBuilder strided(int64_t m, int64_t n, int64_t k, uint64_t a, int64_t lda, int64_t sa, uint64_t b,
                     int64_t ldb, int64_t sb, uint64_t c, int64_t ldc, int64_t sc, int64_t batch) {
   CallBuilder cb("cublasSgemmStridedBatched", kFamilyStrided);
-  cb.ptr("handle", 0x1234).op("transa", 0).op("transb", 0).num("m", m).num("n", n).num("k", k);
-  cb.ptr("alpha", kAlpha).ptr("a", a).num("lda", lda).num("stride_a", sa);
-  cb.ptr("b", b).num("ldb", ldb).num("stride_b", sb).ptr("beta", kBeta);
-  cb.ptr("c", c).num("ldc", ldc).num("stride_c", sc).num("batch_count", batch);
+  cb.head(0, 0, m, n, k).ptr("alpha", R::kAlpha, kAlpha);
+  cb.ptr("a", R::kA, a).num("lda", R::kLda, lda).num("stride_a", R::kStrideA, sa);
+  cb.ptr("b", R::kB, b).num("ldb", R::kLdb, ldb).num("stride_b", R::kStrideB, sb).ptr("beta", R::kBeta, kBeta);
+  cb.ptr("c", R::kC, c).num("ldc", R::kLdc, ldc).num("stride_c", R::kStrideC, sc);
+  cb.num("batch_count", R::kBatchCount, batch);
   return cb;
 }
 
 // cublasSgemmBatched: arrays of pointers.
 CallBuilder batched(int64_t m, int64_t n, int64_t k, uint64_t a, uint64_t b, uint64_t c, int64_t batch) {
   CallBuilder cb("cublasSgemmBatched", kFamilyBatched);
-  cb.ptr("handle", 0x1234).op("transa", 0).op("transb", 0).num("m", m).num("n", n).num("k", k);
-  cb.ptr("alpha", kAlpha).ptr("a", a).num("lda", m).ptr("b", b).num("ldb", k);
-  cb.ptr("beta", kBeta).ptr("c", c).num("ldc", m).num("batch_count", batch);
+  cb.head(0, 0, m, n, k).ptr("alpha", R::kAlpha, kAlpha);
+  cb.ptr("a", R::kA, a).num("lda", R::kLda, m).ptr("b", R::kB, b).num("ldb", R::kLdb, k);
+  cb.ptr("beta", R::kBeta, kBeta).ptr("c", R::kC, c).num("ldc", R::kLdc, m);
+  cb.num("batch_count", R::kBatchCount, batch);
   return cb;
 }
 
@@ -92,11 +108,11 @@ CallBuilder batched(int64_t m, int64_t n, int64_t k, uint64_t a, uint64_t b, uin
 CallBuilder lt(int64_t m, int64_t n, int64_t k, uint64_t a, int64_t lda, uint64_t b, int64_t ldb, uint64_t c,
                int64_t ldc, uint64_t d, int64_t ldd) {
   CallBuilder cb("cublasLtMatmul", kFamilyLt);
-  cb.ptr("handle", 0x1234).op("transa", 0).op("transb", 0).num("m", m).num("n", n).num("k", k);
-  cb.ptr("alpha", kAlpha).ptr("a", a).type("a_type", kR16F).num("lda", lda);
-  cb.ptr("b", b).type("b_type", kR16F).num("ldb", ldb).ptr("beta", kBeta);
-  cb.ptr("c", c).type("c_type", kR16F).num("ldc", ldc);
-  cb.ptr("d", d).type("d_type", kR16F).num("ldd", ldd);
+  cb.head(0, 0, m, n, k).ptr("alpha", R::kAlpha, kAlpha);
+  cb.ptr("a", R::kA, a).type("a_type", R::kAType, kR16F).num("lda", R::kLda, lda);
+  cb.ptr("b", R::kB, b).type("b_type", R::kBType, kR16F).num("ldb", R::kLdb, ldb).ptr("beta", R::kBeta, kBeta);
+  cb.ptr("c", R::kC, c).type("c_type", R::kCType, kR16F).num("ldc", R::kLdc, ldc);
+  cb.ptr("d", R::kD, d).type("d_type", R::kDType, kR16F).num("ldd", R::kLdd, ldd);
   return cb;
 }
 
@@ -180,11 +196,11 @@ TEST(OperandTypes, CublasXtFormsHaveTheTypeTheirNameImplies) {
   EXPECT_EQ(implied_type("cublasXtCreate"), DataType::kUnknown);
   EXPECT_EQ(implied_type("cublasXt"), DataType::kUnknown);
   CallBuilder cb("cublasXtDgemm", kFamilyGemm);
-  cb.ptr("handle", 0x1234).op("transa", 0).op("transb", 0).num("m", 4).num("n", 4).num("k", 4);
-  cb.ptr("alpha", kAlpha).ptr("a", kA).num("lda", 4).ptr("b", kB).num("ldb", 4);
-  cb.ptr("beta", kBeta).ptr("c", kC).num("ldc", 4);
+  cb.head(0, 0, 4, 4, 4, R::kXtHandle).ptr("alpha", R::kAlpha, kAlpha).ptr("a", R::kA, kA).num("lda", R::kLda, 4);
+  cb.ptr("b", R::kB, kB).num("ldb", R::kLdb, 4).ptr("beta", R::kBeta, kBeta).ptr("c", R::kC, kC).num("ldc", R::kLdc, 4);
   GemmCall g = cb.call();
   ASSERT_TRUE(g.valid);
+  EXPECT_TRUE(g.host_operands) << "a cublasXt handle: the operands are host memory";
   for (const Matrix& m : {g.a(), g.b(), g.c()}) EXPECT_EQ(m.type, DataType::kR64F);
 }
 
