@@ -14,30 +14,11 @@
 #include <fmt/format.h>
 
 #include "trace/process_info.h"
+#include "trace/roles_from_names.h"
 
 namespace cublasspy {
 
 using namespace format;
-
-std::vector<ArgView> CallView::args() const {
-  std::vector<ArgView> out;
-  if (function == nullptr) return out;
-  uint16_t count = std::min<uint16_t>(function->arg_count, kMaxArgs);
-  for (uint16_t i = 0; i < count; ++i) {
-    out.push_back({function->args[i].name, static_cast<ArgKind>(function->args[i].kind),
-                   slot.call.args[i]});
-  }
-  return out;
-}
-
-std::optional<uint64_t> CallView::arg(const char* name) const {
-  if (function == nullptr) return std::nullopt;
-  uint16_t count = std::min<uint16_t>(function->arg_count, kMaxArgs);
-  for (uint16_t i = 0; i < count; ++i) {
-    if (std::strncmp(function->args[i].name, name, kArgNameBytes) == 0) return slot.call.args[i];
-  }
-  return std::nullopt;
-}
 
 std::string ProcessInfo::get(const std::string& key) const {
   for (const auto& [k, v] : entries) {
@@ -198,6 +179,9 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
     f.name[kFunctionNameBytes - 1] = '\0';
     if (f.arg_count > kMaxArgs) return fail(fmt::format("corrupt function table entry '{}'", f.name));
     for (ArgDescriptor& a : f.args) a.name[kArgNameBytes - 1] = '\0';
+    // Before version 3 the table held names only: what they mean is derived here, once, so
+    // every reader of the table finds fields by role whatever the version.
+    if (h.format_version < 3) derive_roles_from_names(f);
   }
 
   t.quiescent_ = access == Access::kAuto && writer_gone(t.base_, t.process_);
@@ -567,16 +551,6 @@ std::string cuda_error_name(int error) {
     case 999: return "cudaErrorUnknown";
     default: return fmt::format("cudaError {}", error);
   }
-}
-
-std::string status_name_for(const char* function, int status) {
-  if (std::strncmp(function, "cublas", 6) == 0) return cublas_status_name(status);
-  if (std::strncmp(function, "cuda", 4) == 0) return cuda_error_name(status);
-  if (std::strncmp(function, "cu", 2) == 0) {
-    // CUresult shares the common codes with cudaError (0, 1, 2, 3, 100, 700, 719, 999...).
-    return status == 0 ? "CUDA_SUCCESS" : fmt::format("CUresult {}", status);
-  }
-  return std::to_string(status);
 }
 
 const char* pointer_mode_name(int mode) {

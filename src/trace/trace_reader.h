@@ -10,18 +10,22 @@
 #include <utility>
 #include <vector>
 
+#include "trace/gemm_call.h"
 #include "trace/trace_format.h"
 
 namespace cublasspy {
 
-// One argument of a call, as the trace's function table names it.
+// One argument of a call, as the trace's function table describes it.
 struct ArgView {
   const char* name;
   format::ArgKind kind;
+  format::ArgRole role;
   uint64_t raw;  // the slot's bits; format::kArgUnset for an out-value never written
 };
 
-// One record, copied out of the file and checked (never a pointer into a live mapping).
+// One record, copied out of the file and checked (never a pointer into a live mapping). Its
+// function's table entry has a role for every slot and the function's library, whatever the
+// trace's version (the reader derives them for versions before 3: roles_from_names.h).
 struct CallView {
   uint64_t seq = 0;
   format::RecordState state = format::RecordState::kEmpty;
@@ -35,8 +39,22 @@ struct CallView {
     return state == format::RecordState::kCompleted && (rec().status != 0 || rec().async_status != 0);
   }
   std::vector<ArgView> args() const;
-  // The slot called `name`, if the function has one.
+  // The first slot with `role`, if the function has one (its bits: kArgUnset for an out-value
+  // the call did not write).
+  std::optional<uint64_t> arg(format::ArgRole role) const;
+  // The slot called `name`, if the function has one. Names are for people (and the tests that
+  // check what was recorded under them); the tools find a call's fields by role.
   std::optional<uint64_t> arg(const char* name) const;
+  format::Library library() const;
+  // The call's GEMM, from the slots' roles; GemmCall::valid is false for other calls and for a
+  // record that lacks the sizes.
+  GemmCall gemm() const;
+  // The record's status by name, in the words of the function's library:
+  // "CUBLAS_STATUS_EXECUTION_FAILED", "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE".
+  std::string status_name() const;
+  // The call on one line, as the report lists it: "cublasSgemm_v2(handle=0x55d0..., transa=N,
+  // ..., ldc=4) -> CUBLAS_STATUS_NOT_INITIALIZED (1)" (call_text.h).
+  std::string text() const;
 };
 
 // Whether call `a` began before call `b` of the same process: the order for_each_call visits
@@ -146,9 +164,15 @@ std::string data_type_text(int type);         // "CUDA_R_16F" or the number
 std::string compute_type_text(int type);      // "CUBLAS_COMPUTE_32F" or the number
 std::string cublas_status_name(int status);   // "CUBLAS_STATUS_EXECUTION_FAILED"
 std::string cuda_error_name(int error);       // "cudaErrorInsufficientDriver"
-// The status name that fits the function: cuBLAS names for cublas*, CUDA names for cuda*/cu*.
-std::string status_name_for(const char* function, int status);
+// The CUresult name of a driver-API status ("CUDA_ERROR_NO_DEVICE"), "" when not known.
+std::string cu_result_name(int status);
+// The status name in the vocabulary of `library`: cuBLAS names for cuBLAS and cuBLASLt,
+// cudaError_t names for the runtime, CUresult names for the driver, the number otherwise.
+// The one place a status becomes a name (CallView::status_name() and the rules call it).
+std::string status_name_for(format::Library library, int status);
 const char* pointer_mode_name(int mode);      // "host", "device", or "?"
+// "cublas", "cublasLt", "cudart", "cuda" (the driver), "system" (dlopen), "unknown".
+const char* library_name(format::Library library);
 // "CUBLAS_TF32_TENSOR_OP_MATH", with "|CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION" when
 // that flag is set; the number for unknown values.
 std::string math_mode_text(int mode);

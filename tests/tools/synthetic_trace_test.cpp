@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstring>
 #include <limits>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -21,27 +22,33 @@ namespace {
 
 using json = nlohmann::ordered_json;
 using format::ArgKind;
+using R = format::ArgRole;
 
-void describe(format::FunctionEntry& f, const char* name, ArgKind kind) {
+void describe(format::FunctionEntry& f, const char* name, ArgKind kind, R role) {
   format::ArgDescriptor& d = f.args[f.arg_count++];
   std::strncpy(d.name, name, sizeof d.name - 1);
   d.kind = static_cast<uint8_t>(kind);
+  d.role = static_cast<uint8_t>(role);
 }
 
-// Two functions: cudaGetDeviceCount(count) and cublasCgemm_v2 with the contract's names.
+// Two functions: cudaGetDeviceCount(count) and cublasCgemm_v2 with the contract's names and
+// the roles the shim gives them.
 std::vector<format::FunctionEntry> function_table() {
   std::vector<format::FunctionEntry> t(2);
   std::strcpy(t[0].name, "cudaGetDeviceCount");
   t[0].family = 1;
-  describe(t[0], "count", ArgKind::kStatusOut);
+  t[0].library = static_cast<uint8_t>(format::Library::kCudart);
+  describe(t[0], "count", ArgKind::kStatusOut, R::kDeviceCount);
   std::strcpy(t[1].name, "cublasCgemm_v2");
   t[1].family = 3;
-  for (auto [name, kind] : std::initializer_list<std::pair<const char*, ArgKind>>{
-           {"handle", ArgKind::kPointer}, {"transa", ArgKind::kOperation}, {"transb", ArgKind::kOperation},
-           {"m", ArgKind::kInt}, {"n", ArgKind::kInt}, {"k", ArgKind::kInt}, {"alpha", ArgKind::kPointer},
-           {"a", ArgKind::kPointer}, {"lda", ArgKind::kInt}, {"b", ArgKind::kPointer}, {"ldb", ArgKind::kInt},
-           {"beta", ArgKind::kPointer}, {"c", ArgKind::kPointer}, {"ldc", ArgKind::kInt}}) {
-    describe(t[1], name, kind);
+  t[1].library = static_cast<uint8_t>(format::Library::kCublas);
+  for (auto [name, kind, role] : std::initializer_list<std::tuple<const char*, ArgKind, R>>{
+           {"handle", ArgKind::kPointer, R::kHandle}, {"transa", ArgKind::kOperation, R::kTransA},
+           {"transb", ArgKind::kOperation, R::kTransB}, {"m", ArgKind::kInt, R::kM}, {"n", ArgKind::kInt, R::kN},
+           {"k", ArgKind::kInt, R::kK}, {"alpha", ArgKind::kPointer, R::kAlpha}, {"a", ArgKind::kPointer, R::kA},
+           {"lda", ArgKind::kInt, R::kLda}, {"b", ArgKind::kPointer, R::kB}, {"ldb", ArgKind::kInt, R::kLdb},
+           {"beta", ArgKind::kPointer, R::kBeta}, {"c", ArgKind::kPointer, R::kC}, {"ldc", ArgKind::kInt, R::kLdc}}) {
+    describe(t[1], name, kind, role);
   }
   return t;
 }
@@ -229,6 +236,46 @@ TEST(SyntheticTrace, DiagnosesAreOrderedBySeverityInTheText) {
   EXPECT_LT(error_at, warning_at);
   EXPECT_NE(out.find("(pid 7, call #1)"), std::string::npos) << out;
   EXPECT_NE(out.find("advice:   install a driver"), std::string::npos) << out;
+}
+
+// CallView::text() and the report's call list are one formatter (trace/call_text.h): the same
+// line either way, and the status named in its library's words.
+TEST(SyntheticTrace, CallTextIsTheReportsLine) {
+  ScratchDir dir;
+  std::string path = dir / "text.cbt";
+  {
+    SyntheticTrace t(path);
+    t.call(0, 0, true, [](format::RecordSlot& s) { s.call.args[0] = 2; });
+    t.call(1, 13, true, [](format::RecordSlot& s) {
+      gemm_args(s);
+      s.call.flags |= format::kFlagAlphaKnown | format::kFlagBetaKnown;
+      s.call.alpha[0] = 1.5;
+      s.call.async_status = 700;
+    });
+    t.call(1, 0, false, gemm_args);
+  }
+  json report = report_of(path);
+  std::vector<std::string> from_json;
+  for (const json& c : report["traces"][0]["calls"]) {
+    from_json.push_back(c["function"].get<std::string>() + call_arguments_text(c) + " -> " + call_outcome_text(c));
+  }
+  OpenedTraces opened = open_traces({path});
+  ASSERT_EQ(opened.traces.size(), 1u);
+  std::vector<std::string> from_views, status_names;
+  opened.traces[0].for_each_call([&](const CallView& c) {
+    from_views.push_back(c.text());
+    status_names.push_back(c.status_name());
+  });
+  ASSERT_EQ(from_views.size(), 3u);
+  EXPECT_EQ(from_views, from_json);
+  EXPECT_EQ(from_views[0], "cudaGetDeviceCount(count=2) -> cudaSuccess (0)");
+  EXPECT_NE(from_views[1].find("alpha=(1.5,0)"), std::string::npos) << from_views[1];
+  EXPECT_NE(from_views[1].find(") -> CUBLAS_STATUS_EXECUTION_FAILED (13), then asynchronous cudaErrorIllegalAddress (700)"),
+            std::string::npos)
+      << from_views[1];
+  EXPECT_NE(from_views[2].find(" -> in flight"), std::string::npos) << from_views[2];
+  EXPECT_EQ(status_names[0], "cudaSuccess");
+  EXPECT_EQ(status_names[1], "CUBLAS_STATUS_EXECUTION_FAILED");
 }
 
 TEST(SyntheticTrace, ColourFollowsNoColorAndTheTerminal) {

@@ -65,7 +65,9 @@ json perfetto_trace(const json& report) {
       uint64_t start = call["start_ns"].get<uint64_t>();
       call_at[pid][call["seq"].get<uint64_t>()] = {tid, start};
       std::string function = call["function"].get<std::string>();
-      json slice = {{"name", function}, {"cat", function.rfind("cublas", 0) == 0 ? "cublas" : "cuda"},
+      const std::string library = call.value("library", "");
+      const char* category = library == "cublas" || library == "cublasLt" ? "cublas" : "cuda";
+      json slice = {{"name", function}, {"cat", category},
                     {"pid", pid}, {"tid", tid}, {"ts", micros(start)}};
       bool failed = call.value("failed", false) || call.value("crashed", false);
       if (call["state"] == "in_flight") {

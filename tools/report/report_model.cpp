@@ -10,120 +10,15 @@
 #include <fmt/format.h>
 
 #include "checks/check_ids.h"
-#include "trace/gemm_call.h"
+#include "trace/call_text.h"
 
 namespace cublasspy::tools {
 
 using json = nlohmann::ordered_json;
-using format::ArgKind;
 
 namespace {
 
-// FunctionEntry::family values (format::Family in trace_format.h), kept here so the reader needs
-// nothing from the shim's headers: the calls whose handle state (alpha, beta, pointer mode,
-// math mode, stream) the report spells out.
-constexpr uint16_t kFamilyGemm = 3, kFamilyGemmBatched = 4, kFamilyGemmStridedBatched = 5,
-                   kFamilyGemmGrouped = 6, kFamilyLtMatmul = 7, kFamilyLegacyGemm = 10;
-
-bool is_gemm_family(uint16_t family) {
-  switch (family) {
-    case kFamilyGemm: case kFamilyGemmBatched: case kFamilyGemmStridedBatched:
-    case kFamilyGemmGrouped: case kFamilyLtMatmul: case kFamilyLegacyGemm:
-      return true;
-    default:
-      return false;
-  }
-}
-
 json optional_int(int64_t value, bool present) { return present ? json(value) : json(nullptr); }
-
-double as_double(uint64_t bits) {
-  double d;
-  std::memcpy(&d, &bits, sizeof d);
-  return d;
-}
-
-// One argument slot in the form its kind calls for.
-json arg_value(const ArgView& arg, const format::Record& rec, size_t slot_index) {
-  uint64_t v = arg.raw;
-  // Values the shim could not know or the call did not write (cudaGetDeviceCount's count on
-  // failure, a cuBLASLt attribute never set) are null. A double's bits are its own: there this
-  // pattern is -0.0.
-  if (v == format::kArgUnset && arg.kind != ArgKind::kDouble) return nullptr;
-  switch (arg.kind) {
-    case ArgKind::kInt: return static_cast<int64_t>(v);
-    case ArgKind::kUInt: return v;
-    case ArgKind::kPointer: return hex_address(v);
-    case ArgKind::kOperation: return operation_name(static_cast<int>(v));
-    case ArgKind::kLegacyChar: return std::string(1, static_cast<char>(v));
-    case ArgKind::kDataType: return data_type_text(static_cast<int>(v));
-    case ArgKind::kComputeType: return compute_type_text(static_cast<int>(v));
-    case ArgKind::kGemmAlgo: return static_cast<int64_t>(static_cast<int32_t>(v));
-    case ArgKind::kPointerMode: return pointer_mode_name(static_cast<int>(v));
-    case ArgKind::kMathMode: return math_mode_text(static_cast<int>(v));
-    case ArgKind::kStatusOut:
-      // A handle written back by cublasCreate is an address; other out-values are counts.
-      if (std::strcmp(arg.name, "handle") == 0) return hex_address(v);
-      return static_cast<int64_t>(v);
-    case ArgKind::kText: {
-      const char* begin = reinterpret_cast<const char*>(&rec.args[slot_index]);
-      size_t room = (format::kMaxArgs - slot_index) * sizeof(uint64_t);
-      return std::string(begin, strnlen(begin, room));
-    }
-    case ArgKind::kCudaError: return static_cast<int64_t>(static_cast<int32_t>(v));
-    case ArgKind::kDouble: return as_double(v);
-    case ArgKind::kLtAttribute: case ArgKind::kOrder: case ArgKind::kEpilogue:
-      return static_cast<int64_t>(v);
-    case ArgKind::kNone:
-    default: return v;
-  }
-}
-
-// alpha/beta as numbers: a real value, [re, im] for complex types, null when only the device
-// pointer is known (pointer mode device). JSON has no NaN or Inf: such a value is null too, and
-// scalar_text() gives `<key>_text` ("nan", "inf") to say which.
-json scalar_value(bool known, const double value[2], bool complex) {
-  if (!known) return nullptr;
-  auto number = [](double d) { return std::isfinite(d) ? json(d) : json(nullptr); };
-  if (complex) return json::array({number(value[0]), number(value[1])});
-  return number(value[0]);
-}
-
-json scalar_text(bool known, const double value[2], bool complex) {
-  if (!known || (std::isfinite(value[0]) && (!complex || std::isfinite(value[1])))) return nullptr;
-  return complex ? fmt::format("({}, {})", value[0], value[1]) : fmt::format("{}", value[0]);
-}
-
-// The GEMM family's handle state and scalars, named as the contract names them.
-void add_gemm_args(const CallView& call, json& args) {
-  const format::Record& rec = call.rec();
-  GemmCall g = gemm_from_record(*call.function, rec);
-  // Entry points without type arguments (cublasSgemm_v2...) imply their operand types.
-  static const char* const kTypeKeys[] = {"a_type", "b_type", "c_type"};
-  for (int i = 0; i < 3; ++i) {
-    if (!args.contains(kTypeKeys[i]) && g.valid && g.op[i].present) {
-      if (const char* name = data_type_name(g.op[i].type)) args[kTypeKeys[i]] = name;
-    }
-  }
-  DataType out_type = g.valid ? (g.d().present ? g.d().type : g.c().type) : DataType::kUnknown;
-  bool complex = is_complex(out_type);
-  for (const char* key : {"alpha", "beta"}) {
-    bool is_alpha = key[0] == 'a';
-    if (args.contains(key) && args[key].is_string()) args[std::string(key) + "_ptr"] = args[key];
-    bool known = rec.flags & (is_alpha ? format::kFlagAlphaKnown : format::kFlagBetaKnown);
-    const double* value = is_alpha ? rec.alpha : rec.beta;
-    args[key] = scalar_value(known, value, complex);
-    json text = scalar_text(known, value, complex);
-    if (!text.is_null()) args[std::string(key) + "_text"] = std::move(text);
-  }
-  if (!args.contains("pointer_mode")) {
-    args["pointer_mode"] = rec.pointer_mode < 0 ? json(nullptr) : json(pointer_mode_name(rec.pointer_mode));
-  }
-  if (!args.contains("math_mode")) {
-    args["math_mode"] = rec.math_mode < 0 ? json(nullptr) : json(math_mode_text(rec.math_mode));
-  }
-  if (!args.contains("stream")) args["stream"] = hex_address(rec.stream);
-}
 
 // CUBLASSPY_CHECK findings, from the record's check bits (messages rebuilt offline, exactly as
 // the shim words them).
@@ -131,7 +26,7 @@ json checks_of(const CallView& call) {
   json out = json::array();
   const format::Record& rec = call.rec();
   if (rec.check_bits == 0 || call.function == nullptr) return out;
-  GemmCall g = gemm_from_record(*call.function, rec);
+  GemmCall g = call.gemm();
   for (int bit = 0; bit < 32; ++bit) {
     if ((rec.check_bits & (1u << bit)) == 0) continue;
     auto id = static_cast<CheckId>(bit);
@@ -150,7 +45,7 @@ json checks_of(const CallView& call) {
 json scan_of(const CallView& call) {
   const format::Record& rec = call.rec();
   if ((rec.flags & format::kFlagScanned) == 0) return nullptr;
-  GemmCall g = gemm_from_record(*call.function, rec);
+  GemmCall g = call.gemm();
   static const char* const kNames[4] = {"a", "b", "c", "d"};
   json out = json::object();
   for (int i = 0; i < 4; ++i) {
@@ -193,8 +88,6 @@ bool is_known_process_key(const std::string& key) {
 
 }  // namespace
 
-std::string hex_address(uint64_t value) { return fmt::format("{:#x}", value); }
-
 std::vector<const TraceFile*> OpenedTraces::pointers() const {
   std::vector<const TraceFile*> out;
   for (const TraceFile& t : traces) out.push_back(&t);
@@ -231,22 +124,16 @@ json call_to_json(const CallView& call) {
   j["seq"] = call.seq;
   j["tid"] = rec.tid;
   j["function"] = call.function_name();
+  j["library"] = library_name(call.library());
   bool done = !call.in_flight();
   j["state"] = done ? "completed" : "in_flight";
   j["status"] = done ? json(rec.status) : json(nullptr);
-  j["status_name"] = done ? json(status_name_for(call.function_name(), rec.status)) : json(nullptr);
+  j["status_name"] = done ? json(call.status_name()) : json(nullptr);
   j["start_ns"] = rec.start_ns;
   j["duration_ns"] = done ? json(rec.duration_ns) : json(nullptr);
   j["nested"] = (rec.flags & format::kFlagNested) != 0;
 
-  json args = json::object();
-  std::vector<ArgView> views = call.args();
-  for (size_t i = 0; i < views.size(); ++i) {
-    // Unnamed slots are room for a text argument's bytes, not arguments of their own.
-    if (views[i].name[0] != '\0') args[views[i].name] = arg_value(views[i], rec, i);
-  }
-  if (call.function != nullptr && is_gemm_family(call.function->family)) add_gemm_args(call, args);
-  j["args"] = std::move(args);
+  j["args"] = call_arguments(call);
   j["checks"] = checks_of(call);
   j["scan"] = scan_of(call);
 

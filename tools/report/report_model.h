@@ -36,7 +36,4 @@ nlohmann::ordered_json diagnosis_to_json(const Diagnosis& diagnosis);
 // diagnose() over all the traces together.
 nlohmann::ordered_json build_report(const std::vector<const TraceFile*>& traces, const ReportOptions& options);
 
-// "0x7f3a..." (the contract's spelling of addresses).
-std::string hex_address(uint64_t value);
-
 }  // namespace cublasspy::tools

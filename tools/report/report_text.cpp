@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "trace/call_text.h"
+
 namespace cublasspy::tools {
 
 using json = nlohmann::ordered_json;
@@ -31,46 +33,6 @@ struct Style {
 
 // The width the wrapped argument lists aim for (the first failure).
 constexpr size_t kWrapColumns = 100;
-
-std::string value_text(const json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_number_float()) return fmt::format("{}", v.get<double>());
-  if (v.is_array()) {
-    std::string out = "(";
-    for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + value_text(v[i]);
-    return out + ")";
-  }
-  return v.dump();
-}
-
-bool ends_with(const std::string& s, const char* suffix) {
-  size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
-// name=value pieces in the order the trace's function table lists the arguments. Scalars the
-// report read (alpha=1.5) hide their addresses; a scalar only known as a device pointer shows
-// the pointer instead (alpha=@0x7f...).
-std::vector<std::string> argument_pieces(const json& args) {
-  std::vector<std::string> out;
-  for (auto it = args.begin(); it != args.end(); ++it) {
-    const std::string& key = it.key();
-    // alpha_ptr / alpha_text accompany alpha: shown through it, not on their own (an argument
-    // that merely ends so, like cudaMalloc's dev_ptr, is shown).
-    bool companion = (ends_with(key, "_ptr") && args.contains(key.substr(0, key.size() - 4))) ||
-                     (ends_with(key, "_text") && args.contains(key.substr(0, key.size() - 5)));
-    if (companion) continue;
-    std::string text = value_text(it.value());
-    if (it.value().is_null()) {
-      if (args.contains(key + "_text")) text = value_text(args[key + "_text"]);
-      else if (args.contains(key + "_ptr")) text = "@" + value_text(args[key + "_ptr"]);
-    }
-    out.push_back(key + "=" + text);
-  }
-  return out;
-}
 
 std::string join(const std::vector<std::string>& parts, const char* sep) {
   std::string out;
@@ -312,16 +274,21 @@ std::string call_arguments_text(const json& call) {
 }
 
 std::string call_outcome_text(const json& call) {
-  std::string text;
-  if (call["state"] == "in_flight") text = "in flight";
-  else text = fmt::format("{} ({})", call["status_name"].get<std::string>(), call["status"].get<int>());
-  if (call.contains("async_status")) {
-    text += fmt::format(", then asynchronous {} ({})", call.value("async_status_name", "?"),
-                        call["async_status"].get<int>());
+  // The document's CALL object says what CallView does (report_model.cpp built it from one):
+  // the words are trace/call_text's.
+  CallOutcome o;
+  o.in_flight = call["state"] == "in_flight";
+  if (!o.in_flight) {
+    o.status = call["status"].get<int>();
+    o.status_name = call["status_name"].get<std::string>();
   }
-  if (call.value("crashed", false)) text += ", crashed (fatal signal during the call)";
-  if (call.value("unresolved", false)) text += ", real function not found";
-  return text;
+  if (call.contains("async_status")) {
+    o.async_status = call["async_status"].get<int>();
+    o.async_status_name = call.value("async_status_name", "?");
+  }
+  o.crashed = call.value("crashed", false);
+  o.unresolved = call.value("unresolved", false);
+  return outcome_text(o);
 }
 
 std::string render_text(const json& report, const TextOptions& options) {

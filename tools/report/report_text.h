@@ -23,8 +23,9 @@ struct TextOptions {
 
 std::string render_text(const nlohmann::ordered_json& report, const TextOptions& options);
 
-// "cublasSgemm_v2(handle=0x55d0..., transa=N, ...) -> CUBLAS_STATUS_NOT_INITIALIZED (1)":
-// the call's arguments as name=value pairs, as the text report prints them.
+// "cublasSgemm_v2(handle=0x55d0..., transa=N, ...) -> CUBLAS_STATUS_NOT_INITIALIZED (1)": a
+// CALL object's arguments as name=value pairs and its outcome, in the words of
+// trace/call_text.h (which CallView::text() uses too).
 std::string call_arguments_text(const nlohmann::ordered_json& call);
 std::string call_outcome_text(const nlohmann::ordered_json& call);
 // "812 ns", "3.4 us", "12.0 ms", "1.25 s".

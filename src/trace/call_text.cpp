@@ -1,0 +1,195 @@
+#include "trace/call_text.h"
+
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace cublasspy {
+
+using json = nlohmann::ordered_json;
+using format::ArgKind;
+using format::ArgRole;
+
+namespace {
+
+double as_double(uint64_t bits) {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+// One argument slot in the form its kind calls for.
+json arg_value(const ArgView& arg, const format::Record& rec, size_t slot_index) {
+  uint64_t v = arg.raw;
+  // Values the shim could not know or the call did not write (cudaGetDeviceCount's count on
+  // failure, a cuBLASLt attribute never set) are null. A double's bits are its own: there this
+  // pattern is -0.0.
+  if (v == format::kArgUnset && arg.kind != ArgKind::kDouble) return nullptr;
+  switch (arg.kind) {
+    case ArgKind::kInt: return static_cast<int64_t>(v);
+    case ArgKind::kUInt: return v;
+    case ArgKind::kPointer: return hex_address(v);
+    case ArgKind::kOperation: return operation_name(static_cast<int>(v));
+    case ArgKind::kLegacyChar: return std::string(1, static_cast<char>(v));
+    case ArgKind::kDataType: return data_type_text(static_cast<int>(v));
+    case ArgKind::kComputeType: return compute_type_text(static_cast<int>(v));
+    case ArgKind::kGemmAlgo: return static_cast<int64_t>(static_cast<int32_t>(v));
+    case ArgKind::kPointerMode: return pointer_mode_name(static_cast<int>(v));
+    case ArgKind::kMathMode: return math_mode_text(static_cast<int>(v));
+    case ArgKind::kStatusOut:
+      // A handle written back is an address; other out-values are counts.
+      if (arg.role == ArgRole::kHandle) return hex_address(v);
+      return static_cast<int64_t>(v);
+    case ArgKind::kText: {
+      const char* begin = reinterpret_cast<const char*>(&rec.args[slot_index]);
+      size_t room = (format::kMaxArgs - slot_index) * sizeof(uint64_t);
+      return std::string(begin, strnlen(begin, room));
+    }
+    case ArgKind::kCudaError: return static_cast<int64_t>(static_cast<int32_t>(v));
+    case ArgKind::kDouble: return as_double(v);
+    case ArgKind::kLtAttribute: case ArgKind::kOrder: case ArgKind::kEpilogue:
+      return static_cast<int64_t>(v);
+    case ArgKind::kNone:
+    default: return v;
+  }
+}
+
+// alpha/beta as numbers: a real value, [re, im] for complex types, null when only the device
+// pointer is known (pointer mode device). JSON has no NaN or Inf: such a value is null too, and
+// scalar_text() gives `<key>_text` ("nan", "inf") to say which.
+json scalar_value(bool known, const double value[2], bool complex) {
+  if (!known) return nullptr;
+  auto number = [](double d) { return std::isfinite(d) ? json(d) : json(nullptr); };
+  if (complex) return json::array({number(value[0]), number(value[1])});
+  return number(value[0]);
+}
+
+json scalar_text(bool known, const double value[2], bool complex) {
+  if (!known || (std::isfinite(value[0]) && (!complex || std::isfinite(value[1])))) return nullptr;
+  return complex ? fmt::format("({}, {})", value[0], value[1]) : fmt::format("{}", value[0]);
+}
+
+// The GEMM family's handle state and scalars, named as the contract names them.
+void add_gemm_args(const CallView& call, json& args) {
+  const format::Record& rec = call.rec();
+  const format::FunctionEntry& entry = *call.function;
+  GemmCall g = call.gemm();
+  // Entry points without type arguments (cublasSgemm_v2...) imply their operand types.
+  static const char* const kTypeKeys[] = {"a_type", "b_type", "c_type"};
+  for (int i = 0; i < 3; ++i) {
+    const bool has_type_slot = slot_with_role(entry, format::operand_role(ArgRole::kAType, i)) >= 0;
+    if (!has_type_slot && g.valid && g.op[i].present) {
+      if (const char* name = data_type_name(g.op[i].type)) args[kTypeKeys[i]] = name;
+    }
+  }
+  DataType out_type = g.valid ? (g.d().present ? g.d().type : g.c().type) : DataType::kUnknown;
+  bool complex = is_complex(out_type);
+  for (const ArgRole role : {ArgRole::kAlpha, ArgRole::kBeta}) {
+    const bool is_alpha = role == ArgRole::kAlpha;
+    const std::string key = is_alpha ? "alpha" : "beta";
+    // The scalar's slot holds its address (the v1 API: its value): the address stays, as
+    // <key>_ptr, and <key> becomes the value the shim read.
+    const int slot = slot_with_role(entry, role);
+    if (slot >= 0 && static_cast<ArgKind>(entry.args[slot].kind) == ArgKind::kPointer &&
+        rec.args[slot] != format::kArgUnset) {
+      args[key + "_ptr"] = hex_address(rec.args[slot]);
+    }
+    bool known = rec.flags & (is_alpha ? format::kFlagAlphaKnown : format::kFlagBetaKnown);
+    const double* value = is_alpha ? rec.alpha : rec.beta;
+    args[key] = scalar_value(known, value, complex);
+    json text = scalar_text(known, value, complex);
+    if (!text.is_null()) args[key + "_text"] = std::move(text);
+  }
+  if (!args.contains("pointer_mode")) {
+    args["pointer_mode"] = rec.pointer_mode < 0 ? json(nullptr) : json(pointer_mode_name(rec.pointer_mode));
+  }
+  if (!args.contains("math_mode")) {
+    args["math_mode"] = rec.math_mode < 0 ? json(nullptr) : json(math_mode_text(rec.math_mode));
+  }
+  // The handle's stream, unless the call names its own (cublasLtMatmul).
+  if (slot_with_role(entry, ArgRole::kStream) < 0 && !args.contains("stream")) args["stream"] = hex_address(rec.stream);
+}
+
+std::string value_text(const json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_float()) return fmt::format("{}", v.get<double>());
+  if (v.is_array()) {
+    std::string out = "(";
+    for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + value_text(v[i]);
+    return out + ")";
+  }
+  return v.dump();
+}
+
+bool ends_with(const std::string& s, const char* suffix) {
+  size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+}  // namespace
+
+std::string hex_address(uint64_t value) { return fmt::format("{:#x}", value); }
+
+json call_arguments(const CallView& call) {
+  json args = json::object();
+  std::vector<ArgView> views = call.args();
+  for (size_t i = 0; i < views.size(); ++i) {
+    // Unnamed slots are room for a text argument's bytes, not arguments of their own.
+    if (views[i].name[0] != '\0') args[views[i].name] = arg_value(views[i], call.rec(), i);
+  }
+  if (call.function != nullptr && format::is_gemm_family(call.function->family)) add_gemm_args(call, args);
+  return args;
+}
+
+// Scalars the report read (alpha=1.5) hide their addresses; a scalar only known as a device
+// pointer shows the pointer instead (alpha=@0x7f...).
+std::vector<std::string> argument_pieces(const json& args) {
+  std::vector<std::string> out;
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    const std::string& key = it.key();
+    // alpha_ptr / alpha_text accompany alpha: shown through it, not on their own (an argument
+    // that merely ends so, like cudaMalloc's dev_ptr, is shown).
+    bool companion = (ends_with(key, "_ptr") && args.contains(key.substr(0, key.size() - 4))) ||
+                     (ends_with(key, "_text") && args.contains(key.substr(0, key.size() - 5)));
+    if (companion) continue;
+    std::string text = value_text(it.value());
+    if (it.value().is_null()) {
+      if (args.contains(key + "_text")) text = value_text(args[key + "_text"]);
+      else if (args.contains(key + "_ptr")) text = "@" + value_text(args[key + "_ptr"]);
+    }
+    out.push_back(key + "=" + text);
+  }
+  return out;
+}
+
+CallOutcome outcome_of(const CallView& call) {
+  const format::Record& rec = call.rec();
+  CallOutcome o;
+  o.in_flight = call.in_flight();
+  o.status = rec.status;
+  o.status_name = call.status_name();
+  o.async_status = rec.async_status;
+  if (rec.async_status != 0) o.async_status_name = cuda_error_name(rec.async_status);
+  o.crashed = (rec.flags & format::kFlagCrashed) != 0;
+  o.unresolved = (rec.flags & format::kFlagUnresolved) != 0;
+  return o;
+}
+
+std::string outcome_text(const CallOutcome& o) {
+  std::string text = o.in_flight ? "in flight" : fmt::format("{} ({})", o.status_name, o.status);
+  if (o.async_status != 0) text += fmt::format(", then asynchronous {} ({})", o.async_status_name, o.async_status);
+  if (o.crashed) text += ", crashed (fatal signal during the call)";
+  if (o.unresolved) text += ", real function not found";
+  return text;
+}
+
+std::string CallView::text() const {
+  std::string pieces;
+  for (const std::string& piece : argument_pieces(call_arguments(*this))) pieces += (pieces.empty() ? "" : ", ") + piece;
+  return fmt::format("{}({}) -> {}", function_name(), pieces, outcome_text(outcome_of(*this)));
+}
+
+}  // namespace cublasspy

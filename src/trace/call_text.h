@@ -1,0 +1,43 @@
+// One call in words: its arguments as the report's JSON shows them ("args": name -> value, each
+// slot read as its kind says, a GEMM's scalars, implied types and handle state added), the
+// same as name=value pieces, and its outcome. The report (tools/report) and CallView::text()
+// both print calls through these, so a call reads the same everywhere.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "trace/trace_reader.h"
+
+namespace cublasspy {
+
+// The report JSON's "args" object of one call (docs/CONTRACT.md, CALL), in the order of the
+// function table's slots, the GEMM family's additions last.
+nlohmann::ordered_json call_arguments(const CallView& call);
+
+// "m=4", "alpha=1.5", "alpha=@0x7f..." (a scalar known only by its device address): the pieces
+// of an "args" object, in its order. alpha_ptr and alpha_text are shown through alpha.
+std::vector<std::string> argument_pieces(const nlohmann::ordered_json& args);
+
+// What became of a call, as much as the outcome line needs.
+struct CallOutcome {
+  bool in_flight = false;
+  int status = 0;
+  std::string status_name;
+  int async_status = 0;  // CUBLASSPY_SYNC's finding after the call, 0 if none
+  std::string async_status_name;
+  bool crashed = false;     // a fatal signal arrived during the call
+  bool unresolved = false;  // the real function was not found
+};
+CallOutcome outcome_of(const CallView& call);
+// "CUBLAS_STATUS_NOT_INITIALIZED (1)", "in flight", "cudaSuccess (0), then asynchronous
+// cudaErrorIllegalAddress (700)", ", crashed (...)", ", real function not found".
+std::string outcome_text(const CallOutcome& outcome);
+
+// "0x7f3a..." (the contract's spelling of addresses).
+std::string hex_address(uint64_t value);
+
+}  // namespace cublasspy
