@@ -81,7 +81,7 @@ void rule_checks(RuleContext& ctx) {
         flagged++;
       }
       if (first == nullptr) continue;
-      const GemmCall g = gemm_from_record(*first->function, first->rec());
+      const GemmCall g = first->gemm();
       Diagnosis d = finding(check_id_name(id), check_is_warning(id) ? Severity::kWarning : Severity::kError, f);
       d.call = first->seq;
       d.summary = fmt::format("{}: {}", call_name(*first), summary_of(id));

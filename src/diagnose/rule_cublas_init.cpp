@@ -53,11 +53,18 @@ const CallView* working_driver(const TraceFacts& f) {
   return nullptr;
 }
 
+// " (2 devices)" when the enumeration call wrote back a device count, else "".
+std::string device_count_text(const CallView& c) {
+  const auto count = c.arg(format::ArgRole::kDeviceCount);
+  if (!count || *count == format::kArgUnset) return "";
+  return fmt::format(" ({} device{})", *count, plural(*count));
+}
+
 // cuBLAS calls that failed with NOT_INITIALIZED after the create: its consequences.
 uint64_t not_initialized_after(const TraceFacts& f, uint64_t seq) {
   uint64_t n = 0;
   for (const auto& [key, group] : f.failures) {
-    if (key.second == kNotInitialized && key.first.rfind("cublas", 0) == 0 && group.first.seq > seq) n += group.count;
+    if (key.second == kNotInitialized && is_cublas_call(group.first) && group.first.seq > seq) n += group.count;
   }
   return n;
 }
@@ -85,19 +92,17 @@ void rule_cublas_init(RuleContext& ctx) {
     Diagnosis d = finding("cublas-init-failed", Severity::kError, f);
     d.call = create->seq;
     d.summary = fmt::format("{} failed with {} although the driver works: {}", create->function_name(),
-                            status_name_for(create->function_name(), status),
+                            create->status_name(),
                             memory ? "GPU memory ran out" : status == kArchMismatch ? "the GPU is not supported"
                                                                                    : "cuBLAS could not set up its CUDA context");
     d.evidence = fmt::format("{} returned {}.", call_name(*create), status_text(*create));
     if (const CallView* ok = working_driver(f)) {
       d.evidence += fmt::format(" {} had succeeded{}, so the driver works.", call_name(*ok),
-                                ok->arg("count") && *ok->arg("count") != format::kArgUnset
-                                    ? fmt::format(" ({} device{})", *ok->arg("count"), plural(*ok->arg("count")))
-                                    : "");
+                                device_count_text(*ok));
     }
     if (oom != nullptr) {
       d.evidence += fmt::format(" Before it, {} of {} bytes returned {}.", call_name(*oom),
-                                oom->arg("size").value_or(0), status_text(*oom));
+                                oom->arg(format::ArgRole::kByteCount).value_or(0), status_text(*oom));
     } else if (status == kAllocFailed) {
       d.evidence += " ALLOC_FAILED: cuBLAS could not allocate its memory.";
     } else if (!f.failed_memory.empty()) {

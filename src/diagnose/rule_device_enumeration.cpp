@@ -47,7 +47,7 @@ Enumeration enumeration_of(const TraceFacts& f) {
       if (e.first_failure == nullptr) e.first_failure = &c;
       continue;
     }
-    if (auto count = c.arg("count"); count && *count != format::kArgUnset) {
+    if (auto count = c.arg(format::ArgRole::kDeviceCount); count && *count != format::kArgUnset) {
       int n = static_cast<int>(static_cast<int64_t>(*count));
       e.max_count = std::max(e.max_count, n);
       if (n == 0 && e.zero_count == nullptr) e.zero_count = &c;
@@ -133,7 +133,7 @@ void check_visible_devices(RuleContext& ctx, const TraceFacts& f, const Enumerat
     d.summary = fmt::format("the program selected a device that CUDA_VISIBLE_DEVICES={} does not make visible", *value);
     d.evidence = fmt::format("{} returned {} (device {}); CUDA_VISIBLE_DEVICES={}{}.",
                              call_name(*e.bad_set_device), status_text(*e.bad_set_device),
-                             static_cast<int64_t>(e.bad_set_device->arg("device").value_or(0)), *value,
+                             static_cast<int64_t>(e.bad_set_device->arg(format::ArgRole::kDevice).value_or(0)), *value,
                              e.max_count >= 0 ? fmt::format(", and CUDA counted {} device{}", e.max_count, plural(e.max_count)) : "");
     at = e.bad_set_device;
   }

@@ -16,8 +16,6 @@
 namespace cublasspy::diagnoses {
 namespace {
 
-bool is_cublas(const CallView& c) { return std::strncmp(c.function_name(), "cublas", 6) == 0; }
-
 // A CUBLASSPY_CHECK error or a non-finite input on the call: other findings explain it.
 bool explained_by_findings(const CallView& c) {
   if (check_bits_have_error(c.rec().check_bits)) return true;
@@ -77,7 +75,7 @@ std::string cuda_advice(const CallView& c, int status) {
                          "cached blocks (torch.cuda.empty_cache()), lower the batch size, and "
                          "against fragmentation set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.",
                          std::strcmp(c.function_name(), "cudaMalloc") == 0
-                             ? fmt::format(" (the request was {} bytes)", c.arg("size").value_or(0))
+                             ? fmt::format(" (the request was {} bytes)", c.arg(format::ArgRole::kByteCount).value_or(0))
                              : "");
     case 101:
       return "The device index is not among the GPUs this process sees: CUDA_VISIBLE_DEVICES "
@@ -108,15 +106,15 @@ void rule_execution_failed(RuleContext& ctx) {
       const int status = first.rec().status;
       Diagnosis d = finding("execution-failed", Severity::kError, f);
       d.call = first.seq;
-      d.summary = fmt::format("{} returned {}{}", first.function_name(), status_name_for(first.function_name(), status),
+      d.summary = fmt::format("{} returned {}{}", first.function_name(), first.status_name(),
                               group.count > 1 ? fmt::format(" ({} calls)", group.count) : std::string());
       d.evidence = fmt::format("{} returned {}", call_with_shape(*f.trace, first), status_text(first));
       d.evidence += group.count > 1 ? fmt::format("; {} calls of {} failed the same way.", group.count, first.function_name())
                                     : ".";
-      if (f.successful_work > 0 && is_cublas(first)) {
+      if (f.successful_work > 0 && is_cublas_call(first)) {
         d.evidence += fmt::format(" {} other GEMM call{} succeeded in this process.", f.successful_work, plural(f.successful_work));
       }
-      d.advice = is_cublas(first) ? cublas_advice(status) : cuda_advice(first, status);
+      d.advice = is_cublas_call(first) ? cublas_advice(status) : cuda_advice(first, status);
       ctx.add(std::move(d));
     }
   }

@@ -52,8 +52,7 @@ const CallView* first_failing_with(const TraceFacts& f, int status) {
   const CallView* best = nullptr;
   for (const auto& key : f.failure_order) {
     const FailureGroup& g = f.failures.at(key);
-    const char* fn = g.first.function_name();
-    if (g.first.rec().status != status || std::string(fn).rfind("cublas", 0) == 0) continue;
+    if (g.first.rec().status != status || is_cublas_call(g.first)) continue;
     if (best == nullptr || began_before(g.first, *best)) best = &g.first;
   }
   return best;

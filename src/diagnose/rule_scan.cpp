@@ -57,12 +57,12 @@ std::string magnitude_text(const CallView& c, int operand) {
 
 // The earlier scanned call whose non-finite output is this call's input, if the trace shows it.
 const CallView* producer_of(const TraceFacts& f, const CallView& c, int operand) {
-  const GemmCall g = gemm_from_record(*c.function, c.rec());
+  const GemmCall g = c.gemm();
   if (!g.valid || g.op[operand].ptr == 0) return nullptr;
   const CallView* found = nullptr;
   for (const CallView& earlier : f.scanned_nonfinite) {
     if (!began_before(earlier, c)) break;  // the list is in the order calls began
-    const GemmCall e = gemm_from_record(*earlier.function, earlier.rec());
+    const GemmCall e = earlier.gemm();
     const Matrix& out = e.d().present ? e.d() : e.c();
     if (e.valid && out.ptr == g.op[operand].ptr && nonfinite(earlier, kD)) found = &earlier;
   }
@@ -118,7 +118,7 @@ void rule_scan(RuleContext& ctx) {
     FirstAndCount input, half, output;
     for (const CallView& c : f.scanned_nonfinite) {
       if (c.function == nullptr) continue;
-      const GemmCall g = gemm_from_record(*c.function, c.rec());
+      const GemmCall g = c.gemm();
       if (inputs_nonfinite(c)) {
         input.note(c);
       } else if (nonfinite(c, kD) && summary(c, kD).overflow != 0 && is_16bit_float(output_type(g)) &&
@@ -148,7 +148,7 @@ void rule_scan(RuleContext& ctx) {
       ctx.add(std::move(d));
     }
     if (const CallView* c = half.first) {
-      const GemmCall g = gemm_from_record(*c->function, c->rec());
+      const GemmCall g = c->gemm();
       Diagnosis d = finding("half-overflow", Severity::kError, f);
       d.call = c->seq;
       d.summary = fmt::format("{} overflowed its {} output to Inf from finite inputs", call_name(*c),
@@ -160,7 +160,7 @@ void rule_scan(RuleContext& ctx) {
       ctx.add(std::move(d));
     }
     if (const CallView* c = output.first) {
-      const GemmCall g = gemm_from_record(*c->function, c->rec());
+      const GemmCall g = c->gemm();
       const bool known_finite = inputs_finite(*c);
       Diagnosis d = finding("non-finite-output", known_finite ? Severity::kError : Severity::kWarning, f);
       d.call = c->seq;

@@ -18,18 +18,13 @@ constexpr size_t kKeepFindings = 64;  // calls with findings kept per kind (the 
 constexpr size_t kKeepSuspects = 8;   // asynchronous-error suspects named in evidence
 
 // A text argument: the bytes from its slot to the end of the record's argument area.
-std::string text_arg(const CallView& call, const char* name) {
+std::string text_arg(const CallView& call, format::ArgRole role) {
   if (call.function == nullptr) return "";
-  uint16_t count = std::min<uint16_t>(call.function->arg_count, format::kMaxArgs);
-  for (uint16_t i = 0; i < count; ++i) {
-    const format::ArgDescriptor& a = call.function->args[i];
-    if (std::strncmp(a.name, name, format::kArgNameBytes) != 0) continue;
-    if (static_cast<format::ArgKind>(a.kind) != format::ArgKind::kText) return "";
-    const char* begin = reinterpret_cast<const char*>(&call.rec().args[i]);
-    size_t room = (format::kMaxArgs - i) * sizeof(uint64_t);
-    return std::string(begin, strnlen(begin, room));
-  }
-  return "";
+  const int i = slot_with_role(*call.function, role);
+  if (i < 0 || static_cast<format::ArgKind>(call.function->args[i].kind) != format::ArgKind::kText) return "";
+  const char* begin = reinterpret_cast<const char*>(&call.rec().args[i]);
+  size_t room = (format::kMaxArgs - i) * sizeof(uint64_t);
+  return std::string(begin, strnlen(begin, room));
 }
 
 bool is_function(const CallView& call, const char* name) {
@@ -81,6 +76,10 @@ format::Family family_of(const CallView& call) {
   return call.function ? static_cast<format::Family>(call.function->family) : format::Family::kOther;
 }
 
+bool is_cublas_call(const CallView& call) {
+  return call.library() == format::Library::kCublas || call.library() == format::Library::kCublasLt;
+}
+
 bool launches_device_work(const CallView& call) {
   return call.function != nullptr && format::is_gemm_family(call.function->family);
 }
@@ -118,10 +117,10 @@ TraceFacts gather_facts(const TraceFile& trace) {
     if (family == format::Family::kLibraryLoad) {
       LibraryLoad load;
       load.seq = call.seq;
-      load.requested = text_arg(call, "filename");
-      load.flags = static_cast<int>(call.arg("flags").value_or(0));
+      load.requested = text_arg(call, format::ArgRole::kFilename);
+      load.flags = static_cast<int>(call.arg(format::ArgRole::kLoadFlags).value_or(0));
       load.ok = call.state == format::RecordState::kCompleted && rec.status == 0;
-      load.result = text_arg(call, "result");
+      load.result = text_arg(call, format::ArgRole::kLoadResult);
       f.loads.push_back(std::move(load));
       if (call.in_flight()) f.in_flight.push_back(call);
       return;
@@ -189,44 +188,15 @@ std::string call_name(const CallView& call) {
   return fmt::format("{} (call #{})", call.function_name(), call.seq);
 }
 
-std::string cu_result_name(int status) {
-  switch (status) {
-    case 0: return "CUDA_SUCCESS";
-    case 1: return "CUDA_ERROR_INVALID_VALUE";
-    case 2: return "CUDA_ERROR_OUT_OF_MEMORY";
-    case 3: return "CUDA_ERROR_NOT_INITIALIZED";
-    case 4: return "CUDA_ERROR_DEINITIALIZED";
-    case 34: return "CUDA_ERROR_STUB_LIBRARY";
-    case 46: return "CUDA_ERROR_DEVICE_UNAVAILABLE";
-    case 100: return "CUDA_ERROR_NO_DEVICE";
-    case 101: return "CUDA_ERROR_INVALID_DEVICE";
-    case 216: return "CUDA_ERROR_CONTEXT_ALREADY_IN_USE";
-    case 304: return "CUDA_ERROR_OPERATING_SYSTEM";
-    case 700: return "CUDA_ERROR_ILLEGAL_ADDRESS";
-    case 719: return "CUDA_ERROR_LAUNCH_FAILED";
-    case 802: return "CUDA_ERROR_SYSTEM_NOT_READY";
-    case 803: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
-    case 804: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
-    case 999: return "CUDA_ERROR_UNKNOWN";
-    default: return "";
-  }
-}
-
 std::string status_text(const CallView& call, int status) {
-  const char* fn = call.function_name();
-  // Driver-API functions (cuInit, cuDeviceGetCount) speak CUresult, not cudaError_t.
-  if (fn[0] == 'c' && fn[1] == 'u' && std::strncmp(fn, "cuda", 4) != 0 && std::strncmp(fn, "cublas", 6) != 0) {
-    std::string name = cu_result_name(status);
-    if (!name.empty()) return fmt::format("{} {}", status, name);
-  }
-  return fmt::format("{} {}", status, status_name_for(fn, status));
+  return fmt::format("{} {}", status, status_name_for(call.library(), status));
 }
 
 std::string status_text(const CallView& call) { return status_text(call, call.rec().status); }
 
 std::string gemm_shape_text(const TraceFile&, const CallView& call) {
   if (call.function == nullptr) return "";
-  GemmCall g = gemm_from_record(*call.function, call.rec());
+  GemmCall g = call.gemm();
   if (!g.valid) return "";
   std::string text = fmt::format("m={} n={} k={}", g.m, g.n, g.k);
   static const char* const kLd[] = {"lda", "ldb", "ldc", "ldd"};

@@ -82,8 +82,6 @@ std::string call_name(const CallView& call);
 // "35 cudaErrorInsufficientDriver", "1 CUBLAS_STATUS_NOT_INITIALIZED", "2 CUDA_ERROR_OUT_OF_MEMORY".
 std::string status_text(const CallView& call, int status);
 std::string status_text(const CallView& call);
-// The CUresult name of a driver-API status ("CUDA_ERROR_NO_DEVICE"), "" when not known.
-std::string cu_result_name(int status);
 // A GEMM's shape for a human: "m=4 n=3 k=2 lda=4 ldb=2 ldc=4"; "" when the call is no GEMM.
 std::string gemm_shape_text(const TraceFile& trace, const CallView& call);
 // "#12 cublasSgemm_v2 (m=4 n=3 k=2, ...)" for evidence lines that name a call of device work.
@@ -96,5 +94,6 @@ inline const char* plural(uint64_t n) { return n == 1 ? "" : "s"; }
 // The call's family (format::Family, from the trace's function table).
 format::Family family_of(const CallView& call);
 bool launches_device_work(const CallView& call);  // a GEMM of some form
+bool is_cublas_call(const CallView& call);        // of cuBLAS or cuBLASLt (the table's library)
 
 }  // namespace cublasspy::diagnoses

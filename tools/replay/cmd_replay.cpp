@@ -103,7 +103,7 @@ class Replayer {
     if (!primary.plan) {
       r.refusal = primary.refusal;
       if (call.function) {
-        const GemmCall g = gemm_from_record(*call.function, call.rec());
+        const GemmCall g = call.gemm();
         if (g.valid) r.shape = "m " + std::to_string(g.m) + ", n " + std::to_string(g.n) + ", k " + std::to_string(g.k);
       }
       return r;

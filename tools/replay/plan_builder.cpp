@@ -17,6 +17,7 @@ namespace cublasspy::replay {
 namespace {
 
 using format::ArgKind;
+using format::ArgRole;
 
 // Pointer-array forms get one allocation per member: beyond this, the batch count is not a
 // batch the program could have had either.
@@ -40,14 +41,14 @@ bool integer_kind(ArgKind k) {
   }
 }
 
-CallKind kind_of(Family family, const std::string& name) {
-  switch (family) {
+CallKind kind_of(const format::FunctionEntry& entry) {
+  switch (static_cast<Family>(entry.family)) {
     case Family::kGemmBatched: return CallKind::kGemmBatched;
     case Family::kGemmStridedBatched: return CallKind::kGemmStridedBatched;
     case Family::kGemmGrouped: return CallKind::kGemmGrouped;
     case Family::kLtMatmul: return CallKind::kLtMatmul;
     case Family::kLegacyGemm: return CallKind::kLegacyGemm;
-    default: return name.rfind("cublasXt", 0) == 0 ? CallKind::kXtGemm : CallKind::kGemm;
+    default: return slot_with_role(entry, ArgRole::kXtHandle) >= 0 ? CallKind::kXtGemm : CallKind::kGemm;
   }
 }
 
@@ -80,7 +81,7 @@ class Builder {
                     "`cublasspy report` and `cublasspy doctor` explain the others)");
     }
     p_.function = name;
-    p_.kind = kind_of(family, name);
+    p_.kind = kind_of(*call_.function);
     p_.call_seq = call_.seq;
     p_.seed = options_.seed;
     p_.repeat = options_.repeat;
@@ -102,17 +103,18 @@ class Builder {
   }
 
  private:
-  int64_t required(const char* slot, const char* why) const {
-    auto v = call_.arg(slot);
-    if (!v || *v == format::kArgUnset) throw Refusal(std::string("the record has no ") + slot + ": " + why);
+  // The slot with `role`; `what` names it in the refusal when the record lacks it.
+  int64_t required(ArgRole role, const std::string& what, const char* why) const {
+    auto v = call_.arg(role);
+    if (!v || *v == format::kArgUnset) throw Refusal("the record has no " + what + ": " + why);
     return static_cast<int64_t>(*v);
   }
-  int64_t optional_slot(const char* slot, int64_t fallback) const {
-    auto v = call_.arg(slot);
+  int64_t optional_slot(ArgRole role, int64_t fallback) const {
+    auto v = call_.arg(role);
     return v && *v != format::kArgUnset ? static_cast<int64_t>(*v) : fallback;
   }
-  uint64_t address(const char* slot) const {
-    auto v = call_.arg(slot);
+  uint64_t address(ArgRole role) const {
+    auto v = call_.arg(role);
     return v && *v != format::kArgUnset ? *v : 0;
   }
 
@@ -147,7 +149,7 @@ class Builder {
   // cuBLAS entry points (v2, _64, Ex, batched, strided, grouped, v1, cublasXt): the normalized
   // view says it all.
   void build_cublas() {
-    const GemmCall g = gemm_from_record(*call_.function, call_.rec());
+    const GemmCall g = call_.gemm();
     if (!g.valid) throw Refusal("the record lacks the GEMM's sizes (m, n, k)");
     p_.transa = g.trans_a;
     p_.transb = g.trans_b;
@@ -165,9 +167,9 @@ class Builder {
         members = g.batch_count;
         break;
       case CallKind::kGemmGrouped: {
-        members = required("first_group_size", "the first group's size was not read");
+        members = required(ArgRole::kFirstGroupSize, "first_group_size", "the first group's size was not read");
         arrays = true;
-        int64_t groups = optional_slot("group_count", 1);
+        int64_t groups = optional_slot(ArgRole::kGroupCount, 1);
         if (groups > 1) {
           out_.notes.push_back("the trace describes the first of " + std::to_string(groups) +
                                " groups only: the replay runs that group alone");
@@ -220,26 +222,26 @@ class Builder {
   void build_lt() {
     const char* why = "the call's descriptors were not recorded (created before tracing, or built inside another "
                       "library call: replay the outer call instead)";
-    p_.lt.compute_type = static_cast<int>(required("compute_type", why));
-    p_.lt.scale_type = static_cast<int>(required("scale_type", why));
-    p_.m = required("m", why);
-    p_.n = required("n", why);
-    p_.k = required("k", why);
-    p_.transa = static_cast<int>(optional_slot("transa", 0));
-    p_.transb = static_cast<int>(optional_slot("transb", 0));
-    p_.lt.epilogue = static_cast<int>(optional_slot("epilogue", 1));
+    p_.lt.compute_type = static_cast<int>(required(ArgRole::kComputeType, "compute_type", why));
+    p_.lt.scale_type = static_cast<int>(required(ArgRole::kScaleType, "scale_type", why));
+    p_.m = required(ArgRole::kM, "m", why);
+    p_.n = required(ArgRole::kN, "n", why);
+    p_.k = required(ArgRole::kK, "k", why);
+    p_.transa = static_cast<int>(optional_slot(ArgRole::kTransA, 0));
+    p_.transb = static_cast<int>(optional_slot(ArgRole::kTransB, 0));
+    p_.lt.epilogue = static_cast<int>(optional_slot(ArgRole::kEpilogue, 1));
     p_.compute_type = p_.lt.compute_type;
     p_.scalar_type = p_.lt.scale_type;
     check_sizes();
-    const int64_t batch = optional_slot("batch_count", 1);
+    const int64_t batch = optional_slot(ArgRole::kBatchCount, 1);
     if (batch < 1 || batch > (int64_t{1} << 31)) throw Refusal("a batch count of " + std::to_string(batch) + " is not valid");
     p_.batch = batch;
     const char* names[4] = {"a", "b", "c", "d"};
-    const char* lds[4] = {"lda", "ldb", "ldc", "ldd"};
     for (int i = 0; i < 4; ++i) {
+      auto role = [i](ArgRole a_role) { return format::operand_role(a_role, i); };
       OperandPlan o;
       o.name = names[i];
-      o.data_type = static_cast<int>(required((o.name + "_type").c_str(), why));
+      o.data_type = static_cast<int>(required(role(ArgRole::kAType), o.name + "_type", why));
       if (element_bytes(static_cast<DataType>(o.data_type)) == 0) {
         throw Refusal("operand " + o.name + " has a data type the replay does not know (" + std::to_string(o.data_type) + ")");
       }
@@ -254,46 +256,47 @@ class Builder {
         o.rows = p_.m;
         o.cols = p_.n;
       }
-      o.ld = required(lds[i], why);
-      o.row_order = optional_slot((o.name + "_order").c_str(), 0) == 1;
-      o.stride = batch > 1 ? optional_slot(("stride_" + o.name).c_str(), 0) : 0;
+      o.ld = required(role(ArgRole::kLda), "ld" + o.name, why);
+      o.row_order = optional_slot(role(ArgRole::kAOrder), 0) == 1;
+      o.stride = batch > 1 ? optional_slot(role(ArgRole::kStrideA), 0) : 0;
       o.members = batch;
       o.output = i == 3;
-      place(o, address(names[i]), /*may_share=*/true);
+      place(o, address(role(ArgRole::kA)), /*may_share=*/true);
       add_operand(o);
     }
-    if ((p_.lt.epilogue & 4) && address("bias") != 0) {
+    if ((p_.lt.epilogue & 4) && address(ArgRole::kBias) != 0) {
       // CUBLASLT_EPILOGUE_*BIAS: a vector of m, in D's type (bf16 for fp8 outputs), as cuBLASLt defaults.
       OperandPlan bias;
       bias.name = "bias";
       const int d_type = p_.operand("d")->data_type;
       bias.data_type = element_bytes(static_cast<DataType>(d_type)) == 1 ? kR16BF : d_type;
       bias.rows = p_.m, bias.cols = 1, bias.ld = std::max<int64_t>(p_.m, 1);
-      place(bias, address("bias"), false);
+      place(bias, address(ArgRole::kBias), false);
       add_operand(bias);
     }
-    for (const char* scale : {"a_scale", "b_scale", "d_scale"}) {
-      if (address(scale) == 0) continue;
+    for (const auto& [role, scale] : {std::pair{ArgRole::kAScale, "a_scale"}, std::pair{ArgRole::kBScale, "b_scale"},
+                                      std::pair{ArgRole::kDScale, "d_scale"}}) {
+      if (address(role) == 0) continue;
       OperandPlan s;
       s.name = scale;
       s.data_type = kR32F;
       s.rows = s.cols = s.ld = 1;
       s.fill = Fill::kOnes;
-      place(s, address(scale), false);
+      place(s, address(role), false);
       add_operand(s);
     }
-    if (address("workspace") != 0) {
-      p_.lt.workspace_bytes = optional_slot("workspace_size_in_bytes", 0);
+    if (address(ArgRole::kWorkspace) != 0) {
+      p_.lt.workspace_bytes = optional_slot(ArgRole::kWorkspaceBytes, 0);
       if (p_.lt.workspace_bytes < 0) throw Refusal("the workspace size is negative");
     }
     p_.values["workspace_size_in_bytes"] = p_.lt.workspace_bytes;
-    if (address("algo") != 0) {
+    if (address(ArgRole::kAlgo) != 0) {
       out_.notes.push_back("the program chose a cuBLASLt algorithm (not recorded): the replay lets cuBLASLt pick one");
     }
     const format::Record& r = call_.rec();
     scalars(r.flags & format::kFlagAlphaKnown, r.flags & format::kFlagBetaKnown);
     p_.pointer_mode = r.pointer_mode == 1 ? 1 : 0;
-    p_.own_stream = address("stream") != 0;
+    p_.own_stream = address(ArgRole::kStream) != 0;
   }
 
   void check_sizes() const {
@@ -480,8 +483,8 @@ std::optional<uint64_t> workspace_before(const TraceFile& trace, uint64_t handle
   trace.for_each_call([&](const CallView& c) {
     if (c.seq >= seq || c.failed() || c.in_flight()) return;
     if (std::string_view(c.function_name()) != "cublasSetWorkspace_v2") return;
-    if (c.arg("handle").value_or(0) != handle) return;
-    auto bytes = c.arg("workspace_size_in_bytes");
+    if (c.arg(ArgRole::kHandle).value_or(0) != handle) return;
+    auto bytes = c.arg(ArgRole::kWorkspaceBytes);
     if (bytes && *bytes != format::kArgUnset) found = *bytes;
   });
   return found;
