@@ -8,8 +8,9 @@
 #   tests/fuzz/make_corpus.sh BUILD_DIR
 #
 # BUILD_DIR is an ordinary build with the tests (the stand-in and the programs built). The
-# files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt: traces of format
-# version 1, kept as they were written, since the reader goes on reading that version.
+# files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt and v2-*.cbt: traces of
+# format versions 1 and 2, kept as they were written, since the reader goes on reading those
+# versions (tests/hardening/reader_*_test.cpp read them).
 set -euo pipefail
 build="$(cd "${1:?usage: make_corpus.sh BUILD_DIR}" && pwd)"
 out="$(cd "$(dirname "$0")" && pwd)/corpus/trace_reader"
@@ -17,7 +18,7 @@ programs="$build/test-programs"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
-find "$out" -name '*.cbt' ! -name 'v1-*' -delete
+find "$out" -name '*.cbt' ! -name 'v1-*' ! -name 'v2-*' -delete
 
 # trace NAME [VAR=VALUE...] -- PROGRAM ARGS...: runs PROGRAM under the shim, keeps its trace.
 trace() {
