@@ -82,9 +82,10 @@ if(TARGET cublasspy_test_support)
 endif()
 
 # The writer's ring under threads, in-process: the part of the shim the sanitizers can see.
-# The reader's two ways through a ring (copy, mapping) and format version 1, alongside.
+# The reader's two ways through a ring (copy, mapping) and format versions 1 and 2, alongside.
 add_executable(hardening_writer_test ${HARDENING_DIR}/writer_threads_test.cpp
-                                     ${HARDENING_DIR}/reader_access_test.cpp)
+                                     ${HARDENING_DIR}/reader_access_test.cpp
+                                     ${HARDENING_DIR}/reader_versions_test.cpp)
 target_link_libraries(hardening_writer_test PRIVATE cublasspy_trace_reader GTest::gtest_main Threads::Threads)
 target_compile_options(hardening_writer_test PRIVATE -Wall -Wextra)
 target_compile_definitions(hardening_writer_test PRIVATE CUBLASSPY_FUZZ_CORPUS="${HARDENING_FUZZ_DIR}/corpus")

@@ -145,15 +145,20 @@ endif()
 gtest_discover_tests(shim_integration_test TEST_PREFIX shim. DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 120)
 
-add_executable(shim_hook_roundtrip_test ${SHIM_IT_DIR}/hook_roundtrip_test.cpp)
+# The per-hook round trip, and the trace's function table (libraries, roles) against the list.
+add_executable(shim_hook_roundtrip_test ${SHIM_IT_DIR}/hook_roundtrip_test.cpp ${SHIM_IT_DIR}/function_table_test.cpp)
 target_link_libraries(shim_hook_roundtrip_test PRIVATE cublasspy_test_support cublasspy_spec GTest::gtest_main)
 target_compile_options(shim_hook_roundtrip_test PRIVATE -Wall -Wextra)
 add_dependencies(shim_hook_roundtrip_test cublasspy shim_hook_roundtrip)
 gtest_discover_tests(shim_hook_roundtrip_test TEST_PREFIX shim. DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 60)
 
-# Every GEMM entry point of the real libraries is hooked (the lead's script).
+# Every GEMM entry point of the real libraries is hooked (the lead's script), and the hook list's
+# GEMM entries are what scripts/gen_gemm_hooks.py writes from the CUDA headers (no hand edits).
 if(CUBLASSPY_TEST_PYTHON)
+  add_test(NAME shim.gemm_hooks_generated
+           COMMAND ${CUBLASSPY_TEST_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/gen_gemm_hooks.py
+                   --check ${PROJECT_SOURCE_DIR}/src/spec/hook_list.h ${CUBLASSPY_CUBLASLT_H})
   add_test(NAME shim.hook_coverage
            COMMAND ${CUBLASSPY_TEST_PYTHON} ${SHIM_IT_DIR}/check_hook_coverage.py
                    $<TARGET_FILE:cublasspy> ${CUBLASSPY_CUDA_LIBDIR})

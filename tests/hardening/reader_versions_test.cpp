@@ -1,0 +1,167 @@
+// Traces of format version 2 (and 1) carry slot names but no roles and no libraries; the reader
+// derives them (trace/roles_from_names.h), so every consumer reads old traces as it reads new
+// ones. A version 3 trace rewritten as version 2 (the version byte, and the role and library
+// bytes that were padding then, zeroed) must give the same GEMMs, text and status names, call
+// for call; and the committed version 2 traces still read, their GEMMs whole.
+#include <cstddef>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "trace/trace_reader.h"
+
+namespace cublasspy {
+namespace {
+
+const std::string kCorpus = std::string(CUBLASSPY_FUZZ_CORPUS) + "/trace_reader/";
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// `bytes` (a version 3 trace) as its version 2 writer would have left it.
+std::string as_version_2(std::string bytes) {
+  format::FileHeader h;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  h.format_version = 2;
+  std::memcpy(bytes.data(), &h, sizeof h);
+  for (uint32_t f = 0; f < h.function_count; ++f) {
+    char* entry = bytes.data() + h.functions_offset + f * sizeof(format::FunctionEntry);
+    entry[offsetof(format::FunctionEntry, library)] = 0;
+    for (uint32_t a = 0; a < format::kMaxArgs; ++a) {
+      entry[offsetof(format::FunctionEntry, args) + a * sizeof(format::ArgDescriptor) +
+            offsetof(format::ArgDescriptor, role)] = 0;
+    }
+  }
+  return bytes;
+}
+
+std::vector<CallView> calls_of(const TraceFile& t) {
+  std::vector<CallView> out;
+  t.for_each_call([&](const CallView& c) { out.push_back(c); });
+  return out;
+}
+
+void expect_same_matrix(const Matrix& a, const Matrix& b, const std::string& what) {
+  EXPECT_EQ(a.present, b.present) << what;
+  EXPECT_EQ(a.ptr, b.ptr) << what;
+  EXPECT_EQ(a.array_ptr, b.array_ptr) << what;
+  EXPECT_EQ(a.type, b.type) << what;
+  EXPECT_EQ(a.rows, b.rows) << what;
+  EXPECT_EQ(a.cols, b.cols) << what;
+  EXPECT_EQ(a.ld, b.ld) << what;
+  EXPECT_EQ(a.stride, b.stride) << what;
+}
+
+void expect_same_gemm(const GemmCall& a, const GemmCall& b, const std::string& what) {
+  ASSERT_EQ(a.valid, b.valid) << what;
+  EXPECT_EQ(a.trans_a, b.trans_a) << what;
+  EXPECT_EQ(a.trans_b, b.trans_b) << what;
+  EXPECT_EQ(a.m, b.m) << what;
+  EXPECT_EQ(a.n, b.n) << what;
+  EXPECT_EQ(a.k, b.k) << what;
+  EXPECT_EQ(a.batch_count, b.batch_count) << what;
+  EXPECT_EQ(a.pointer_arrays, b.pointer_arrays) << what;
+  EXPECT_EQ(a.grouped, b.grouped) << what;
+  EXPECT_EQ(a.host_operands, b.host_operands) << what;
+  EXPECT_EQ(a.output_is_c, b.output_is_c) << what;
+  EXPECT_EQ(a.compute_type, b.compute_type) << what;
+  EXPECT_EQ(a.alpha_ptr, b.alpha_ptr) << what;
+  EXPECT_EQ(a.beta_ptr, b.beta_ptr) << what;
+  for (int i = 0; i < 4; ++i) expect_same_matrix(a.op[i], b.op[i], what + ", operand " + std::to_string(i));
+}
+
+class ReaderVersionTwo : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ReaderVersionTwo, GivesWhatVersionThreeGives) {
+  const std::string name = GetParam();
+  const std::string v3_bytes = read_bytes(kCorpus + name);
+  ASSERT_GT(v3_bytes.size(), sizeof(format::FileHeader)) << name;
+  const std::string v2_path = ::testing::TempDir() + "/as-v2-" + name;
+  std::ofstream(v2_path, std::ios::binary) << as_version_2(v3_bytes);
+
+  std::string error;
+  auto v3 = TraceFile::open(kCorpus + name, error);
+  ASSERT_TRUE(v3) << error;
+  ASSERT_EQ(v3->header().format_version, 3u) << name << " is a current trace (tests/fuzz/make_corpus.sh)";
+  auto v2 = TraceFile::open(v2_path, error);
+  ASSERT_TRUE(v2) << error;
+  ASSERT_EQ(v2->header().format_version, 2u);
+
+  const std::vector<CallView> new_calls = calls_of(*v3), old_calls = calls_of(*v2);
+  ASSERT_EQ(new_calls.size(), old_calls.size()) << name;
+  ASSERT_FALSE(new_calls.empty()) << name;
+  int gemms = 0;
+  for (size_t i = 0; i < new_calls.size(); ++i) {
+    const CallView& n = new_calls[i];
+    const CallView& o = old_calls[i];
+    const std::string what = name + ": call #" + std::to_string(n.seq) + " " + n.function_name();
+    ASSERT_EQ(n.seq, o.seq) << what;
+    EXPECT_EQ(n.library(), o.library()) << what;
+    EXPECT_NE(o.library(), format::Library::kUnknown) << what;
+    EXPECT_EQ(n.status_name(), o.status_name()) << what;
+    EXPECT_EQ(n.text(), o.text()) << what;
+    const GemmCall g = n.gemm();
+    gemms += g.valid;
+    expect_same_gemm(g, o.gemm(), what);
+  }
+  std::remove(v2_path.c_str());
+  if (name.find("dlopen") == std::string::npos && name.find("no_driver") == std::string::npos) {
+    EXPECT_GT(gemms, 0) << name << ": the comparison saw GEMMs";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, ReaderVersionTwo,
+                         ::testing::Values("sgemm_loop_exited.cbt", "threads_checks_scans.cbt",
+                                           "gemm_ex_half_nested.cbt", "lt_matmul_row_major.cbt",
+                                           "dlopen_text_arguments.cbt", "no_driver.cbt"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           return n.substr(0, n.find('.'));
+                         });
+
+// Traces a version 2 writer wrote (tests/fuzz/corpus/trace_reader/v2-*.cbt): every function
+// gets its library, every GEMM its shape, and the calls read as text.
+TEST(ReaderVersions, FormatVersionTwoTracesStillRead) {
+  for (const char* name : {"v2-sgemm_loop_exited.cbt", "v2-threads_checks_scans.cbt", "v2-gemm_ex_half_nested.cbt",
+                           "v2-lt_matmul_row_major.cbt", "v2-dlopen_text_arguments.cbt"}) {
+    std::string error;
+    auto trace = TraceFile::open(kCorpus + name, error);
+    ASSERT_TRUE(trace) << error;
+    EXPECT_EQ(trace->header().format_version, 2u) << name;
+    int gemms = 0, loads = 0;
+    trace->for_each_call([&](const CallView& c) {
+      EXPECT_NE(c.library(), format::Library::kUnknown) << name << ": " << c.function_name();
+      EXPECT_EQ(c.text().rfind(std::string(c.function_name()) + "(", 0), 0u) << name << ": " << c.text();
+      // A nested cuBLASLt matmul's descriptors are made inside cuBLAS, partly unknown to the
+      // shim: only the GEMMs the program made are whole.
+      if (format::is_gemm_family(c.function->family) && (c.rec().flags & format::kFlagNested) == 0) {
+        const GemmCall g = c.gemm();
+        ASSERT_TRUE(g.valid) << name << ": " << c.text();
+        ++gemms;
+        EXPECT_GT(g.m, 0) << name << ": " << c.text();
+        EXPECT_GT(g.n, 0) << name;
+        EXPECT_GT(g.k, 0) << name;
+        for (int i = 0; i < 3; ++i) {
+          EXPECT_TRUE(g.op[i].present) << name << ": operand " << i;
+          EXPECT_GT(g.op[i].ld, 0) << name << ": operand " << i;
+          EXPECT_NE(g.op[i].type, DataType::kUnknown) << name << ": operand " << i;
+        }
+      }
+      if (c.function->family == static_cast<uint16_t>(format::Family::kLibraryLoad)) {
+        ++loads;
+        EXPECT_TRUE(c.arg(format::ArgRole::kFilename)) << name;
+        EXPECT_TRUE(c.arg(format::ArgRole::kLoadFlags)) << name;
+      }
+    });
+    if (std::string(name).find("dlopen") == std::string::npos) EXPECT_GT(gemms, 0) << name;
+    else EXPECT_GT(loads, 0) << name;
+  }
+}
+
+}  // namespace
+}  // namespace cublasspy
