@@ -118,10 +118,10 @@ TEST_F(Security, NoCredentialOfTheEnvironmentOrCommandLineReachesTheTrace) {
                        {"CUDA_VISIBLE_DEVICES", "0,1"},
                        {"NCCL_DEBUG", "INFO"},
                        {"TF_CPP_MIN_LOG_LEVEL", "2"}};
-  ProgramResult r = run_program(
+  ProcessResult r = run_process(
       {"sh", "-c", "exec \"$0\" --hf-token=secret-argv-equals --api-key secret-argv-next --batch 8",
        program("hard_secret_operands")},
-      traced(dir_) + on_standin() + secrets, dir_);
+      traced(dir_) + on_standin() + secrets, isolated_in(dir_));
   ASSERT_TRUE(r.exited_ok()) << r.describe();
   std::vector<std::string> traces = dir_.files();
   ASSERT_EQ(traces.size(), 1u);
