@@ -19,6 +19,7 @@
 #include <cuda_runtime_api.h>
 
 #include "hook_expansion.h"
+#include "shim_driver.h"
 #include "trace/process_info.h"
 
 extern "C" __attribute__((visibility("hidden"), used)) int cublasspy_dlopen_wanted(const char* name);
@@ -202,6 +203,8 @@ extern "C" void* cublasspy_dlopen_record(const char* filename, int flags) {
       },
       [&](void*) {
         void* handle = load_as(caller, filename, flags);
+        // A CUDA library, perhaps the driver: the shim's tables not yet filled look again.
+        if (handle != nullptr) note_libraries_changed();
         if (handle == nullptr) {
           // Recording why reads dlerror(), which clears it, and the program must still find it.
           // The identical call fails identically (a failed dlopen leaves nothing loaded) and sets
