@@ -14,15 +14,14 @@
 
 namespace cublasspy {
 
-// Moves on the allocations and frees the shim hooks: a successful cudaMalloc or cudaFree (the
-// AllocatedPtr and FreedPtr tags of arg_tags.h bump allocation_generation() directly; this
-// helper is for the tests). Each thread drops its cached driver answers when it moves, so a
-// range freed and reallocated through those two is never judged by its old allocation. Other
-// ways memory changes hands are not hooked and do not move it: cudaMallocAsync/cudaFreeAsync,
+// The pointer cache is dropped when allocation_generation() moves, and only two calls move it:
+// a successful cudaMalloc or cudaFree (the AllocatedPtr and FreedPtr tags of arg_tags.h bump it
+// directly; this helper is for the tests), the only allocation calls the shim hooks. Every other
+// way memory changes hands leaves the cache as it is: cudaMallocAsync/cudaFreeAsync,
 // cudaMallocManaged, cudaMallocHost/cudaHostAlloc, cudaHostRegister/Unregister,
-// cuMemAlloc*/cuMemFree*, VMM map/unmap. A cached answer about such a range can be stale until
-// the next cudaMalloc/cudaFree (the cache holds 16 ranges per thread, replaced round-robin).
-// Plain data: usable before set-up. (allocation_generation() itself is declared in runtime.h.)
+// cuMemAlloc*/cuMemFree*, VMM map/unmap. A cached answer about a range freed and reused that way
+// stays stale until the next cudaMalloc/cudaFree, or until its entry is replaced (the cache
+// holds 16 ranges per thread, replaced round-robin). Plain data: usable before set-up.
 inline void note_allocation_change() { allocation_generation().fetch_add(1, std::memory_order_release); }
 
 // The driver behind PointerQuery: cuPointerGetAttributes through a per-thread cache of
