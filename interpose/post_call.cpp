@@ -96,9 +96,9 @@ PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
   if (rt.config.sync && !failed && format::is_gemm_family(family)) {
     int rc = 0;
     ts.internal++;
-    synchronize_stream(ctx.rec.stream, &rc);
+    const bool synced = synchronize_stream(ctx.rec.stream, &rc);
     ts.internal--;
-    ctx.rec.flags |= format::kFlagSynced;
+    if (synced) ctx.rec.flags |= format::kFlagSynced;
     if (rc != 0) {
       ctx.rec.async_status = rc;
       ctx.rec.flags |= format::kFlagAsyncPinned;
