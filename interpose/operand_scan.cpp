@@ -83,10 +83,11 @@ bool scan_operands(Runtime& rt, CallContext& ctx, bool before_call) {
   ThreadState& ts = thread_state();
   ts.internal++;  // the driver calls below are the shim's own: never recorded
   GemmScanResult result;
-  const DriverApi* api = shim_driver_api();
-  if (api != nullptr) {
-    result = scan_gemm(*api, kernel_cache(), g, request, ctx.scan);
-    report(*api, result);
+  DriverApi scratch;
+  const DriverApi& api = shim_driver(scratch);
+  if (api.can_copy()) {
+    result = scan_gemm(api, kernel_cache(), g, request, ctx.scan);
+    report(api, result);
   } else {
     log_warning_once("scan-no-driver",
                      "CUBLASSPY_SCAN: libcuda's copy functions were not found in the process; "

@@ -40,7 +40,8 @@ class Runtime {
   std::string trace_path;  // "" when the trace is memory only (dumps go next to it)
 };
 
-// Bumped whenever device memory is freed: caches of pointer attributes compare it.
+// Bumped by a successful cudaMalloc or cudaFree, the only allocation calls the shim hooks
+// (driver_checks.h): the per-thread cache of pointer attributes compares it.
 std::atomic<uint64_t>& allocation_generation();
 
 // The runtime, set up on first use; nullptr when the shim is disabled (CUBLASSPY_DISABLE=1) or

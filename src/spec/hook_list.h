@@ -201,7 +201,8 @@ using Family = format::Family;  // FunctionEntry::family: lets a reader group fu
   X(kCublas, void, cublasZgemm, 0, kLegacyGemm, (char, transa, LegacyOp), (char, transb, LegacyOp), (int, m, Int), (int, n, Int), (int, k, Int), (cuDoubleComplex, alpha, AlphaValue), (const cuDoubleComplex*, A, Ptr), (int, lda, Int), (const cuDoubleComplex*, B, Ptr), (int, ldb, Int), (cuDoubleComplex, beta, BetaValue), (cuDoubleComplex*, C, Ptr), (int, ldc, Int))
 
 // Loads of CUDA libraries: dlopen is exported through an assembly entry point that keeps the
-// program's own search path (dlopen_hook.cpp), so this entry gets no generated wrapper.
+// program's own search path; behind it, dlopen_hook.cpp expands this entry into the recorder,
+// with the recording every wrapper shares.
 #define CUBLASSPY_LOADER_HOOKS(X)                                                               \
   X(kSystem, void*, dlopen, nullptr, kLibraryLoad, (const char*, filename, LoadedFile),        \
     (int, flags, Int))
