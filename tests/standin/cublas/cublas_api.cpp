@@ -5,6 +5,7 @@
 #include "blas_status_text.h"
 #include "cublas_handles.h"
 #include "driver_link.h"
+#include "stack_version.h"
 #include "standin_private.h"
 
 using standin::CublasHandle;
@@ -64,7 +65,7 @@ STANDIN_EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle) {
 STANDIN_EXPORT cublasStatus_t cublasGetVersion_v2(cublasHandle_t, int* version) {
   STANDIN_BLAS_ENTRY("cublasGetVersion_v2");
   if (version == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  *version = CUBLAS_VERSION;
+  *version = standin::kCublasVersion;
   return finish(fault);
 }
 
@@ -72,9 +73,9 @@ STANDIN_EXPORT cublasStatus_t cublasGetProperty(libraryPropertyType type, int* v
   STANDIN_BLAS_ENTRY("cublasGetProperty");
   if (value == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   switch (type) {
-    case MAJOR_VERSION: *value = CUBLAS_VER_MAJOR; break;
-    case MINOR_VERSION: *value = CUBLAS_VER_MINOR; break;
-    case PATCH_LEVEL: *value = CUBLAS_VER_PATCH; break;
+    case MAJOR_VERSION: *value = standin::kCublasMajor; break;
+    case MINOR_VERSION: *value = standin::kCublasMinor; break;
+    case PATCH_LEVEL: *value = standin::kCublasPatch; break;
     default: return CUBLAS_STATUS_INVALID_VALUE;
   }
   return finish(fault);
@@ -82,7 +83,7 @@ STANDIN_EXPORT cublasStatus_t cublasGetProperty(libraryPropertyType type, int* v
 
 STANDIN_EXPORT size_t cublasGetCudartVersion(void) {
   standin_enter("cublasGetCudartVersion");
-  return CUDART_VERSION;
+  return standin::kCudaVersion;
 }
 
 // Like cuBLAS, the workspace must be aligned to 256 bytes.

@@ -1,11 +1,11 @@
 // Every GEMM entry point libcublas.so.13 exports (v2 API, cublas_v2.h), each one line over the
-// generic engine in cublas_gemm.cpp. The real header declares all of them, so a definition whose
+// generic engine in cublas_gemm.cpp; the 12 build leaves out the two cuBLAS 12.4 lacks. The real header declares all of them, so a definition whose
 // signature drifts from the header fails to compile ("conflicting declaration of C function").
 //
 // 56 symbols: {S,D,C,Z}gemm_v2, Hgemm, {S,C}gemmEx, GemmEx, Cgemm3m, Cgemm3mEx, Zgemm3m,
 // {S,D,C,Z,H}gemmBatched, Cgemm3mBatched, GemmBatchedEx, {S,D,C,Z,H}gemmStridedBatched,
 // Cgemm3mStridedBatched, GemmStridedBatchedEx, {S,D}gemmGroupedBatched, GemmGroupedBatchedEx,
-// and the _64 variant of each (int64_t sizes, leading dimensions and counts).
+// and the _64 variant of each (int64_t sizes, leading dimensions and counts); 54 in the 12 build.
 #include <cublas_v2.h>
 
 #include "blas_handles.h"
@@ -288,5 +288,7 @@ STANDIN_TYPED_GROUPED(cublasDgemmGroupedBatched_64, int64_t, double, CUDA_R_64F,
                         group_count, group_size, scale, computeType);                                                \
   }
 
+#if STANDIN_CUDA_MAJOR >= 13  // cublasGemmGroupedBatchedEx is new in cuBLAS 12.5: the 12.4 library lacks it
 STANDIN_GROUPED_EX(cublasGemmGroupedBatchedEx, int)
 STANDIN_GROUPED_EX(cublasGemmGroupedBatchedEx_64, int64_t)
+#endif

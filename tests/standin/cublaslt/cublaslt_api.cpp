@@ -11,6 +11,7 @@
 #include "blas_status_text.h"
 #include "driver_link.h"
 #include "lt_descriptors.h"
+#include "stack_version.h"
 #include "standin_private.h"
 
 using namespace standin;
@@ -160,21 +161,21 @@ STANDIN_EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle) {
 
 STANDIN_EXPORT size_t cublasLtGetVersion(void) {
   standin_enter("cublasLtGetVersion");
-  return CUBLAS_VERSION;  // cuBLASLt ships with cuBLAS and reports the same version
+  return kCublasVersion;  // cuBLASLt ships with cuBLAS and reports the same version
 }
 
 STANDIN_EXPORT size_t cublasLtGetCudartVersion(void) {
   standin_enter("cublasLtGetCudartVersion");
-  return CUDART_VERSION;
+  return kCudaVersion;
 }
 
 STANDIN_EXPORT cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int* value) {
   STANDIN_LT_ENTRY("cublasLtGetProperty");
   if (value == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   switch (type) {
-    case MAJOR_VERSION: *value = CUBLAS_VER_MAJOR; break;
-    case MINOR_VERSION: *value = CUBLAS_VER_MINOR; break;
-    case PATCH_LEVEL: *value = CUBLAS_VER_PATCH; break;
+    case MAJOR_VERSION: *value = kCublasMajor; break;
+    case MINOR_VERSION: *value = kCublasMinor; break;
+    case PATCH_LEVEL: *value = kCublasPatch; break;
     default: return CUBLAS_STATUS_INVALID_VALUE;
   }
   return finish(fault);

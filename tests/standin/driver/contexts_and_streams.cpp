@@ -23,6 +23,7 @@ constexpr std::array<CUctx_st, kMaxDevices> make_contexts() {
 }
 
 std::array<CUctx_st, kMaxDevices> contexts = make_contexts();
+std::array<std::atomic<bool>, kMaxDevices> active{};  // retained since the last reset
 thread_local CUcontext current = nullptr;
 std::atomic<bool> init_done{false};
 
@@ -38,7 +39,13 @@ Streams& streams() {
 
 }  // namespace
 
-CUcontext primary_context(int device) { return &contexts[static_cast<size_t>(device)]; }
+CUcontext primary_context(int device) {
+  active[static_cast<size_t>(device)].store(true, std::memory_order_release);
+  return &contexts[static_cast<size_t>(device)];
+}
+
+bool primary_context_active(int device) { return active[static_cast<size_t>(device)].load(std::memory_order_acquire); }
+void deactivate_primary_context(int device) { active[static_cast<size_t>(device)].store(false, std::memory_order_release); }
 
 bool is_context(CUcontext ctx) {
   for (int i = 0; i < device_count(); ++i)

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "driver_state.h"
+#include "stack_version.h"
 
 namespace standin::driver {
 
@@ -77,7 +78,7 @@ Config* read_config() {
   auto* c = new Config;  // process lifetime, never destroyed (safe during static destruction)
   const char* no_driver = std::getenv("STANDIN_NO_DRIVER");
   c->no_driver = no_driver != nullptr && *no_driver != '\0' && std::strcmp(no_driver, "0") != 0;
-  c->driver_version = static_cast<int>(env_int("STANDIN_DRIVER_VERSION", 13000));
+  c->driver_version = static_cast<int>(env_int("STANDIN_DRIVER_VERSION", kDriverVersion));
   long long count = env_int("STANDIN_DEVICE_COUNT", 1);
   c->physical_devices = static_cast<int>(count < 0 ? 0 : (count > 64 ? 64 : count));
   c->visible = visible_devices(c->physical_devices);

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "driver_state.h"
 
@@ -19,7 +20,7 @@ namespace {
 
 struct Allocation {
   size_t size;        // as requested
-  size_t mapped;      // as mapped (rounded up to a page, at least one page)
+  size_t mapped;      // as mapped (rounded up to a page, at least one page); 0: registered, not ours
   int kind;
   int device;
   uint64_t id;
@@ -79,13 +80,53 @@ bool release(void* base, unsigned kinds) {
   {
     std::unique_lock lock(t.mutex);
     auto it = t.by_base.find(reinterpret_cast<uintptr_t>(base));
-    if (it == t.by_base.end() || (kinds & (1u << it->second.kind)) == 0) return false;
+    if (it == t.by_base.end() || it->second.mapped == 0 || (kinds & (1u << it->second.kind)) == 0) return false;
     a = it->second;
     t.by_base.erase(it);
     if (a.kind == STANDIN_MEMORY_DEVICE || a.kind == STANDIN_MEMORY_MANAGED) t.in_use[a.device] -= a.size;
   }
   munmap(base, a.mapped);
   return true;
+}
+
+bool register_host(void* p, size_t bytes, int device) {
+  Table& t = table();
+  const uintptr_t base = reinterpret_cast<uintptr_t>(p);
+  std::unique_lock lock(t.mutex);
+  uintptr_t other = 0;
+  Allocation a{};
+  // Overlap: an allocation holding p, or one starting inside [p, p + bytes).
+  auto next = t.by_base.lower_bound(base);
+  if (lookup(t, p, &other, &a) || (next != t.by_base.end() && next->first - base < bytes)) return false;
+  t.by_base[base] = Allocation{bytes, 0, STANDIN_MEMORY_HOST, device, t.next_id++};
+  return true;
+}
+
+bool unregister_host(void* base) {
+  Table& t = table();
+  std::unique_lock lock(t.mutex);
+  auto it = t.by_base.find(reinterpret_cast<uintptr_t>(base));
+  if (it == t.by_base.end() || it->second.mapped != 0) return false;
+  t.by_base.erase(it);
+  return true;
+}
+
+void release_device(int device) {
+  Table& t = table();
+  std::vector<std::pair<void*, size_t>> unmap;
+  {
+    std::unique_lock lock(t.mutex);
+    for (auto it = t.by_base.begin(); it != t.by_base.end();) {
+      if (it->second.device != device) {
+        ++it;
+        continue;
+      }
+      if (it->second.mapped != 0) unmap.emplace_back(reinterpret_cast<void*>(it->first), it->second.mapped);
+      it = t.by_base.erase(it);
+    }
+    t.in_use[device] = 0;
+  }
+  for (const auto& [base, bytes] : unmap) munmap(base, bytes);
 }
 
 bool find(const void* p, standin_allocation* out) {

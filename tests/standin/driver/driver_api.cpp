@@ -127,6 +127,17 @@ STANDIN_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
   return primary_ctx_release("cuDevicePrimaryCtxRelease_v2", dev);
 }
 
+// Destroys what the device's primary context held: its allocations and its sticky error.
+STANDIN_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) {
+  STANDIN_DRIVER_ENTRY("cuDevicePrimaryCtxReset_v2");
+  STANDIN_REQUIRE_INIT();
+  if (!valid_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  release_device(dev);
+  clear_sticky_error();
+  deactivate_primary_context(dev);
+  return finish(CUDA_SUCCESS, fault);
+}
+
 STANDIN_EXPORT CUresult cuCtxGetCurrent(CUcontext* pctx) {
   STANDIN_DRIVER_ENTRY("cuCtxGetCurrent");
   STANDIN_REQUIRE_INIT();
@@ -151,6 +162,7 @@ STANDIN_EXPORT CUresult cuCtxGetDevice(CUdevice* device) {
   return finish(CUDA_SUCCESS, fault);
 }
 
+#if STANDIN_CUDA_MAJOR >= 13  // new in the 13.0 driver; a 12.4 driver (550) lacks it
 STANDIN_EXPORT CUresult cuCtxGetDevice_v2(CUdevice* device, CUcontext ctx) {
   STANDIN_DRIVER_ENTRY("cuCtxGetDevice_v2");
   STANDIN_REQUIRE_INIT();
@@ -160,6 +172,7 @@ STANDIN_EXPORT CUresult cuCtxGetDevice_v2(CUdevice* device, CUcontext ctx) {
   *device = ctx->device;
   return finish(CUDA_SUCCESS, fault);
 }
+#endif
 
 // Everything ran when it was called, so synchronizing only reports the sticky error.
 STANDIN_EXPORT CUresult cuCtxSynchronize(void) {
@@ -168,6 +181,7 @@ STANDIN_EXPORT CUresult cuCtxSynchronize(void) {
   return finish(sticky(), fault);
 }
 
+#if STANDIN_CUDA_MAJOR >= 13
 STANDIN_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx) {
   STANDIN_DRIVER_ENTRY("cuCtxSynchronize_v2");
   STANDIN_REQUIRE_INIT();
@@ -175,6 +189,7 @@ STANDIN_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx) {
   if (ctx == nullptr || !is_context(ctx)) return CUDA_ERROR_INVALID_CONTEXT;
   return finish(sticky(), fault);
 }
+#endif
 
 // ---- streams -------------------------------------------------------------------------------
 

@@ -92,6 +92,38 @@ STANDIN_EXPORT CUresult cuMemFreeHost(void* p) {
   return finish(CUDA_SUCCESS, fault);
 }
 
+// Page-locks the caller's memory: here it only enters the allocation table, so that pointer
+// queries and GEMMs treat it as pinned host memory.
+STANDIN_EXPORT CUresult cuMemHostRegister_v2(void* p, size_t bytesize, unsigned int Flags) {
+  STANDIN_DRIVER_ENTRY("cuMemHostRegister_v2");
+  STANDIN_REQUIRE_CONTEXT();
+  constexpr unsigned kKnown = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
+                              CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY;
+  if (p == nullptr || bytesize == 0 || (Flags & ~kKnown) != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (sticky() != CUDA_SUCCESS) return sticky();
+  if (!register_host(p, bytesize, current_context()->device)) return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  return finish(CUDA_SUCCESS, fault);
+}
+
+STANDIN_EXPORT CUresult cuMemHostUnregister(void* p) {
+  STANDIN_DRIVER_ENTRY("cuMemHostUnregister");
+  STANDIN_REQUIRE_CONTEXT();
+  if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (sticky() != CUDA_SUCCESS) return sticky();
+  if (!unregister_host(p)) return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+  return finish(CUDA_SUCCESS, fault);
+}
+
+// Unified addressing: pinned host memory has the same address on the device.
+STANDIN_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr* pdptr, void* p, unsigned int Flags) {
+  STANDIN_DRIVER_ENTRY("cuMemHostGetDevicePointer_v2");
+  STANDIN_REQUIRE_CONTEXT();
+  standin_allocation a{};
+  if (pdptr == nullptr || Flags != 0 || !find(p, &a) || a.kind != STANDIN_MEMORY_HOST) return CUDA_ERROR_INVALID_VALUE;
+  *pdptr = reinterpret_cast<CUdeviceptr>(p);
+  return finish(CUDA_SUCCESS, fault);
+}
+
 STANDIN_EXPORT CUresult cuMemGetInfo_v2(size_t* free, size_t* total) {
   STANDIN_DRIVER_ENTRY("cuMemGetInfo_v2");
   STANDIN_REQUIRE_CONTEXT();

@@ -4,6 +4,7 @@
 // writes memory outside any device allocation.
 #include <atomic>
 
+#include "driver_state.h"
 #include "standin_private.h"
 
 namespace {
@@ -20,3 +21,7 @@ STANDIN_EXPORT void standin_set_sticky_error(int code) {
 }
 
 }  // extern "C"
+
+namespace standin::driver {
+void clear_sticky_error() { sticky.store(0, std::memory_order_release); }
+}  // namespace standin::driver

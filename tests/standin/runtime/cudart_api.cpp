@@ -1,92 +1,16 @@
-// The stand-in CUDA runtime (libcudart.so.13): a thin translation onto the driver API, reached
-// the way the real runtime reaches it (dlopen + cuGetProcAddress_v2, see driver_link.h). Device
-// state lives in the driver's current context; errors follow the runtime's conventions: a
-// failing call records its code for cudaGetLastError, a failed initialization is returned by
-// every call that needs the device, and a sticky error poisons everything after it.
+// The stand-in CUDA runtime, part 1: versions, devices, memory, copies, errors, driver entry
+// points. See runtime_state.h for the conventions every runtime file follows.
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <cstdio>
 #include <cstring>
 
-#include "driver_link.h"
-#include "standin_private.h"
+#include "runtime_state.h"
+#include "stack_version.h"
 
 using standin::DriverLink;
-
-namespace {
-
-thread_local cudaError_t last_error = cudaSuccess;
-
-cudaError_t record(cudaError_t e) {
-  if (e != cudaSuccess) last_error = e;
-  return e;
-}
-
-// Since CUDA 10.1 the runtime's error numbers equal the driver's for every code both have.
-cudaError_t from_driver(CUresult r) { return static_cast<cudaError_t>(r); }
-
-cudaError_t finish(cudaError_t e, const standin_fault_action& fault) {
-  if (e == cudaSuccess && fault.async_error) standin_set_sticky_error(fault.async_error);
-  return record(e);
-}
-
-cudaError_t finish(CUresult r, const standin_fault_action& fault) { return finish(from_driver(r), fault); }
-
-struct Runtime {
-  cudaError_t error;       // why initialization failed, or cudaSuccess
-  const DriverLink* drv;   // null when the driver could not be loaded
-};
-
-// Initialization, once per process: load the driver, check its version, cuInit. Its failure is
-// permanent and returned by every call that needs a device, as the real runtime does.
-const Runtime& runtime() {
-  static const Runtime rt = [] {
-    const DriverLink* drv = standin::driver_link();
-    if (drv == nullptr) return Runtime{cudaErrorInsufficientDriver, nullptr};
-    if (drv->driver_version < CUDART_VERSION) return Runtime{cudaErrorInsufficientDriver, drv};
-    const CUresult r = drv->cuInit(0);
-    if (r != CUDA_SUCCESS) {
-      const int forced = standin_device_count_error();  // the exact code asked for
-      return Runtime{forced ? static_cast<cudaError_t>(forced) : from_driver(r), drv};
-    }
-    return Runtime{cudaSuccess, drv};
-  }();
-  return rt;
-}
-
-// Makes sure the calling thread has a current context (the primary context of device 0 unless
-// cudaSetDevice chose another), as the runtime does lazily before any device work.
-cudaError_t bind_context(const DriverLink* drv) {
-  CUcontext ctx = nullptr;
-  CUresult r = drv->cuCtxGetCurrent(&ctx);
-  if (r == CUDA_SUCCESS && ctx == nullptr) {
-    r = drv->cuDevicePrimaryCtxRetain(&ctx, 0);
-    if (r == CUDA_SUCCESS) r = drv->cuCtxSetCurrent(ctx);
-  }
-  return from_driver(r);
-}
-
-bool is_device_memory(const void* p) {
-  standin_allocation a{};
-  return standin_find_allocation(p, &a) != 0;
-}
-
-}  // namespace
-
-// Counts the call and applies STANDIN_FAIL / CRASH / HANG.
-#define STANDIN_RUNTIME_ENTRY(name)                             \
-  const standin_fault_action fault = standin_enter(name);       \
-  if (fault.fail) return record(static_cast<cudaError_t>(fault.status))
-
-// Initialization (and, with CONTEXT, a current context) or the error that prevents it.
-#define STANDIN_RUNTIME_INIT()                          \
-  const Runtime& rt = runtime();                        \
-  if (rt.error != cudaSuccess) return record(rt.error); \
-  const DriverLink* drv = rt.drv
-
-#define STANDIN_RUNTIME_CONTEXT()                                           \
-  STANDIN_RUNTIME_INIT();                                                   \
-  if (cudaError_t bind = bind_context(drv); bind != cudaSuccess) return record(bind)
+using namespace standin::runtime;
 
 extern "C" {
 
@@ -95,7 +19,7 @@ extern "C" {
 STANDIN_EXPORT cudaError_t cudaRuntimeGetVersion(int* runtimeVersion) {
   STANDIN_RUNTIME_ENTRY("cudaRuntimeGetVersion");
   if (runtimeVersion == nullptr) return record(cudaErrorInvalidValue);
-  *runtimeVersion = CUDART_VERSION;
+  *runtimeVersion = standin::kCudaVersion;
   return finish(cudaSuccess, fault);
 }
 
@@ -154,76 +78,17 @@ STANDIN_EXPORT cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAtt
   return finish(r == CUDA_ERROR_INVALID_DEVICE ? cudaErrorInvalidDevice : from_driver(r), fault);
 }
 
-STANDIN_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
-  STANDIN_RUNTIME_ENTRY("cudaGetDeviceProperties");
-  if (prop == nullptr) return record(cudaErrorInvalidValue);
+// "domain:bus:device.function", as nvidia-smi prints it; from the device's PCI attributes.
+STANDIN_EXPORT cudaError_t cudaDeviceGetPCIBusId(char* pciBusId, int len, int device) {
+  STANDIN_RUNTIME_ENTRY("cudaDeviceGetPCIBusId");
+  if (pciBusId == nullptr || len <= 0) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_INIT();
-  int count = 0;
-  CUresult r = drv->cuDeviceGetCount(&count);
-  if (r != CUDA_SUCCESS) return record(from_driver(r));
-  if (device < 0 || device >= count) return record(cudaErrorInvalidDevice);
-  std::memset(prop, 0, sizeof *prop);
-  drv->cuDeviceGetName(prop->name, sizeof prop->name, device);
-  drv->cuDeviceGetUuid(reinterpret_cast<CUuuid*>(&prop->uuid), device);
-  drv->cuDeviceTotalMem(&prop->totalGlobalMem, device);
-  auto attr = [&](CUdevice_attribute a) {
-    int v = 0;
-    drv->cuDeviceGetAttribute(&v, a, device);
-    return v;
-  };
-  prop->sharedMemPerBlock = static_cast<size_t>(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
-  prop->regsPerBlock = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
-  prop->warpSize = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
-  prop->memPitch = static_cast<size_t>(attr(CU_DEVICE_ATTRIBUTE_MAX_PITCH));
-  prop->maxThreadsPerBlock = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-  prop->maxThreadsDim[0] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
-  prop->maxThreadsDim[1] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
-  prop->maxThreadsDim[2] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
-  prop->maxGridSize[0] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
-  prop->maxGridSize[1] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
-  prop->maxGridSize[2] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
-  prop->totalConstMem = static_cast<size_t>(attr(CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY));
-  prop->major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-  prop->minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-  prop->textureAlignment = static_cast<size_t>(attr(CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT));
-  prop->texturePitchAlignment = static_cast<size_t>(attr(CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT));
-  prop->multiProcessorCount = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  prop->integrated = attr(CU_DEVICE_ATTRIBUTE_INTEGRATED);
-  prop->canMapHostMemory = attr(CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY);
-  prop->surfaceAlignment = static_cast<size_t>(attr(CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT));
-  prop->concurrentKernels = attr(CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS);
-  prop->ECCEnabled = attr(CU_DEVICE_ATTRIBUTE_ECC_ENABLED);
-  prop->pciBusID = attr(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
-  prop->pciDeviceID = attr(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID);
-  prop->pciDomainID = attr(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID);
-  prop->asyncEngineCount = attr(CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT);
-  prop->unifiedAddressing = attr(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING);
-  prop->memoryBusWidth = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
-  prop->l2CacheSize = attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
-  prop->persistingL2CacheMaxSize = attr(CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE);
-  prop->maxThreadsPerMultiProcessor = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
-  prop->streamPrioritiesSupported = attr(CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED);
-  prop->globalL1CacheSupported = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED);
-  prop->localL1CacheSupported = attr(CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED);
-  prop->sharedMemPerMultiprocessor = static_cast<size_t>(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR));
-  prop->regsPerMultiprocessor = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
-  prop->managedMemory = attr(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY);
-  prop->multiGpuBoardGroupID = attr(CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID);
-  prop->concurrentManagedAccess = attr(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS);
-  prop->computePreemptionSupported = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED);
-  prop->canUseHostPointerForRegisteredMem = attr(CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM);
-  prop->cooperativeLaunch = attr(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH);
-  prop->sharedMemPerBlockOptin = static_cast<size_t>(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
-  prop->maxBlocksPerMultiProcessor = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
-  prop->accessPolicyMaxWindowSize = attr(CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE);
-  prop->reservedSharedMemPerBlock = static_cast<size_t>(attr(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK));
-  prop->hostRegisterSupported = attr(CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED);
-  prop->memoryPoolsSupported = attr(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED);
-  prop->clusterLaunch = attr(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH);
-  prop->ipcEventSupported = attr(CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED);
-  prop->unifiedFunctionPointers = attr(CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS);
-  prop->deviceNumaId = attr(CU_DEVICE_ATTRIBUTE_NUMA_ID);
-  prop->hostNumaId = attr(CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID);
+  int domain = 0, bus = 0, slot = 0;
+  CUresult r = drv->cuDeviceGetAttribute(&domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, device);
+  if (r == CUDA_SUCCESS) r = drv->cuDeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, device);
+  if (r == CUDA_SUCCESS) r = drv->cuDeviceGetAttribute(&slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, device);
+  if (r != CUDA_SUCCESS) return record(r == CUDA_ERROR_INVALID_DEVICE ? cudaErrorInvalidDevice : from_driver(r));
+  std::snprintf(pciBusId, static_cast<size_t>(len), "%08X:%02X:%02X.0", domain, bus, slot);
   return finish(cudaSuccess, fault);
 }
 
@@ -308,6 +173,11 @@ cudaError_t check_direction(void* dst, const void* src, cudaMemcpyKind kind) {
 }
 
 cudaError_t copy(const DriverLink* drv, void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  // An empty copy succeeds whatever the pointers, as in CUDA (PyTorch copies empty tensors so);
+  // the driver still reports a sticky error.
+  if (count == 0 && kind >= cudaMemcpyHostToHost && kind <= cudaMemcpyDefault) {
+    return from_driver(drv->cuMemcpy(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), 0));
+  }
   if (cudaError_t e = check_direction(dst, src, kind); e != cudaSuccess) return e;
   return from_driver(drv->cuMemcpy(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), count));
 }
@@ -355,7 +225,12 @@ STANDIN_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes
   void* data[] = {&type, &device, &managed};
   const CUresult r = drv->cuPointerGetAttributes(3, which, data, reinterpret_cast<CUdeviceptr>(ptr));
   if (r != CUDA_SUCCESS) return record(from_driver(r));
-  std::memset(attributes, 0, sizeof *attributes);
+  // Field by field: CUDA 13 appended `long reserved[8]` to the struct, which a CUDA 12 caller's
+  // struct does not have (it ends at hostPointer); only the 13 build may clear it.
+#if STANDIN_CUDA_MAJOR >= 13
+  std::memset(attributes->reserved, 0, sizeof attributes->reserved);
+#endif
+  attributes->devicePointer = attributes->hostPointer = nullptr;
   attributes->device = device;
   if (managed) {
     attributes->type = cudaMemoryTypeManaged;
@@ -406,7 +281,9 @@ STANDIN_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsi
 STANDIN_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   STANDIN_RUNTIME_ENTRY("cudaStreamDestroy");
   STANDIN_RUNTIME_CONTEXT();
-  return finish(drv->cuStreamDestroy(stream), fault);
+  const CUresult r = drv->cuStreamDestroy(stream);
+  if (r == CUDA_SUCCESS) forget_stream(stream);
+  return finish(r, fault);
 }
 
 // ---- errors --------------------------------------------------------------------------------
@@ -417,8 +294,8 @@ STANDIN_EXPORT cudaError_t cudaGetLastError(void) {
   STANDIN_RUNTIME_ENTRY("cudaGetLastError");
   const Runtime& rt = runtime();
   if (rt.error != cudaSuccess) return rt.error;
-  const cudaError_t e = last_error;
-  last_error = cudaSuccess;
+  const cudaError_t e = last_error();
+  last_error() = cudaSuccess;
   if (const int sticky = standin_sticky_error()) return static_cast<cudaError_t>(sticky);
   return e;
 }
@@ -428,7 +305,7 @@ STANDIN_EXPORT cudaError_t cudaPeekAtLastError(void) {
   const Runtime& rt = runtime();
   if (rt.error != cudaSuccess) return rt.error;
   if (const int sticky = standin_sticky_error()) return static_cast<cudaError_t>(sticky);
-  return last_error;
+  return last_error();
 }
 
 }  // extern "C"
@@ -472,6 +349,7 @@ STANDIN_EXPORT const char* cudaGetErrorString(cudaError_t error) {
 
 // ---- driver entry points: forwarded to the driver's cuGetProcAddress_v2 -----------------------
 
+#if STANDIN_CUDA_MAJOR >= 13  // new in 12.5: the 12.4 runtime lacks it
 STANDIN_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** funcPtr, unsigned int cudaVersion,
                                                             unsigned long long flags,
                                                             cudaDriverEntryPointQueryResult* driverStatus) {
@@ -483,6 +361,7 @@ STANDIN_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, 
   if (r == CUDA_SUCCESS && driverStatus != nullptr) *driverStatus = static_cast<cudaDriverEntryPointQueryResult>(status);
   return finish(r, fault);
 }
+#endif
 
 STANDIN_EXPORT cudaError_t cudaGetDriverEntryPoint(const char* symbol, void** funcPtr, unsigned long long flags,
                                                    cudaDriverEntryPointQueryResult* driverStatus) {
@@ -490,7 +369,7 @@ STANDIN_EXPORT cudaError_t cudaGetDriverEntryPoint(const char* symbol, void** fu
   if (symbol == nullptr || funcPtr == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_INIT();
   CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-  const CUresult r = drv->cuGetProcAddress(symbol, funcPtr, CUDART_VERSION, flags, &status);
+  const CUresult r = drv->cuGetProcAddress(symbol, funcPtr, standin::kCudaVersion, flags, &status);
   if (r == CUDA_SUCCESS && driverStatus != nullptr) *driverStatus = static_cast<cudaDriverEntryPointQueryResult>(status);
   return finish(r, fault);
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "stack_version.h"
 #include "standin_private.h"
 
 namespace standin {
@@ -35,7 +36,7 @@ const DriverLink* load() {
     return nullptr;
   }
   // Ask for the ABI this toolkit was built against, or the driver's, whichever is older.
-  const int v = std::min(CUDA_VERSION, link->driver_version);
+  const int v = std::min(kCudaVersion, link->driver_version);
   bool ok = resolve(*link, "cuGetProcAddress", v, &link->cuGetProcAddress);
   ok = ok && resolve(*link, "cuInit", v, &link->cuInit);
   ok = ok && resolve(*link, "cuDeviceGet", v, &link->cuDeviceGet);
@@ -45,6 +46,7 @@ const DriverLink* load() {
   ok = ok && resolve(*link, "cuDeviceTotalMem", v, &link->cuDeviceTotalMem);
   ok = ok && resolve(*link, "cuDeviceGetUuid", v, &link->cuDeviceGetUuid);
   ok = ok && resolve(*link, "cuDevicePrimaryCtxRetain", v, &link->cuDevicePrimaryCtxRetain);
+  ok = ok && resolve(*link, "cuDevicePrimaryCtxReset", v, &link->cuDevicePrimaryCtxReset);
   ok = ok && resolve(*link, "cuCtxGetCurrent", v, &link->cuCtxGetCurrent);
   ok = ok && resolve(*link, "cuCtxSetCurrent", v, &link->cuCtxSetCurrent);
   // From 13.0 on these names resolve to the _v2 ABI (with a context argument): ask for the first.
@@ -59,10 +61,14 @@ const DriverLink* load() {
   ok = ok && resolve(*link, "cuMemHostAlloc", v, &link->cuMemHostAlloc);
   ok = ok && resolve(*link, "cuMemFreeHost", v, &link->cuMemFreeHost);
   ok = ok && resolve(*link, "cuMemAllocManaged", v, &link->cuMemAllocManaged);
+  ok = ok && resolve(*link, "cuMemHostRegister", v, &link->cuMemHostRegister);
+  ok = ok && resolve(*link, "cuMemHostUnregister", v, &link->cuMemHostUnregister);
+  ok = ok && resolve(*link, "cuMemHostGetDevicePointer", v, &link->cuMemHostGetDevicePointer);
   ok = ok && resolve(*link, "cuMemGetInfo", v, &link->cuMemGetInfo);
   ok = ok && resolve(*link, "cuMemcpy", v, &link->cuMemcpy);
   ok = ok && resolve(*link, "cuMemsetD8", v, &link->cuMemsetD8);
   ok = ok && resolve(*link, "cuPointerGetAttributes", v, &link->cuPointerGetAttributes);
+  ok = ok && resolve(*link, "cuModuleLoadData", v, &link->cuModuleLoadData);
   return ok ? link : nullptr;
 }
 
@@ -75,7 +81,7 @@ const DriverLink* driver_link() {
 
 bool bind_library_context(int* device) {
   const DriverLink* drv = driver_link();
-  if (drv == nullptr || drv->driver_version < CUDA_VERSION || drv->cuInit(0) != CUDA_SUCCESS) return false;
+  if (drv == nullptr || drv->driver_version < kCudaVersion || drv->cuInit(0) != CUDA_SUCCESS) return false;
   CUcontext ctx = nullptr;
   if (drv->cuCtxGetCurrent(&ctx) != CUDA_SUCCESS) return false;
   if (ctx == nullptr &&

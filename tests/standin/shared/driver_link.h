@@ -22,6 +22,7 @@ struct DriverLink {
   decltype(&::cuDeviceTotalMem) cuDeviceTotalMem = nullptr;
   decltype(&::cuDeviceGetUuid) cuDeviceGetUuid = nullptr;
   decltype(&::cuDevicePrimaryCtxRetain) cuDevicePrimaryCtxRetain = nullptr;
+  decltype(&::cuDevicePrimaryCtxReset) cuDevicePrimaryCtxReset = nullptr;
   decltype(&::cuCtxGetCurrent) cuCtxGetCurrent = nullptr;
   decltype(&::cuCtxSetCurrent) cuCtxSetCurrent = nullptr;
   decltype(&::cuCtxGetDevice) cuCtxGetDevice = nullptr;
@@ -35,10 +36,14 @@ struct DriverLink {
   decltype(&::cuMemHostAlloc) cuMemHostAlloc = nullptr;
   decltype(&::cuMemFreeHost) cuMemFreeHost = nullptr;
   decltype(&::cuMemAllocManaged) cuMemAllocManaged = nullptr;
+  decltype(&::cuMemHostRegister) cuMemHostRegister = nullptr;
+  decltype(&::cuMemHostUnregister) cuMemHostUnregister = nullptr;
+  decltype(&::cuMemHostGetDevicePointer) cuMemHostGetDevicePointer = nullptr;
   decltype(&::cuMemGetInfo) cuMemGetInfo = nullptr;
   decltype(&::cuMemcpy) cuMemcpy = nullptr;
   decltype(&::cuMemsetD8) cuMemsetD8 = nullptr;
   decltype(&::cuPointerGetAttributes) cuPointerGetAttributes = nullptr;
+  decltype(&::cuModuleLoadData) cuModuleLoadData = nullptr;
 };
 
 // The driver's entry points, resolved once (thread-safe, on first use), or nullptr when the

@@ -1,0 +1,22 @@
+# Real PyTorch (Debian's CUDA 12.4 build, in the root scripts/pytorch-root.sh makes) on the CUDA
+# 12 stand-in (tests/standin, <build>/standin-cuda12). Label `pytorch`. Without the root these
+# tests fail, naming scripts/pytorch-root.sh; they never skip.
+set(CUBLASSPY_PYTORCH_DIR ${CMAKE_CURRENT_SOURCE_DIR}/pytorch)
+set(CUBLASSPY_STANDIN12_DIR ${CMAKE_BINARY_DIR}/standin-cuda12)
+
+# What torch's libraries import from the three versioned CUDA 12 libraries (and the driver), all
+# exported by the stand-in under the right version node; nothing exported that 12.4 lacks.
+add_test(NAME pytorch.standin12_imports
+  COMMAND sh ${CUBLASSPY_PYTORCH_DIR}/pytorch_imports.sh ${CUBLASSPY_STANDIN12_DIR}
+             ${CMAKE_SOURCE_DIR}/tests/standin/check_exports.sh)
+
+set_tests_properties(pytorch.standin12_imports PROPERTIES LABELS pytorch TIMEOUT 180)
+
+# torch.cuda.is_available(), copies, mm/addmm/Linear/bmm/baddbmm in fp32, fp16, bf16, fp64,
+# events, and kernel launches that fail honestly (tests/pytorch/standin_ops.py). Not in sanitizer
+# builds: an instrumented stand-in needs the host's sanitizer runtime, which the root lacks.
+if(NOT CUBLASSPY_SANITIZE)
+  add_test(NAME pytorch.standin12_ops
+    COMMAND sh ${CUBLASSPY_PYTORCH_DIR}/run_in_root.sh ${CMAKE_SOURCE_DIR} ${CUBLASSPY_STANDIN12_DIR} standin_ops.py)
+  set_tests_properties(pytorch.standin12_ops PROPERTIES LABELS pytorch TIMEOUT 180)
+endif()

@@ -1,0 +1,48 @@
+#include "runtime_state.h"
+
+#include "stack_version.h"
+
+namespace standin::runtime {
+
+cudaError_t& last_error() {
+  thread_local cudaError_t error = cudaSuccess;
+  return error;
+}
+
+const Runtime& runtime() {
+  static const Runtime rt = [] {
+    const DriverLink* drv = driver_link();
+    if (drv == nullptr) return Runtime{cudaErrorInsufficientDriver, nullptr};
+    if (drv->driver_version < kCudaVersion) return Runtime{cudaErrorInsufficientDriver, drv};
+    const CUresult r = drv->cuInit(0);
+    if (r != CUDA_SUCCESS) {
+      const int forced = standin_device_count_error();  // the exact code asked for
+      return Runtime{forced ? static_cast<cudaError_t>(forced) : from_driver(r), drv};
+    }
+    return Runtime{cudaSuccess, drv};
+  }();
+  return rt;
+}
+
+cudaError_t bind_context(const DriverLink* drv) {
+  CUcontext ctx = nullptr;
+  CUresult r = drv->cuCtxGetCurrent(&ctx);
+  if (r == CUDA_SUCCESS && ctx == nullptr) {
+    r = drv->cuDevicePrimaryCtxRetain(&ctx, 0);
+    if (r == CUDA_SUCCESS) r = drv->cuCtxSetCurrent(ctx);
+  }
+  return from_driver(r);
+}
+
+int current_device(const DriverLink* drv) {
+  CUdevice dev = 0;
+  drv->cuCtxGetDevice(&dev);
+  return dev;
+}
+
+bool is_device_memory(const void* p) {
+  standin_allocation a{};
+  return standin_find_allocation(p, &a) != 0;
+}
+
+}  // namespace standin::runtime

@@ -1,0 +1,206 @@
+// Streams beyond create/destroy/synchronize (priorities, queries, waits) and events. All work is
+// synchronous on the stand-in, so a stream is always idle and an event is complete the moment it
+// is recorded; what remains is the bookkeeping a program can observe: handles that must be valid,
+// priorities read back, elapsed times between two records, flags that forbid timing, and the
+// sticky error, which every query and wait reports.
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "runtime_state.h"
+
+using namespace standin::runtime;
+
+struct CUevent_st {
+  unsigned int flags;
+  bool recorded = false;
+  std::chrono::steady_clock::time_point when{};
+};
+
+namespace {
+
+// Stream priorities as a Hopper GPU reports them: 0 is the lowest, -5 the highest.
+constexpr int kLeastPriority = 0;
+constexpr int kGreatestPriority = -5;
+
+struct State {
+  std::mutex mutex;
+  std::unordered_map<cudaStream_t, int> priorities;  // streams created with a priority
+  std::unordered_set<cudaEvent_t> events;
+};
+
+State& state() {
+  static State* const s = new State;  // process lifetime: PyTorch destroys events at exit
+  return *s;
+}
+
+// Runs `fn` on the event under the lock; false when the handle is not a live event.
+template <class Fn>
+bool with_event(cudaEvent_t event, Fn fn) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  if (event == nullptr || s.events.count(event) == 0) return false;
+  fn(*event);
+  return true;
+}
+
+cudaError_t sticky_or(cudaError_t e) {
+  const int sticky = standin_sticky_error();
+  return sticky ? static_cast<cudaError_t>(sticky) : e;
+}
+
+cudaError_t create_event(cudaEvent_t* event, unsigned int flags) {
+  constexpr unsigned kKnown = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+  if (event == nullptr || (flags & ~kKnown) != 0) return cudaErrorInvalidValue;
+  // An interprocess event must not time (cudaEventCreateWithFlags' documented rule).
+  if ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming)) return cudaErrorInvalidValue;
+  auto* e = new CUevent_st{flags};
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  s.events.insert(e);
+  *event = e;
+  return cudaSuccess;
+}
+
+}  // namespace
+
+void standin::runtime::forget_stream(cudaStream_t stream) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  s.priorities.erase(stream);
+}
+
+extern "C" {
+
+// ---- streams -------------------------------------------------------------------------------
+
+STANDIN_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {
+  STANDIN_RUNTIME_ENTRY("cudaDeviceGetStreamPriorityRange");
+  STANDIN_RUNTIME_CONTEXT();
+  if (leastPriority) *leastPriority = kLeastPriority;
+  if (greatestPriority) *greatestPriority = kGreatestPriority;
+  return finish(cudaSuccess, fault);
+}
+
+// Priorities outside the range are clamped to it, as CUDA does.
+STANDIN_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned int flags, int priority) {
+  STANDIN_RUNTIME_ENTRY("cudaStreamCreateWithPriority");
+  if (pStream == nullptr || (flags != cudaStreamDefault && flags != cudaStreamNonBlocking)) {
+    return record(cudaErrorInvalidValue);
+  }
+  STANDIN_RUNTIME_CONTEXT();
+  const CUresult r = drv->cuStreamCreate(pStream, flags);
+  if (r != CUDA_SUCCESS) return record(from_driver(r));
+  const int clamped = priority > kLeastPriority ? kLeastPriority : (priority < kGreatestPriority ? kGreatestPriority : priority);
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  s.priorities[*pStream] = clamped;
+  return finish(cudaSuccess, fault);
+}
+
+STANDIN_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int* priority) {
+  STANDIN_RUNTIME_ENTRY("cudaStreamGetPriority");
+  if (priority == nullptr) return record(cudaErrorInvalidValue);
+  STANDIN_RUNTIME_CONTEXT();
+  if (!standin_stream_valid(hStream)) return record(cudaErrorInvalidResourceHandle);
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  auto it = s.priorities.find(hStream);
+  *priority = it == s.priorities.end() ? kLeastPriority : it->second;
+  return finish(cudaSuccess, fault);
+}
+
+// Every stream is idle: its work ran when it was enqueued.
+STANDIN_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  STANDIN_RUNTIME_ENTRY("cudaStreamQuery");
+  STANDIN_RUNTIME_CONTEXT();
+  if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
+  return finish(sticky_or(cudaSuccess), fault);
+}
+
+STANDIN_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  STANDIN_RUNTIME_ENTRY("cudaStreamWaitEvent");
+  STANDIN_RUNTIME_CONTEXT();
+  if (flags & ~static_cast<unsigned>(cudaEventWaitExternal)) return record(cudaErrorInvalidValue);
+  if (!standin_stream_valid(stream) || !with_event(event, [](CUevent_st&) {})) {
+    return record(cudaErrorInvalidResourceHandle);
+  }
+  return finish(sticky_or(cudaSuccess), fault);
+}
+
+// ---- events --------------------------------------------------------------------------------
+
+STANDIN_EXPORT cudaError_t cudaEventCreate(cudaEvent_t* event) {
+  STANDIN_RUNTIME_ENTRY("cudaEventCreate");
+  STANDIN_RUNTIME_CONTEXT();
+  return finish(create_event(event, cudaEventDefault), fault);
+}
+
+STANDIN_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+  STANDIN_RUNTIME_ENTRY("cudaEventCreateWithFlags");
+  STANDIN_RUNTIME_CONTEXT();
+  return finish(create_event(event, flags), fault);
+}
+
+STANDIN_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  STANDIN_RUNTIME_ENTRY("cudaEventDestroy");
+  STANDIN_RUNTIME_CONTEXT();
+  State& s = state();
+  {
+    std::lock_guard lock(s.mutex);
+    if (event == nullptr || s.events.erase(event) == 0) return record(cudaErrorInvalidResourceHandle);
+  }
+  delete event;
+  return finish(cudaSuccess, fault);
+}
+
+// The work before the event is done by now: the event completes at once.
+STANDIN_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  STANDIN_RUNTIME_ENTRY("cudaEventRecord");
+  STANDIN_RUNTIME_CONTEXT();
+  if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
+  if (const int sticky = standin_sticky_error()) return record(static_cast<cudaError_t>(sticky));
+  const auto now = std::chrono::steady_clock::now();
+  if (!with_event(event, [&](CUevent_st& e) { e.recorded = true, e.when = now; })) {
+    return record(cudaErrorInvalidResourceHandle);
+  }
+  return finish(cudaSuccess, fault);
+}
+
+// An event never recorded counts as complete, as in CUDA.
+STANDIN_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event) {
+  STANDIN_RUNTIME_ENTRY("cudaEventQuery");
+  STANDIN_RUNTIME_CONTEXT();
+  if (!with_event(event, [](CUevent_st&) {})) return record(cudaErrorInvalidResourceHandle);
+  return finish(sticky_or(cudaSuccess), fault);
+}
+
+STANDIN_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  STANDIN_RUNTIME_ENTRY("cudaEventSynchronize");
+  STANDIN_RUNTIME_CONTEXT();
+  if (!with_event(event, [](CUevent_st&) {})) return record(cudaErrorInvalidResourceHandle);
+  return finish(sticky_or(cudaSuccess), fault);
+}
+
+// Both events must have been recorded and may not have been created with cudaEventDisableTiming.
+STANDIN_EXPORT cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  STANDIN_RUNTIME_ENTRY("cudaEventElapsedTime");
+  if (ms == nullptr) return record(cudaErrorInvalidValue);
+  STANDIN_RUNTIME_CONTEXT();
+  CUevent_st a{}, b{};
+  if (!with_event(start, [&](CUevent_st& e) { a = e; }) || !with_event(end, [&](CUevent_st& e) { b = e; })) {
+    return record(cudaErrorInvalidResourceHandle);
+  }
+  if (!a.recorded || !b.recorded || ((a.flags | b.flags) & cudaEventDisableTiming)) {
+    return record(cudaErrorInvalidResourceHandle);
+  }
+  if (const int sticky = standin_sticky_error()) return record(static_cast<cudaError_t>(sticky));
+  *ms = std::chrono::duration<float, std::milli>(b.when - a.when).count();
+  return finish(cudaSuccess, fault);
+}
+
+}  // extern "C"
