@@ -56,9 +56,10 @@ class Scenario:
         paths = [self.repo] + ([] if self.build.startswith(self.repo + os.sep) else [self.build])
         return [arg for p in paths for arg in ("--bind", p)]
 
-    def root_command(self, argv, env=None, standin=True, shim=False):
-        """The command line that runs argv in the root (with the stand-in, optionally the shim)."""
-        cmd = [os.path.join(self.repo, "scripts", "in-pytorch-root.sh")] + self.binds()
+    def root_command(self, argv, env=None, standin=True, shim=False, options=()):
+        """The command line that runs argv in the root (with the stand-in, optionally the shim);
+        options: more in-pytorch-root.sh options (--bind ...)."""
+        cmd = [os.path.join(self.repo, "scripts", "in-pytorch-root.sh")] + self.binds() + list(options)
         if standin:
             cmd += ["--env", "LD_LIBRARY_PATH=" + self.standin]
         if shim:
