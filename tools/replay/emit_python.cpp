@@ -72,6 +72,15 @@ bool tf32_allowed(const ReplayPlan& p) {
 }
 bool reduced_precision_allowed(const ReplayPlan& p) { return !(p.math_mode >= 0 && (p.math_mode & 16)); }
 
+// op(A) op(B) as PyTorch computes it from column-major operands: (op(B)^T op(A)^T)^T. PyTorch is
+// row-major, so it hands this product to cuBLAS as the very call that was captured (same m, n,
+// k, transposes and lds); torch.bmm(op(A), op(B)) would swap m and n and transpose both, and a
+// failure that depends on the call's shape would not reproduce.
+std::string column_major_product(const ReplayPlan& p, const std::string& cast) {
+  return "torch.bmm(op(B" + cast + ", \"" + trans_letter(p.transb) + "\").transpose(1, 2), op(A" + cast + ", \"" +
+         trans_letter(p.transa) + "\").transpose(1, 2)).transpose(1, 2)";
+}
+
 }  // namespace
 
 std::string emit_python(const ReplayPlan& p, const EmitContext& c) {
@@ -168,10 +177,9 @@ std::string emit_python(const ReplayPlan& p, const EmitContext& c) {
   if (integer_inputs || fp8_inputs) {
     o << "    # PyTorch has no general " << (integer_inputs ? "int8" : "fp8")
       << " batched GEMM: the product is computed in fp32 from the same values.\n"
-      << "    product = torch.bmm(op(A.float(), \"" << trans_letter(p.transa) << "\"), op(B.float(), \""
-      << trans_letter(p.transb) << "\"))\n";
+      << "    product = " << column_major_product(p, ".float()") << "\n";
   } else {
-    o << "    product = torch.bmm(op(A, \"" << trans_letter(p.transa) << "\"), op(B, \"" << trans_letter(p.transb) << "\"))\n";
+    o << "    product = " << column_major_product(p, "") << "\n";
   }
   o << "    result = alpha * product.to(torch.complex128 if product.is_complex() else torch.float64)\n"
     << "    if beta != 0:\n"

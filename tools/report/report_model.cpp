@@ -187,7 +187,8 @@ json int_or_null(const std::string& text) {
 // under process.other so no information is lost.
 bool is_known_process_key(const std::string& key) {
   static const std::set<std::string> kKnown = {"pid", "ppid", "exe", "argv", "host", "rank",
-                                                "start_time", "env", "library", "pid_namespace"};
+                                                "start_time", "env", "library", "pid_namespace",
+                                                "clock_realtime_ns", "clock_monotonic_ns"};
   return kKnown.count(key) != 0;
 }
 
@@ -208,12 +209,22 @@ OpenedTraces open_traces(const std::vector<std::string>& paths) {
     if (auto trace = TraceFile::open(path, error)) out.traces.push_back(std::move(*trace));
     else out.errors.push_back(error);
   }
-  // Processes in the order they started: the start time has one-second resolution, the first
-  // call's CLOCK_MONOTONIC stamp (shared by the processes of one host) breaks ties.
-  auto key = [](const TraceFile& t) {
+  // Processes in the order their first calls ran, on the wall clock: each trace's clock pair
+  // turns its CLOCK_MONOTONIC stamps (which only one host's processes share) into wall time.
+  // Traces without the pair (older shims) fall back on the start time, which has one-second
+  // resolution, and their monotonic stamps.
+  bool all_anchored = std::all_of(out.traces.begin(), out.traces.end(), [](const TraceFile& t) {
+    return !t.process().get("clock_realtime_ns").empty() && !t.process().get("clock_monotonic_ns").empty();
+  });
+  auto key = [all_anchored](const TraceFile& t) {
     uint64_t first_ns = UINT64_MAX;
     t.for_each_call([&](const CallView& c) { first_ns = std::min(first_ns, c.rec().start_ns); });
-    return std::make_tuple(t.process().get("start_time"), first_ns,
+    if (all_anchored && first_ns != UINT64_MAX) {
+      int64_t wall = std::strtoll(t.process().get("clock_realtime_ns").c_str(), nullptr, 10);
+      int64_t mono = std::strtoll(t.process().get("clock_monotonic_ns").c_str(), nullptr, 10);
+      first_ns = static_cast<uint64_t>(wall + (static_cast<int64_t>(first_ns) - mono));
+    }
+    return std::make_tuple(all_anchored ? std::string() : t.process().get("start_time"), first_ns,
                            std::strtoll(t.process().get("pid").c_str(), nullptr, 10), t.path());
   };
   std::vector<std::pair<decltype(key(out.traces.front())), size_t>> order;
