@@ -104,17 +104,23 @@ std::string name_or_number(NameSet set, int64_t value) {
   return name != nullptr ? std::string(name) : std::to_string(value);
 }
 
-std::string name_and_number(NameSet set, int64_t value) {
+std::string name_or_unknown(NameSet set, int64_t value) {
   const char* name = cuda_name(set, value);
-  std::string text = name != nullptr ? std::string(name) : std::string("unknown ") + name_set_type(set);
-  return text + " (" + std::to_string(value) + ")";
+  return name != nullptr ? std::string(name) : std::string("unknown ") + name_set_type(set);
+}
+
+std::string name_and_number(NameSet set, int64_t value) {
+  return name_or_unknown(set, value) + " (" + std::to_string(value) + ")";
+}
+
+std::string compute_type_text(int64_t value) {
+  const char* name = compute_type_name(value);
+  return name != nullptr ? std::string(name) : std::to_string(value);
 }
 
 std::string status_name(std::string_view function, int64_t status) {
   std::optional<NameSet> set = status_set_for(function);
-  if (!set) return std::to_string(status);
-  const char* name = cuda_name(*set, status);
-  return name != nullptr ? std::string(name) : std::string("unknown ") + name_set_type(*set);
+  return set ? name_or_unknown(*set, status) : std::to_string(status);
 }
 
 std::string status_text(std::string_view function, int64_t status) {

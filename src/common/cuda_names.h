@@ -52,8 +52,12 @@ std::optional<int64_t> cuda_value(NameSet set, std::string_view name);
 
 // "CUDA_R_16F"; the number ("42") when the set has no such value.
 std::string name_or_number(NameSet set, int64_t value);
+// "CUDA_ERROR_NO_DEVICE"; "unknown CUresult" for a value of no toolkit (JSON's *_name fields).
+std::string name_or_unknown(NameSet set, int64_t value);
 // "CUDA_ERROR_NO_DEVICE (100)"; "unknown CUresult (12345)".
 std::string name_and_number(NameSet set, int64_t value);
+// compute_type_name, or the number.
+std::string compute_type_text(int64_t value);
 // The status a function returned, by name: "CUDA_ERROR_NO_DEVICE", "unknown CUresult" for a
 // value of no toolkit, the number for functions outside CUDA (dlopen).
 std::string status_name(std::string_view function, int64_t status);

@@ -189,38 +189,7 @@ std::string call_name(const CallView& call) {
   return fmt::format("{} (call #{})", call.function_name(), call.seq);
 }
 
-std::string cu_result_name(int status) {
-  switch (status) {
-    case 0: return "CUDA_SUCCESS";
-    case 1: return "CUDA_ERROR_INVALID_VALUE";
-    case 2: return "CUDA_ERROR_OUT_OF_MEMORY";
-    case 3: return "CUDA_ERROR_NOT_INITIALIZED";
-    case 4: return "CUDA_ERROR_DEINITIALIZED";
-    case 34: return "CUDA_ERROR_STUB_LIBRARY";
-    case 46: return "CUDA_ERROR_DEVICE_UNAVAILABLE";
-    case 100: return "CUDA_ERROR_NO_DEVICE";
-    case 101: return "CUDA_ERROR_INVALID_DEVICE";
-    case 216: return "CUDA_ERROR_CONTEXT_ALREADY_IN_USE";
-    case 304: return "CUDA_ERROR_OPERATING_SYSTEM";
-    case 700: return "CUDA_ERROR_ILLEGAL_ADDRESS";
-    case 719: return "CUDA_ERROR_LAUNCH_FAILED";
-    case 802: return "CUDA_ERROR_SYSTEM_NOT_READY";
-    case 803: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
-    case 804: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
-    case 999: return "CUDA_ERROR_UNKNOWN";
-    default: return "";
-  }
-}
-
-std::string status_text(const CallView& call, int status) {
-  const char* fn = call.function_name();
-  // Driver-API functions (cuInit, cuDeviceGetCount) speak CUresult, not cudaError_t.
-  if (fn[0] == 'c' && fn[1] == 'u' && std::strncmp(fn, "cuda", 4) != 0 && std::strncmp(fn, "cublas", 6) != 0) {
-    std::string name = cu_result_name(status);
-    if (!name.empty()) return fmt::format("{} {}", status, name);
-  }
-  return fmt::format("{} {}", status, status_name_for(fn, status));
-}
+std::string status_text(const CallView& call, int status) { return cublasspy::status_text(call.function_name(), status); }
 
 std::string status_text(const CallView& call) { return status_text(call, call.rec().status); }
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/cuda_names.h"  // the rules name statuses and types through it
 #include "trace/trace_reader.h"
 
 namespace cublasspy::diagnoses {
@@ -79,11 +80,10 @@ TraceFacts gather_facts(const TraceFile& trace);
 
 // "cudaGetDeviceCount (call #1)".
 std::string call_name(const CallView& call);
-// "35 cudaErrorInsufficientDriver", "1 CUBLAS_STATUS_NOT_INITIALIZED", "2 CUDA_ERROR_OUT_OF_MEMORY".
+// "cudaErrorInsufficientDriver (35)", "CUBLAS_STATUS_NOT_INITIALIZED (1)", "CUDA_ERROR_NO_DEVICE
+// (100)": the status in the enum of the call's API (common/cuda_names.h).
 std::string status_text(const CallView& call, int status);
 std::string status_text(const CallView& call);
-// The CUresult name of a driver-API status ("CUDA_ERROR_NO_DEVICE"), "" when not known.
-std::string cu_result_name(int status);
 // A GEMM's shape for a human: "m=4 n=3 k=2 lda=4 ldb=2 ldc=4"; "" when the call is no GEMM.
 std::string gemm_shape_text(const TraceFile& trace, const CallView& call);
 // "#12 cublasSgemm_v2 (m=4 n=3 k=2, ...)" for evidence lines that name a call of device work.

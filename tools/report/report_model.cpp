@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "checks/check_ids.h"
+#include "common/cuda_names.h"
 #include "trace/gemm_call.h"
 
 namespace cublasspy::tools {
@@ -19,28 +20,33 @@ using format::ArgKind;
 
 namespace {
 
-// FunctionEntry::family values (format::Family in trace_format.h), kept here so the reader needs
-// nothing from the shim's headers: the calls whose handle state (alpha, beta, pointer mode,
-// math mode, stream) the report spells out.
-constexpr uint16_t kFamilyGemm = 3, kFamilyGemmBatched = 4, kFamilyGemmStridedBatched = 5,
-                   kFamilyGemmGrouped = 6, kFamilyLtMatmul = 7, kFamilyLegacyGemm = 10;
-
-bool is_gemm_family(uint16_t family) {
-  switch (family) {
-    case kFamilyGemm: case kFamilyGemmBatched: case kFamilyGemmStridedBatched:
-    case kFamilyGemmGrouped: case kFamilyLtMatmul: case kFamilyLegacyGemm:
-      return true;
-    default:
-      return false;
-  }
-}
-
 json optional_int(int64_t value, bool present) { return present ? json(value) : json(nullptr); }
 
 double as_double(uint64_t bits) {
   double d;
   std::memcpy(&d, &bits, sizeof d);
   return d;
+}
+
+// The enum a numeric argument's value belongs to, when CUDA names its values.
+std::optional<NameSet> named_set(const ArgView& arg, const char* function) {
+  switch (arg.kind) {
+    case ArgKind::kGemmAlgo: return NameSet::kGemmAlgo;
+    case ArgKind::kOrder: return NameSet::kLtOrder;
+    case ArgKind::kEpilogue: return NameSet::kLtEpilogue;
+    case ArgKind::kLtAttribute: return lt_attribute_set_for(function);
+    case ArgKind::kCudaError: return status_set_for(function) == NameSet::kCuResult ? NameSet::kCuResult : NameSet::kCudaError;
+    default: return std::nullopt;
+  }
+}
+
+// `<arg>_name` beside a numeric argument CUDA names ("algo": 99, "algo_name":
+// "CUBLAS_GEMM_DEFAULT_TENSOR_OP"); null when the value is unset or no toolkit names it.
+json arg_name(const ArgView& arg, const char* function) {
+  std::optional<NameSet> set = named_set(arg, function);
+  if (!set || arg.raw == format::kArgUnset) return nullptr;
+  const char* name = cuda_name(*set, static_cast<int32_t>(arg.raw));
+  return name != nullptr ? json(name) : json(nullptr);
 }
 
 // One argument slot in the form its kind calls for.
@@ -56,7 +62,7 @@ json arg_value(const ArgView& arg, const format::Record& rec, size_t slot_index)
     case ArgKind::kPointer: return hex_address(v);
     case ArgKind::kOperation: return operation_name(static_cast<int>(v));
     case ArgKind::kLegacyChar: return std::string(1, static_cast<char>(v));
-    case ArgKind::kDataType: return data_type_text(static_cast<int>(v));
+    case ArgKind::kDataType: return name_or_number(NameSet::kDataType, static_cast<int>(v));
     case ArgKind::kComputeType: return compute_type_text(static_cast<int>(v));
     case ArgKind::kGemmAlgo: return static_cast<int64_t>(static_cast<int32_t>(v));
     case ArgKind::kPointerMode: return pointer_mode_name(static_cast<int>(v));
@@ -102,7 +108,7 @@ void add_gemm_args(const CallView& call, json& args) {
   static const char* const kTypeKeys[] = {"a_type", "b_type", "c_type"};
   for (int i = 0; i < 3; ++i) {
     if (!args.contains(kTypeKeys[i]) && g.valid && g.op[i].present) {
-      if (const char* name = data_type_name(g.op[i].type)) args[kTypeKeys[i]] = name;
+      if (const char* name = cuda_name(NameSet::kDataType, static_cast<int>(g.op[i].type))) args[kTypeKeys[i]] = name;
     }
   }
   DataType out_type = g.valid ? (g.d().present ? g.d().type : g.c().type) : DataType::kUnknown;
@@ -234,7 +240,7 @@ json call_to_json(const CallView& call) {
   bool done = !call.in_flight();
   j["state"] = done ? "completed" : "in_flight";
   j["status"] = done ? json(rec.status) : json(nullptr);
-  j["status_name"] = done ? json(status_name_for(call.function_name(), rec.status)) : json(nullptr);
+  j["status_name"] = done ? json(status_name(call.function_name(), rec.status)) : json(nullptr);
   j["start_ns"] = rec.start_ns;
   j["duration_ns"] = done ? json(rec.duration_ns) : json(nullptr);
   j["nested"] = (rec.flags & format::kFlagNested) != 0;
@@ -243,9 +249,14 @@ json call_to_json(const CallView& call) {
   std::vector<ArgView> views = call.args();
   for (size_t i = 0; i < views.size(); ++i) {
     // Unnamed slots are room for a text argument's bytes, not arguments of their own.
-    if (views[i].name[0] != '\0') args[views[i].name] = arg_value(views[i], rec, i);
+    if (views[i].name[0] == '\0') continue;
+    args[views[i].name] = arg_value(views[i], rec, i);
+    if (named_set(views[i], call.function_name())) {
+      args[std::string(views[i].name) + "_name"] = arg_name(views[i], call.function_name());
+    }
   }
-  if (call.function != nullptr && is_gemm_family(call.function->family)) add_gemm_args(call, args);
+  // The GEMM family: the handle state (alpha, beta, pointer mode, math mode, stream) too.
+  if (call.function != nullptr && format::is_gemm_family(call.function->family)) add_gemm_args(call, args);
   j["args"] = std::move(args);
   j["checks"] = checks_of(call);
   j["scan"] = scan_of(call);
@@ -258,7 +269,7 @@ json call_to_json(const CallView& call) {
   if (rec.flags & format::kFlagUnresolved) j["unresolved"] = true;
   if (rec.async_status != 0) {
     j["async_status"] = rec.async_status;
-    j["async_status_name"] = cuda_error_name(rec.async_status);
+    j["async_status_name"] = name_or_unknown(NameSet::kCudaError, rec.async_status);
     j["async_pinned"] = (rec.flags & format::kFlagAsyncPinned) != 0;
   }
   if (rec.check_bits != 0) j["check_bits"] = rec.check_bits;
@@ -351,7 +362,7 @@ json trace_to_json(const TraceFile& trace, const ReportOptions& options) {
   t["first_async_error"] =
       h.first_async_seq != 0
           ? json{{"call", h.first_async_seq}, {"error", h.first_async_error},
-                 {"error_name", cuda_error_name(h.first_async_error)}}
+                 {"error_name", name_or_unknown(NameSet::kCudaError, h.first_async_error)}}
           : json(nullptr);
   t["in_flight"] = std::move(in_flight);
   t["calls"] = std::move(calls);
