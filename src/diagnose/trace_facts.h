@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "common/cuda_names.h"  // the rules name statuses and types through it
+#include "common/diagnosis.h"
 #include "trace/trace_reader.h"
 
 namespace cublasspy::diagnoses {
@@ -74,7 +76,25 @@ struct TraceFacts {
   bool sync_mode() const;  // CUBLASSPY_SYNC was on
 };
 
+// Gathers a trace's facts one record at a time, in the order for_each_call visits them, so a
+// reader that walks the ring for its own ends (the report) feeds the rules from the same walk.
+class FactsGatherer {
+ public:
+  explicit FactsGatherer(const TraceFile& trace);
+  void add(const CallView& call);
+  TraceFacts finish() { return std::move(f_); }
+
+ private:
+  TraceFacts f_;
+  std::deque<CallView> since_sync_;  // device work launched since the last clean sync point
+  uint64_t since_sync_total_ = 0;
+};
+
+// A walk of its own.
 TraceFacts gather_facts(const TraceFile& trace);
+
+// The findings over facts already gathered, one per trace (diagnose() gathers them itself).
+std::vector<Diagnosis> diagnose_facts(const std::vector<TraceFacts>& facts);
 
 // ---- wording shared by the rules ----
 
