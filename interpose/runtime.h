@@ -51,7 +51,8 @@ Runtime* runtime();
 // Opens the trace if this process (or this forked child) has none yet. Cold path.
 bool ensure_trace(Runtime& rt);
 
-// Called after CUBLASSPY_ON_ERROR applies: abort or trap once the record is complete.
-void apply_error_policy(const Runtime& rt);
+// Called after CUBLASSPY_ON_ERROR applies: abort or trap once the record of `function`'s call
+// is complete (an abort names the call and its status first).
+void apply_error_policy(const Runtime& rt, const char* function, const format::Record& rec);
 
 }  // namespace cublasspy

@@ -85,7 +85,7 @@ void rule_cublas_init(RuleContext& ctx) {
     Diagnosis d = finding("cublas-init-failed", Severity::kError, f);
     d.call = create->seq;
     d.summary = fmt::format("{} failed with {} although the driver works: {}", create->function_name(),
-                            status_name_for(create->function_name(), status),
+                            status_name(create->function_name(), status),
                             memory ? "GPU memory ran out" : status == kArchMismatch ? "the GPU is not supported"
                                                                                    : "cuBLAS could not set up its CUDA context");
     d.evidence = fmt::format("{} returned {}.", call_name(*create), status_text(*create));

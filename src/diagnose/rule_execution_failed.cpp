@@ -108,7 +108,7 @@ void rule_execution_failed(RuleContext& ctx) {
       const int status = first.rec().status;
       Diagnosis d = finding("execution-failed", Severity::kError, f);
       d.call = first.seq;
-      d.summary = fmt::format("{} returned {}{}", first.function_name(), status_name_for(first.function_name(), status),
+      d.summary = fmt::format("{} returned {}{}", first.function_name(), status_name(first.function_name(), status),
                               group.count > 1 ? fmt::format(" ({} calls)", group.count) : std::string());
       d.evidence = fmt::format("{} returned {}", call_with_shape(*f.trace, first), status_text(first));
       d.evidence += group.count > 1 ? fmt::format("; {} calls of {} failed the same way.", group.count, first.function_name())

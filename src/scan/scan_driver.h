@@ -25,9 +25,6 @@ inline constexpr uint64_t kDefaultChunkBytes = 4ull << 20;
 // must then launch, copy and synchronize nothing, or it would break the program's capture.
 bool stream_is_capturing(const DriverApi& api, uint64_t stream);
 
-// "CUDA_ERROR_INVALID_VALUE (1)", for messages.
-std::string driver_error_text(const DriverApi& api, CUresult r);
-
 // True when [ptr, ptr + bytes) lies inside one device allocation (cuMemGetAddressRange).
 bool device_range_ok(const DriverApi& api, uint64_t ptr, uint64_t bytes);
 

@@ -140,17 +140,8 @@ class TraceFile {
   mutable std::vector<uint64_t> in_flight_;    // version 1: ring indices of calls in flight
 };
 
-// Helpers for printing argument values (text report, JSON, golden tests).
+// The report's short spellings of argument values (CUDA's own names: common/cuda_names.h).
 const char* operation_name(int op);           // "N", "T", "C"
-std::string data_type_text(int type);         // "CUDA_R_16F" or the number
-std::string compute_type_text(int type);      // "CUBLAS_COMPUTE_32F" or the number
-std::string cublas_status_name(int status);   // "CUBLAS_STATUS_EXECUTION_FAILED"
-std::string cuda_error_name(int error);       // "cudaErrorInsufficientDriver"
-// The status name that fits the function: cuBLAS names for cublas*, CUDA names for cuda*/cu*.
-std::string status_name_for(const char* function, int status);
 const char* pointer_mode_name(int mode);      // "host", "device", or "?"
-// "CUBLAS_TF32_TENSOR_OP_MATH", with "|CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION" when
-// that flag is set; the number for unknown values.
-std::string math_mode_text(int mode);
 
 }  // namespace cublasspy

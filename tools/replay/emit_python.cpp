@@ -6,6 +6,7 @@
 #include <cctype>
 #include <sstream>
 
+#include "common/cuda_names.h"
 #include "replay/emitters.h"
 #include "trace/gemm_call.h"
 #include "trace/trace_reader.h"
@@ -155,10 +156,10 @@ std::string emit_python(const ReplayPlan& p, const EmitContext& c) {
     if (op.name != "a" && op.name != "b" && op.name != "c" && op.name != "d" && op.name != "bias") continue;
     const TorchType t = torch_type(op.data_type);
     const std::string var = op.name == "bias" ? "bias" : std::string(1, static_cast<char>(std::toupper(op.name[0])));
-    o << "    # " << op.name << ": " << data_type_text(op.data_type) << ", " << op.rows << " x " << op.cols
+    o << "    # " << op.name << ": " << name_or_number(NameSet::kDataType, op.data_type) << ", " << op.rows << " x " << op.cols
       << " as stored, ld " << op.ld << (op.row_order ? " (row order)" : "")
       << (op.members > 1 ? ", " + std::to_string(op.members) + " members" : "") << "\n";
-    if (!t.exact) o << "    # (no torch dtype for " << data_type_text(op.data_type) << ": the closest one)\n";
+    if (!t.exact) o << "    # (no torch dtype for " << name_or_number(NameSet::kDataType, op.data_type) << ": the closest one)\n";
     if (!op.same_memory_as.empty() && op.name == "d") {
       o << "    " << var << " = C  # the same memory as C in the program\n";
       continue;

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "checks/check_ids.h"
+#include "common/cuda_names.h"
+#include "diagnose/trace_facts.h"
 #include "trace/gemm_call.h"
 
 namespace cublasspy::tools {
@@ -19,28 +21,33 @@ using format::ArgKind;
 
 namespace {
 
-// FunctionEntry::family values (format::Family in trace_format.h), kept here so the reader needs
-// nothing from the shim's headers: the calls whose handle state (alpha, beta, pointer mode,
-// math mode, stream) the report spells out.
-constexpr uint16_t kFamilyGemm = 3, kFamilyGemmBatched = 4, kFamilyGemmStridedBatched = 5,
-                   kFamilyGemmGrouped = 6, kFamilyLtMatmul = 7, kFamilyLegacyGemm = 10;
-
-bool is_gemm_family(uint16_t family) {
-  switch (family) {
-    case kFamilyGemm: case kFamilyGemmBatched: case kFamilyGemmStridedBatched:
-    case kFamilyGemmGrouped: case kFamilyLtMatmul: case kFamilyLegacyGemm:
-      return true;
-    default:
-      return false;
-  }
-}
-
 json optional_int(int64_t value, bool present) { return present ? json(value) : json(nullptr); }
 
 double as_double(uint64_t bits) {
   double d;
   std::memcpy(&d, &bits, sizeof d);
   return d;
+}
+
+// The enum a numeric argument's value belongs to, when CUDA names its values.
+std::optional<NameSet> named_set(const ArgView& arg, const char* function) {
+  switch (arg.kind) {
+    case ArgKind::kGemmAlgo: return NameSet::kGemmAlgo;
+    case ArgKind::kOrder: return NameSet::kLtOrder;
+    case ArgKind::kEpilogue: return NameSet::kLtEpilogue;
+    case ArgKind::kLtAttribute: return lt_attribute_set_for(function);
+    case ArgKind::kCudaError: return status_set_for(function) == NameSet::kCuResult ? NameSet::kCuResult : NameSet::kCudaError;
+    default: return std::nullopt;
+  }
+}
+
+// `<arg>_name` beside a numeric argument CUDA names ("algo": 99, "algo_name":
+// "CUBLAS_GEMM_DEFAULT_TENSOR_OP"); null when the value is unset or no toolkit names it.
+json arg_name(const ArgView& arg, const char* function) {
+  std::optional<NameSet> set = named_set(arg, function);
+  if (!set || arg.raw == format::kArgUnset) return nullptr;
+  const char* name = cuda_name(*set, static_cast<int32_t>(arg.raw));
+  return name != nullptr ? json(name) : json(nullptr);
 }
 
 // One argument slot in the form its kind calls for.
@@ -56,7 +63,7 @@ json arg_value(const ArgView& arg, const format::Record& rec, size_t slot_index)
     case ArgKind::kPointer: return hex_address(v);
     case ArgKind::kOperation: return operation_name(static_cast<int>(v));
     case ArgKind::kLegacyChar: return std::string(1, static_cast<char>(v));
-    case ArgKind::kDataType: return data_type_text(static_cast<int>(v));
+    case ArgKind::kDataType: return name_or_number(NameSet::kDataType, static_cast<int>(v));
     case ArgKind::kComputeType: return compute_type_text(static_cast<int>(v));
     case ArgKind::kGemmAlgo: return static_cast<int64_t>(static_cast<int32_t>(v));
     case ArgKind::kPointerMode: return pointer_mode_name(static_cast<int>(v));
@@ -102,7 +109,7 @@ void add_gemm_args(const CallView& call, json& args) {
   static const char* const kTypeKeys[] = {"a_type", "b_type", "c_type"};
   for (int i = 0; i < 3; ++i) {
     if (!args.contains(kTypeKeys[i]) && g.valid && g.op[i].present) {
-      if (const char* name = data_type_name(g.op[i].type)) args[kTypeKeys[i]] = name;
+      if (const char* name = cuda_name(NameSet::kDataType, static_cast<int>(g.op[i].type))) args[kTypeKeys[i]] = name;
     }
   }
   DataType out_type = g.valid ? (g.d().present ? g.d().type : g.c().type) : DataType::kUnknown;
@@ -209,30 +216,6 @@ OpenedTraces open_traces(const std::vector<std::string>& paths) {
     if (auto trace = TraceFile::open(path, error)) out.traces.push_back(std::move(*trace));
     else out.errors.push_back(error);
   }
-  // Processes in the order their first calls ran, on the wall clock: each trace's clock pair
-  // turns its CLOCK_MONOTONIC stamps (which only one host's processes share) into wall time.
-  // Traces without the pair (older shims) fall back on the start time, which has one-second
-  // resolution, and their monotonic stamps.
-  bool all_anchored = std::all_of(out.traces.begin(), out.traces.end(), [](const TraceFile& t) {
-    return !t.process().get("clock_realtime_ns").empty() && !t.process().get("clock_monotonic_ns").empty();
-  });
-  auto key = [all_anchored](const TraceFile& t) {
-    uint64_t first_ns = UINT64_MAX;
-    t.for_each_call([&](const CallView& c) { first_ns = std::min(first_ns, c.rec().start_ns); });
-    if (all_anchored && first_ns != UINT64_MAX) {
-      int64_t wall = std::strtoll(t.process().get("clock_realtime_ns").c_str(), nullptr, 10);
-      int64_t mono = std::strtoll(t.process().get("clock_monotonic_ns").c_str(), nullptr, 10);
-      first_ns = static_cast<uint64_t>(wall + (static_cast<int64_t>(first_ns) - mono));
-    }
-    return std::make_tuple(all_anchored ? std::string() : t.process().get("start_time"), first_ns,
-                           std::strtoll(t.process().get("pid").c_str(), nullptr, 10), t.path());
-  };
-  std::vector<std::pair<decltype(key(out.traces.front())), size_t>> order;
-  for (size_t i = 0; i < out.traces.size(); ++i) order.emplace_back(key(out.traces[i]), i);
-  std::sort(order.begin(), order.end());
-  std::vector<TraceFile> sorted;
-  for (auto& [k, i] : order) sorted.push_back(std::move(out.traces[i]));
-  out.traces = std::move(sorted);
   return out;
 }
 
@@ -245,7 +228,7 @@ json call_to_json(const CallView& call) {
   bool done = !call.in_flight();
   j["state"] = done ? "completed" : "in_flight";
   j["status"] = done ? json(rec.status) : json(nullptr);
-  j["status_name"] = done ? json(status_name_for(call.function_name(), rec.status)) : json(nullptr);
+  j["status_name"] = done ? json(status_name(call.function_name(), rec.status)) : json(nullptr);
   j["start_ns"] = rec.start_ns;
   j["duration_ns"] = done ? json(rec.duration_ns) : json(nullptr);
   j["nested"] = (rec.flags & format::kFlagNested) != 0;
@@ -254,9 +237,14 @@ json call_to_json(const CallView& call) {
   std::vector<ArgView> views = call.args();
   for (size_t i = 0; i < views.size(); ++i) {
     // Unnamed slots are room for a text argument's bytes, not arguments of their own.
-    if (views[i].name[0] != '\0') args[views[i].name] = arg_value(views[i], rec, i);
+    if (views[i].name[0] == '\0') continue;
+    args[views[i].name] = arg_value(views[i], rec, i);
+    if (named_set(views[i], call.function_name())) {
+      args[std::string(views[i].name) + "_name"] = arg_name(views[i], call.function_name());
+    }
   }
-  if (call.function != nullptr && is_gemm_family(call.function->family)) add_gemm_args(call, args);
+  // The GEMM family: the handle state (alpha, beta, pointer mode, math mode, stream) too.
+  if (call.function != nullptr && format::is_gemm_family(call.function->family)) add_gemm_args(call, args);
   j["args"] = std::move(args);
   j["checks"] = checks_of(call);
   j["scan"] = scan_of(call);
@@ -269,14 +257,69 @@ json call_to_json(const CallView& call) {
   if (rec.flags & format::kFlagUnresolved) j["unresolved"] = true;
   if (rec.async_status != 0) {
     j["async_status"] = rec.async_status;
-    j["async_status_name"] = cuda_error_name(rec.async_status);
+    j["async_status_name"] = name_or_unknown(NameSet::kCudaError, rec.async_status);
     j["async_pinned"] = (rec.flags & format::kFlagAsyncPinned) != 0;
   }
   if (rec.check_bits != 0) j["check_bits"] = rec.check_bits;
   return j;
 }
 
-json trace_to_json(const TraceFile& trace, const ReportOptions& options) {
+namespace {
+
+// What the report takes from a trace's ring: the key it orders processes by, the calls it lists
+// and the facts the diagnoses rest on. A ring can hold millions of records: one walk gives all.
+struct TraceWalk {
+  const TraceFile* trace = nullptr;
+  uint64_t first_start_ns = UINT64_MAX;
+  json in_flight = json::array();
+  json calls = json::array();
+  diagnoses::TraceFacts facts;
+};
+
+TraceWalk walk_trace(const TraceFile& trace, const ReportOptions& options) {
+  TraceWalk w;
+  w.trace = &trace;
+  diagnoses::FactsGatherer facts(trace);
+  trace.for_each_call([&](const CallView& c) {
+    w.first_start_ns = std::min(w.first_start_ns, c.rec().start_ns);
+    if (c.in_flight() || options.all_calls) {
+      json j = call_to_json(c);
+      if (c.in_flight()) w.in_flight.push_back(j);
+      if (options.all_calls) w.calls.push_back(std::move(j));
+    }
+    facts.add(c);
+  });
+  w.facts = facts.finish();
+  return w;
+}
+
+// Whether every trace has the clock pair (clock_realtime_ns, clock_monotonic_ns) that turns its
+// CLOCK_MONOTONIC stamps, which only one host's processes share, into wall time.
+bool all_have_wall_clock(const std::vector<TraceWalk>& walks) {
+  return std::all_of(walks.begin(), walks.end(), [](const TraceWalk& w) {
+    const ProcessInfo& p = w.trace->process();
+    return !p.get("clock_realtime_ns").empty() && !p.get("clock_monotonic_ns").empty();
+  });
+}
+
+// Processes in the order their first calls ran, on the wall clock when every trace has the pair.
+// Traces of older shims fall back on the start time (one-second resolution), then the first
+// call's CLOCK_MONOTONIC stamp.
+auto start_order(const TraceWalk& w, bool wall_clock) {
+  const ProcessInfo& p = w.trace->process();
+  uint64_t first_ns = w.first_start_ns;
+  if (wall_clock && first_ns != UINT64_MAX) {
+    int64_t wall = std::strtoll(p.get("clock_realtime_ns").c_str(), nullptr, 10);
+    int64_t mono = std::strtoll(p.get("clock_monotonic_ns").c_str(), nullptr, 10);
+    first_ns = static_cast<uint64_t>(wall + (static_cast<int64_t>(first_ns) - mono));
+  }
+  return std::make_tuple(wall_clock ? std::string() : p.get("start_time"), first_ns,
+                         std::strtoll(p.get("pid").c_str(), nullptr, 10), w.trace->path());
+}
+
+// One trace: path, process, environment, end, totals, first_failure, in_flight, calls.
+json trace_to_json(TraceWalk& walk, const ReportOptions& options) {
+  const TraceFile& trace = *walk.trace;
   const format::FileHeader& h = trace.header();
   const ProcessInfo& p = trace.process();
   json t;
@@ -331,13 +374,7 @@ json trace_to_json(const TraceFile& trace, const ReportOptions& options) {
   end["exit_status"] = optional_int(h.exit_status, state == format::EndState::kExited && h.exit_status >= 0);
   t["end"] = std::move(end);
 
-  json in_flight = json::array();
-  json calls = json::array();
-  trace.for_each_call([&](const CallView& c) {
-    if (c.in_flight()) in_flight.push_back(call_to_json(c));
-    if (options.all_calls) calls.push_back(call_to_json(c));
-  });
-
+  json in_flight = std::move(walk.in_flight);
   json totals;
   totals["calls"] = trace.total_calls();
   totals["failed"] = trace.total_failed();
@@ -362,13 +399,15 @@ json trace_to_json(const TraceFile& trace, const ReportOptions& options) {
   t["first_async_error"] =
       h.first_async_seq != 0
           ? json{{"call", h.first_async_seq}, {"error", h.first_async_error},
-                 {"error_name", cuda_error_name(h.first_async_error)}}
+                 {"error_name", name_or_unknown(NameSet::kCudaError, h.first_async_error)}}
           : json(nullptr);
   t["in_flight"] = std::move(in_flight);
-  t["calls"] = std::move(calls);
+  t["calls"] = std::move(walk.calls);
   t["calls_listed"] = options.all_calls;
   return t;
 }
+
+}  // namespace
 
 json diagnosis_to_json(const Diagnosis& d) {
   json j;
@@ -383,11 +422,21 @@ json diagnosis_to_json(const Diagnosis& d) {
 }
 
 json build_report(const std::vector<const TraceFile*>& traces, const ReportOptions& options) {
+  std::vector<TraceWalk> walks;
+  for (const TraceFile* t : traces) walks.push_back(walk_trace(*t, options));
+  const bool wall_clock = all_have_wall_clock(walks);
+  std::stable_sort(walks.begin(), walks.end(), [wall_clock](const TraceWalk& a, const TraceWalk& b) {
+    return start_order(a, wall_clock) < start_order(b, wall_clock);
+  });
   json report;
   report["traces"] = json::array();
-  for (const TraceFile* t : traces) report["traces"].push_back(trace_to_json(*t, options));
+  std::vector<diagnoses::TraceFacts> facts;
+  for (TraceWalk& w : walks) {
+    report["traces"].push_back(trace_to_json(w, options));
+    facts.push_back(std::move(w.facts));
+  }
   report["diagnoses"] = json::array();
-  for (const Diagnosis& d : diagnose(traces)) report["diagnoses"].push_back(diagnosis_to_json(d));
+  for (const Diagnosis& d : diagnoses::diagnose_facts(facts)) report["diagnoses"].push_back(diagnosis_to_json(d));
   return report;
 }
 

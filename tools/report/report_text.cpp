@@ -52,18 +52,22 @@ bool ends_with(const std::string& s, const char* suffix) {
 
 // name=value pieces in the order the trace's function table lists the arguments. Scalars the
 // report read (alpha=1.5) hide their addresses; a scalar only known as a device pointer shows
-// the pointer instead (alpha=@0x7f...).
+// the pointer instead (alpha=@0x7f...). A value CUDA names shows its name (algo=
+// CUBLAS_GEMM_DEFAULT_TENSOR_OP), its number when no toolkit names it.
 std::vector<std::string> argument_pieces(const json& args) {
   std::vector<std::string> out;
   for (auto it = args.begin(); it != args.end(); ++it) {
     const std::string& key = it.key();
-    // alpha_ptr / alpha_text accompany alpha: shown through it, not on their own (an argument
-    // that merely ends so, like cudaMalloc's dev_ptr, is shown).
+    // alpha_ptr / alpha_text / algo_name accompany alpha and algo: shown through them, not on
+    // their own (an argument that merely ends so, like cudaMalloc's dev_ptr, is shown).
     bool companion = (ends_with(key, "_ptr") && args.contains(key.substr(0, key.size() - 4))) ||
-                     (ends_with(key, "_text") && args.contains(key.substr(0, key.size() - 5)));
+                     (ends_with(key, "_text") && args.contains(key.substr(0, key.size() - 5))) ||
+                     (ends_with(key, "_name") && args.contains(key.substr(0, key.size() - 5)));
     if (companion) continue;
     std::string text = value_text(it.value());
-    if (it.value().is_null()) {
+    if (auto name = args.find(key + "_name"); name != args.end() && name->is_string()) {
+      text = name->get<std::string>();
+    } else if (it.value().is_null()) {
       if (args.contains(key + "_text")) text = value_text(args[key + "_text"]);
       else if (args.contains(key + "_ptr")) text = "@" + value_text(args[key + "_ptr"]);
     }
