@@ -215,7 +215,7 @@ TEST(ReportJson, StandinCallsSucceedAndScalarsAreRead) {
 // A driver call's status is a CUresult and is named as one, in the JSON and in the text: the
 // stand-in with no visible GPU, where cuInit returns CUDA_ERROR_NO_DEVICE.
 TEST(ReportJson, DriverStatusesAreNamedAsCUresults) {
-  if (!standin_available()) GTEST_SKIP() << "the CPU stand-in is not built";
+  ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   ScratchDir dir;
   Env no_gpu = on_standin();
   no_gpu["CUDA_VISIBLE_DEVICES"] = "";
