@@ -310,7 +310,6 @@ STANDIN_EXPORT cudaError_t cudaPeekAtLastError(void) {
   return last_error();
 }
 
-
 // The names are cudaError_t's (driver_types.h), the texts the real libcudart's.
 STANDIN_EXPORT const char* cudaGetErrorName(cudaError_t error) {
   standin_enter("cudaGetErrorName");  // counted; there is no status to fail with
