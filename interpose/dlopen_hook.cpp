@@ -19,6 +19,7 @@
 #include <cuda_runtime_api.h>
 
 #include "hook_expansion.h"
+#include "shim_driver.h"
 #include "trace/process_info.h"
 
 extern "C" __attribute__((visibility("hidden"), used)) int cublasspy_dlopen_wanted(const char* name);
@@ -56,8 +57,6 @@ namespace cublasspy {
 namespace {
 
 using DlopenFn = void* (*)(const char*, int);
-
-DlopenFn glibc_dlopen() { return &real_dlopen; }
 
 // The caller's DT_RPATH / DT_RUNPATH and its directory (for $ORIGIN).
 struct SearchPaths {
@@ -111,43 +110,75 @@ SearchPaths caller_paths(const void* caller) {
   return paths;
 }
 
-void* try_directories(const std::vector<std::string>& dirs, const char* name, int flags) {
+void* try_directories(DlopenFn real, const std::vector<std::string>& dirs, const char* name, int flags) {
   for (const std::string& dir : dirs) {
     std::string candidate = dir + "/" + name;
     if (access(candidate.c_str(), F_OK) != 0) continue;
-    if (void* h = glibc_dlopen()(candidate.c_str(), flags)) return h;
+    if (void* h = real(candidate.c_str(), flags)) return h;
   }
   return nullptr;
 }
 
 // glibc's search order for a bare name, as seen from `caller`: already loaded; the caller's
 // RPATH (when it has no RUNPATH); LD_LIBRARY_PATH; its RUNPATH; then the cache and the defaults
-// (glibc's own dlopen, which also repeats LD_LIBRARY_PATH harmlessly).
-void* load_as(const void* caller, const char* name, int flags) {
-  DlopenFn real = glibc_dlopen();
+// (glibc's own dlopen, `real`, which also repeats LD_LIBRARY_PATH harmlessly).
+void* load_as(DlopenFn real, const void* caller, const char* name, int flags) {
   if (name == nullptr || std::strchr(name, '/') != nullptr) return real(name, flags);
   if (void* h = real(name, flags | RTLD_NOLOAD)) return h;
   SearchPaths paths = caller_paths(caller);
-  if (void* h = try_directories(paths.rpath, name, flags)) return h;
+  if (void* h = try_directories(real, paths.rpath, name, flags)) return h;
   if (!paths.runpath.empty()) {
-    if (void* h = try_directories(split_path(getenv("LD_LIBRARY_PATH"), ""), name, flags)) return h;
-    if (void* h = try_directories(paths.runpath, name, flags)) return h;
+    if (void* h = try_directories(real, split_path(getenv("LD_LIBRARY_PATH"), ""), name, flags)) return h;
+    if (void* h = try_directories(real, paths.runpath, name, flags)) return h;
   }
   return real(name, flags);
 }
 
-}  // namespace
+// dlerror()'s text for the failed load being recorded on this thread, for the LoadedFile tag's
+// after() (reading dlerror() clears it, so the load itself keeps a copy).
+__attribute__((tls_model("initial-exec"))) thread_local const char* t_load_error = nullptr;
 
-// dlerror()'s text for the failed load being recorded on this thread, kept by
-// cublasspy_dlopen_record (reading dlerror() clears it, so the load itself keeps a copy).
-__attribute__((tls_model("initial-exec"))) static thread_local const char* t_load_error = nullptr;
+// dlopen's real call, made as the program's own would have been (load_as: the caller's search
+// order). The text of a failed load is kept, for the record, until the recorder returns.
+class LoadAsCaller {
+ public:
+  explicit LoadAsCaller(const void* caller) : caller_(caller) {}
+  ~LoadAsCaller() { t_load_error = nullptr; }
+  LoadAsCaller(const LoadAsCaller&) = delete;
+  LoadAsCaller& operator=(const LoadAsCaller&) = delete;
+
+  // `real`: glibc's dlopen, as the shared recording found it.
+  void* operator()(void* real, const char* filename, int flags) {
+    const auto glibc = reinterpret_cast<DlopenFn>(real);
+    void* handle = load_as(glibc, caller_, filename, flags);
+    if (handle != nullptr) {
+      note_libraries_changed();  // a CUDA library, perhaps the driver: the shim's tables look again
+      return handle;
+    }
+    // Recording why reads dlerror(), which clears it, and the program must still find it. The
+    // identical call fails identically (a failed dlopen leaves nothing loaded) and sets it
+    // again. Never retry with other flags: RTLD_LAZY could succeed where RTLD_NOW failed,
+    // loading the library and running its constructors behind the program's back.
+    const char* error = dlerror();
+    error_ = error ? error : "dlopen failed";
+    t_load_error = error_.c_str();
+    load_as(glibc, caller_, filename, flags);
+    return nullptr;
+  }
+
+ private:
+  const void* caller_;
+  std::string error_;
+};
+
+}  // namespace
 
 namespace tags {
 // After the load: the path that was loaded, or dlerror()'s text.
 std::string loaded_path_or_error(const char* filename, bool failed) {
   if (failed) return t_load_error != nullptr ? t_load_error : "dlopen failed";
   std::string path;
-  if (void* h = glibc_dlopen()(filename, RTLD_LAZY | RTLD_NOLOAD)) {
+  if (void* h = real_dlopen(filename, RTLD_LAZY | RTLD_NOLOAD)) {
     link_map* map = nullptr;
     if (dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name) path = map->l_name;
     dlclose(h);
@@ -182,46 +213,13 @@ extern "C" void* cublasspy_glibc_dlopen() {
   return fn;
 }
 
-extern "C" void* cublasspy_dlopen_record(const char* filename, int flags) {
-  using namespace cublasspy;
-  const void* caller = __builtin_return_address(0);
-  // dlopen's parameters as the hook list gives them (its entry has no generated wrapper).
-#define CBS_LOADER_PARAMS(lib_, ret_, fn_, fail_, family_, ...) __VA_ARGS__
-#define CBS_DLOPEN_ARGS CUBLASSPY_LOADER_HOOKS(CBS_LOADER_PARAMS)
-  constexpr int kParams = 0 CBS_MAP_SPACE(CBS_SLOTS, CBS_DLOPEN_ARGS);
-  std::string error_text;
-  return intercept<FnId::kdlopen, void*>(
-      nullptr, caller,
-      [&](CallContext& ctx) {
-        ctx.slot = 0;
-        ctx.derived = kParams;
-        CBS_MAP_SEMI(CBS_BEFORE, CBS_DLOPEN_ARGS)
-      },
-      [&](CallContext& ctx) {
-        ctx.slot = 0;
-        ctx.derived = kParams;
-        CBS_MAP_SEMI(CBS_LATE, CBS_DLOPEN_ARGS)
-      },
-      [&](void*) {
-        void* handle = load_as(caller, filename, flags);
-        if (handle == nullptr) {
-          // Recording why reads dlerror(), which clears it, and the program must still find it.
-          // The identical call fails identically (a failed dlopen leaves nothing loaded) and sets
-          // it again. Never retry with other flags: RTLD_LAZY could succeed where RTLD_NOW
-          // failed, loading the library and running its constructors behind the program's back.
-          const char* error = dlerror();
-          error_text = error ? error : "dlopen failed";
-          t_load_error = error_text.c_str();
-          load_as(caller, filename, flags);
-        }
-        return handle;
-      },
-      [&](CallContext& ctx, [[maybe_unused]] int status) {
-        ctx.slot = 0;
-        ctx.derived = kParams;
-        CBS_MAP_SEMI(CBS_AFTER, CBS_DLOPEN_ARGS)
-        t_load_error = nullptr;
-      });
-#undef CBS_DLOPEN_ARGS
-#undef CBS_LOADER_PARAMS
-}
+// The recorder the entry point jumps to for a CUDA library: the recording every wrapper shares
+// (hook_expansion.h), around LoadAsCaller. Reached by a jump, so its return address is the
+// program's.
+#define CBS_DEFINE_LOAD_RECORDER(lib_, ret_, fn_, fail_, family_, ...)                    \
+  extern "C" ret_ cublasspy_##fn_##_record(CBS_MAP_COMMA(CBS_PARAM, __VA_ARGS__)) {       \
+    ::cublasspy::LoadAsCaller call_as_caller(__builtin_return_address(0));                \
+    CBS_RECORD_CALL(ret_, fn_, fail_, call_as_caller, __VA_ARGS__)                        \
+  }
+CUBLASSPY_LOADER_HOOKS(CBS_DEFINE_LOAD_RECORDER)
+#undef CBS_DEFINE_LOAD_RECORDER

@@ -3,36 +3,10 @@
 #include <cuda.h>
 
 #include "gemm_view.h"
-#include "real_functions.h"
+#include "shim_driver.h"
 
 namespace cublasspy {
 namespace {
-
-// The driver functions, found once among the loaded libraries (never loading one).
-using PointerGetAttributesFn = decltype(&::cuPointerGetAttributes);
-using CtxGetDeviceFn = decltype(&::cuCtxGetDevice);
-using DeviceGetAttributeFn = decltype(&::cuDeviceGetAttribute);
-constinit std::atomic<PointerGetAttributesFn> g_pointer_attributes{nullptr};
-constinit std::atomic<CtxGetDeviceFn> g_ctx_get_device{nullptr};
-constinit std::atomic<DeviceGetAttributeFn> g_device_attribute{nullptr};
-// Looking is costly (dlopen RTLD_NOLOAD, a walk of the loaded objects): a process without a
-// driver gives up after a few calls.
-constinit std::atomic<int> g_lookups_left{8};
-
-void resolve_driver() {
-  if (g_pointer_attributes.load(std::memory_order_acquire) != nullptr) return;
-  if (g_lookups_left.load(std::memory_order_relaxed) <= 0) return;
-  g_lookups_left.fetch_sub(1, std::memory_order_relaxed);
-  ThreadState& ts = thread_state();
-  ts.internal++;
-  auto ctx = reinterpret_cast<CtxGetDeviceFn>(find_loaded_symbol(Library::kCuda, "cuCtxGetDevice"));
-  auto attr = reinterpret_cast<DeviceGetAttributeFn>(find_loaded_symbol(Library::kCuda, "cuDeviceGetAttribute"));
-  auto pga = reinterpret_cast<PointerGetAttributesFn>(find_loaded_symbol(Library::kCuda, "cuPointerGetAttributes"));
-  ts.internal--;
-  g_ctx_get_device.store(ctx, std::memory_order_relaxed);
-  g_device_attribute.store(attr, std::memory_order_relaxed);
-  g_pointer_attributes.store(pga, std::memory_order_release);  // last: the others are visible with it
-}
 
 // One driver answer for a range of addresses. A pointer the driver does not know is cached as
 // a one-byte range at its exact address (alpha on the host stack comes back every call).
@@ -53,10 +27,9 @@ struct PointerCache {
 };
 __attribute__((tls_model("initial-exec"))) thread_local PointerCache t_cache;
 
-PointerInfo ask_driver(uint64_t address) {
+PointerInfo ask_driver(const DriverApi& api, uint64_t address) {
   PointerInfo info;
-  PointerGetAttributesFn fn = g_pointer_attributes.load(std::memory_order_acquire);
-  if (fn == nullptr) return info;
+  if (api.pointer_get_attributes == nullptr) return info;
   CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
                                       CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
                                       CU_POINTER_ATTRIBUTE_IS_MANAGED};
@@ -68,7 +41,7 @@ PointerInfo ask_driver(uint64_t address) {
   void* data[] = {&memory_type, &ordinal, &start, &size, &managed};
   ThreadState& ts = thread_state();
   ts.internal++;
-  CUresult r = fn(5, attributes, data, static_cast<CUdeviceptr>(address));
+  CUresult r = api.pointer_get_attributes(5, attributes, data, static_cast<CUdeviceptr>(address));
   ts.internal--;
   if (r != CUDA_SUCCESS) return info;
   info.known = true;
@@ -84,85 +57,72 @@ PointerInfo ask_driver(uint64_t address) {
   return info;
 }
 
-class DriverPointerQuery final : public PointerQuery {
- public:
-  PointerInfo query(uint64_t address) override {
-    // Read before asking: a free that lands during the question moves the generation past the
-    // one the answer is filed under, and the next call drops it.
-    const uint64_t generation = allocation_generation().load(std::memory_order_acquire);
-    PointerCache& cache = t_cache;
-    if (cache.generation != generation) {
-      cache.generation = generation;
-      cache.count = 0;
-      cache.next = 0;
-    }
-    for (uint32_t i = 0; i < cache.count; ++i) {
-      const CachedRange& e = cache.entries[i];
-      if (address - e.base < e.size) return from(e);  // unsigned: also false below base
-    }
-    resolve_driver();
-    PointerInfo info = ask_driver(address);
-    if (!info.known) return info;  // a failing driver is asked again next time
-    CachedRange& slot = cache.entries[cache.next];
-    cache.next = (cache.next + 1) % kPointerCacheEntries;
-    if (cache.count < kPointerCacheEntries) cache.count++;
-    slot.kind = info.kind;
-    slot.device = info.device;
-    slot.base = info.size != 0 ? info.base : address;
-    slot.size = info.size != 0 ? info.size : 1;
-    return info;
+PointerInfo from(const CachedRange& e) {
+  PointerInfo info;
+  info.known = true;
+  info.kind = e.kind;
+  info.device = e.device;
+  if (e.kind != MemoryKind::kUnknown) {
+    info.base = e.base;
+    info.size = e.size;
   }
+  return info;
+}
 
-  bool pageable_memory_access(int device) override {
-    if (device < 0 || device >= kDevices) return false;
-    int8_t known = pageable_[device].load(std::memory_order_relaxed);
-    if (known != 0) return known > 0;
-    resolve_driver();
-    DeviceGetAttributeFn fn = g_device_attribute.load(std::memory_order_acquire);
-    if (fn == nullptr) return false;
-    int value = 0;
-    ThreadState& ts = thread_state();
-    ts.internal++;
-    CUresult r = fn(&value, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, device);
-    ts.internal--;
-    if (r != CUDA_SUCCESS) return false;
-    pageable_[device].store(value != 0 ? 1 : -1, std::memory_order_relaxed);
-    return value != 0;
-  }
+// Per device: 0 not asked yet, 1 reads pageable memory, -1 does not. A device property.
+constexpr int kDevices = 64;
+constinit std::atomic<int8_t> g_pageable[kDevices] = {};
 
- private:
-  static PointerInfo from(const CachedRange& e) {
-    PointerInfo info;
-    info.known = true;
-    info.kind = e.kind;
-    info.device = e.device;
-    if (e.kind != MemoryKind::kUnknown) {
-      info.base = e.base;
-      info.size = e.size;
-    }
-    return info;
-  }
-
-  static constexpr int kDevices = 64;
-  // Per device: 0 not asked yet, 1 reads pageable memory, -1 does not. A device property.
-  std::atomic<int8_t> pageable_[kDevices] = {};
-};
-
-constinit DriverPointerQuery g_query;
 
 }  // namespace
 
+PointerInfo DriverPointerQuery::query(uint64_t address) {
+  // Read before asking: a free that lands during the question moves the generation past the
+  // one the answer is filed under, and the next call drops it.
+  const uint64_t generation = allocation_generation().load(std::memory_order_acquire);
+  PointerCache& cache = t_cache;
+  if (cache.generation != generation) {
+    cache.generation = generation;
+    cache.count = 0;
+    cache.next = 0;
+  }
+  for (uint32_t i = 0; i < cache.count; ++i) {
+    const CachedRange& e = cache.entries[i];
+    if (address - e.base < e.size) return from(e);  // unsigned: also false below base
+  }
+  PointerInfo info = ask_driver(api_, address);
+  if (!info.known) return info;  // a failing driver is asked again next time
+  CachedRange& slot = cache.entries[cache.next];
+  cache.next = (cache.next + 1) % kPointerCacheEntries;
+  if (cache.count < kPointerCacheEntries) cache.count++;
+  slot.kind = info.kind;
+  slot.device = info.device;
+  slot.base = info.size != 0 ? info.base : address;
+  slot.size = info.size != 0 ? info.size : 1;
+  return info;
+}
 
-PointerQuery& driver_pointer_query() { return g_query; }
+bool DriverPointerQuery::pageable_memory_access(int device) {
+  if (device < 0 || device >= kDevices) return false;
+  int8_t known = g_pageable[device].load(std::memory_order_relaxed);
+  if (known != 0) return known > 0;
+  if (api_.device_get_attribute == nullptr) return false;
+  int value = 0;
+  ThreadState& ts = thread_state();
+  ts.internal++;
+  CUresult r = api_.device_get_attribute(&value, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, device);
+  ts.internal--;
+  if (r != CUDA_SUCCESS) return false;
+  g_pageable[device].store(value != 0 ? 1 : -1, std::memory_order_relaxed);
+  return value != 0;
+}
 
-int current_device() {
-  resolve_driver();
-  CtxGetDeviceFn fn = g_ctx_get_device.load(std::memory_order_acquire);
-  if (fn == nullptr) return -1;
+int current_device(const DriverApi& api) {
+  if (api.ctx_get_device == nullptr) return -1;
   CUdevice device = -1;
   ThreadState& ts = thread_state();
   ts.internal++;
-  CUresult r = fn(&device);
+  CUresult r = api.ctx_get_device(&device);
   ts.internal--;
   return r == CUDA_SUCCESS ? static_cast<int>(device) : -1;
 }
@@ -172,7 +132,10 @@ bool run_checks(Runtime&, CallContext& ctx) {
   if (rec.depth != 0) return false;
   const GemmCall* call = gemm_view(ctx);
   if (call == nullptr) return false;
-  CheckFindings found = check_gemm(*call, rec.pointer_mode, current_device(), driver_pointer_query());
+  DriverApi scratch;
+  const DriverApi& api = shim_driver(scratch);
+  DriverPointerQuery query(api);
+  CheckFindings found = check_gemm(*call, rec.pointer_mode, current_device(api), query);
   if (found.bits == 0) return false;
   rec.check_bits |= found.bits;
   rec.check_detail[0] = found.detail[0];

@@ -1,7 +1,7 @@
 // CUBLASSPY_CHECK=1 inside the shim: runs the checks of src/checks/operand_checks.h before a GEMM and
 // writes the findings into its record. The driver answers the memory questions
-// (cuPointerGetAttributes, cuCtxGetDevice, found among the libraries the program loaded); the
-// answers are cached per thread, because the same few allocations come back call after call.
+// (cuPointerGetAttributes, cuCtxGetDevice, cuDeviceGetAttribute of src/driver/driver_api.h); the
+// answers are cached, because the same few allocations come back call after call.
 #pragma once
 
 #include <atomic>
@@ -9,28 +9,38 @@
 
 #include "call_context.h"
 #include "checks/operand_checks.h"
+#include "driver/driver_api.h"
 #include "runtime.h"
 
 namespace cublasspy {
 
-// Moves on the allocations and frees the shim hooks: a successful cudaMalloc or cudaFree (the
-// AllocatedPtr and FreedPtr tags of arg_tags.h bump allocation_generation() directly; this
-// helper is for the tests). Each thread drops its cached driver answers when it moves, so a
-// range freed and reallocated through those two is never judged by its old allocation. Other
-// ways memory changes hands are not hooked and do not move it: cudaMallocAsync/cudaFreeAsync,
+// The pointer cache is dropped when allocation_generation() moves, and only two calls move it:
+// a successful cudaMalloc or cudaFree (the AllocatedPtr and FreedPtr tags of arg_tags.h bump it
+// directly; this helper is for the tests), the only allocation calls the shim hooks. Every other
+// way memory changes hands leaves the cache as it is: cudaMallocAsync/cudaFreeAsync,
 // cudaMallocManaged, cudaMallocHost/cudaHostAlloc, cudaHostRegister/Unregister,
-// cuMemAlloc*/cuMemFree*, VMM map/unmap. A cached answer about such a range can be stale until
-// the next cudaMalloc/cudaFree (the cache holds 16 ranges per thread, replaced round-robin).
-// Plain data: usable before set-up. (allocation_generation() itself is declared in runtime.h.)
+// cuMemAlloc*/cuMemFree*, VMM map/unmap. A cached answer about a range freed and reused that way
+// stays stale until the next cudaMalloc/cudaFree, or until its entry is replaced (the cache
+// holds 16 ranges per thread, replaced round-robin). Plain data: usable before set-up.
 inline void note_allocation_change() { allocation_generation().fetch_add(1, std::memory_order_release); }
 
 // The driver behind PointerQuery: cuPointerGetAttributes through a per-thread cache of
-// kPointerCacheEntries ranges. The shim's own driver calls run with thread_state().internal
-// raised, so they are never recorded. Without a loaded libcuda every answer is "not known".
+// kPointerCacheEntries ranges, and the pageable-memory attribute once per device. Each question
+// runs with thread_state().internal raised, so the driver's answer is never recorded. A table
+// without the function answers "not known" (and "no" for pageable memory).
 inline constexpr int kPointerCacheEntries = 16;
-PointerQuery& driver_pointer_query();
+class DriverPointerQuery final : public PointerQuery {
+ public:
+  explicit DriverPointerQuery(const DriverApi& api) : api_(api) {}
+  PointerInfo query(uint64_t address) override;
+  bool pageable_memory_access(int device) override;
+
+ private:
+  const DriverApi& api_;
+};
+
 // The device of the current context (cuCtxGetDevice), -1 when there is none or no driver.
-int current_device();
+int current_device(const DriverApi& api);
 
 // Checks the call in `ctx` when it is a GEMM made by the program (nested calls, such as
 // cuBLAS's own cublasLtMatmul, are its implementation and are left alone): sets

@@ -5,8 +5,8 @@
 #include <cublasLt.h>
 
 #include "hook_table.h"
-#include "real_functions.h"
 #include "runtime.h"
+#include "shim_driver.h"
 
 namespace cublasspy {
 namespace {
@@ -36,29 +36,24 @@ bool default_value(LtObject object, uint32_t attr, uint64_t* out) {
   }
 }
 
-// The real GetAttribute, for a descriptor the shim never saw being made.
+// The real GetAttribute, for an attribute the shim holds no value for.
 bool ask_cublaslt(LtObject object, uint64_t desc, uint32_t attr, uint64_t* out) {
-  const char* name = object == LtObject::kLayout ? "cublasLtMatrixLayoutGetAttribute"
-                                                 : "cublasLtMatmulDescGetAttribute";
-  using Fn = cublasStatus_t (*)(void*, int, void*, size_t, size_t*);
-  static std::atomic<Fn> cached[2];
-  static std::atomic<bool> missing[2];  // searched once and not found: do not search per call
-  int which = object == LtObject::kLayout ? 1 : 0;
-  Fn fn = cached[which].load(std::memory_order_acquire);
-  if (fn == nullptr) {
-    if (missing[which].load(std::memory_order_relaxed)) return false;
-    fn = reinterpret_cast<Fn>(find_loaded_symbol(Library::kCublasLt, name));
-    if (fn == nullptr) {
-      missing[which].store(true, std::memory_order_relaxed);
-      return false;
-    }
-    cached[which].store(fn, std::memory_order_release);
-  }
   uint64_t value = 0;
   size_t written = 0;
+  CublasLtApi scratch;
+  const CublasLtApi& lt = shim_cublaslt(scratch);
   ThreadState& ts = thread_state();
   ts.internal++;
-  cublasStatus_t st = fn(reinterpret_cast<void*>(desc), static_cast<int>(attr), &value, sizeof value, &written);
+  cublasStatus_t st = CUBLAS_STATUS_NOT_INITIALIZED;
+  if (object == LtObject::kLayout && lt.matrix_layout_get_attribute != nullptr) {
+    st = lt.matrix_layout_get_attribute(reinterpret_cast<cublasLtMatrixLayout_t>(desc),
+                                        static_cast<cublasLtMatrixLayoutAttribute_t>(attr), &value,
+                                        sizeof value, &written);
+  } else if (object == LtObject::kMatmulDesc && lt.matmul_desc_get_attribute != nullptr) {
+    st = lt.matmul_desc_get_attribute(reinterpret_cast<cublasLtMatmulDesc_t>(desc),
+                                      static_cast<cublasLtMatmulDescAttributes_t>(attr), &value,
+                                      sizeof value, &written);
+  }
   ts.internal--;
   if (st != CUBLAS_STATUS_SUCCESS) return false;
   *out = value;

@@ -31,8 +31,9 @@ void dump_operands(Runtime& rt, CallContext& ctx, bool failed_or_flagged) {
   ThreadState& ts = thread_state();
   ts.internal++;  // the shim's own driver calls: never recorded
   GemmDumpResult result;
-  if (const DriverApi* api = shim_driver_api()) {
-    result = dump_gemm(*api, *g, request, rt.dump_budget);
+  DriverApi scratch;
+  if (const DriverApi& api = shim_driver(scratch); api.can_copy()) {
+    result = dump_gemm(api, *g, request, rt.dump_budget);
   } else {
     log_warning_once("dump-no-driver", "CUBLASSPY_DUMP: libcuda's copy functions were not found in "
                                        "the process; operands are not saved");

@@ -1,5 +1,6 @@
 #include "operand_scan.h"
 
+#include "common/cuda_names.h"
 #include "gemm_view.h"
 #include "scan/gemm_scan.h"
 #include "scan/host_scan.h"
@@ -22,7 +23,7 @@ bool known_zero(const format::Record& rec, uint32_t known_flag, const double val
   return (rec.flags & known_flag) != 0 && value[0] == 0.0 && value[1] == 0.0;
 }
 
-void report(const DriverApi& api, const GemmScanResult& r) {
+void report(const GemmScanResult& r) {
   if (r.skipped_capture) {
     log_warning_once("scan-capture",
                      "CUBLASSPY_SCAN: GEMMs made while their stream is captured into a CUDA graph "
@@ -30,13 +31,13 @@ void report(const DriverApi& api, const GemmScanResult& r) {
   }
   if (r.host_operands > 0 && r.kernel_reason != nullptr && r.kernel_error != CUDA_ERROR_NOT_READY) {
     std::string why = r.kernel_reason;
-    if (r.kernel_error != CUDA_SUCCESS) why += ": " + driver_error_text(api, r.kernel_error);
+    if (r.kernel_error != CUDA_SUCCESS) why += ": " + name_and_number(NameSet::kCuResult, r.kernel_error);
     log_warning_once("scan-host-path", "CUBLASSPY_SCAN: the GPU scan kernel cannot be used (" + why +
                                            "); operands are copied to the host and scanned there, "
                                            "which is slower");
   }
   if (r.failed_operands > 0) {
-    std::string why = r.copy_error != CUDA_SUCCESS ? driver_error_text(api, r.copy_error)
+    std::string why = r.copy_error != CUDA_SUCCESS ? name_and_number(NameSet::kCuResult, r.copy_error)
                       : r.kernel_reason != nullptr   ? std::string(r.kernel_reason)
                                                      : std::string("invalid shape");
     log_warning_once("scan-unreadable", "CUBLASSPY_SCAN: an operand could not be read (" + why +
@@ -78,10 +79,11 @@ bool scan_operands(Runtime& rt, CallContext& ctx, bool before_call) {
   ThreadState& ts = thread_state();
   ts.internal++;  // the driver calls below are the shim's own: never recorded
   GemmScanResult result;
-  const DriverApi* api = shim_driver_api();
-  if (api != nullptr) {
-    result = scan_gemm(*api, kernel_cache(), *g, request, ctx.scan);
-    report(*api, result);
+  DriverApi scratch;
+  const DriverApi& api = shim_driver(scratch);
+  if (api.can_copy()) {
+    result = scan_gemm(api, kernel_cache(), *g, request, ctx.scan);
+    report(result);
   } else {
     log_warning_once("scan-no-driver",
                      "CUBLASSPY_SCAN: libcuda's copy functions were not found in the process; "

@@ -1,7 +1,5 @@
 #include "post_call.h"
 
-#include <dlfcn.h>
-
 #include <atomic>
 
 #include "checks/check_ids.h"
@@ -11,8 +9,8 @@
 #include "operand_dump.h"
 #include "operand_scan.h"
 #include "hook_table.h"
+#include "shim_driver.h"
 #include "trace/process_info.h"
-#include "real_functions.h"
 
 namespace cublasspy {
 namespace {
@@ -21,28 +19,16 @@ namespace {
 // libraries the program itself has loaded, by functions that initialize nothing.
 void read_versions(Runtime& rt) {
   format::FileHeader* h = rt.writer.header();
+  int v = 0;
   if (h->driver_version < 0) {
-    if (void* lib = real_dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) {
-      using Fn = int (*)(int*);
-      if (auto fn = reinterpret_cast<Fn>(real_dlsym(lib, "cuDriverGetVersion"))) {
-        int v = 0;
-        if (fn(&v) == 0) h->driver_version = v;
-      }
-      dlclose(lib);
-    }
+    DriverApi scratch;
+    const auto get_version = shim_driver(scratch).driver_get_version;
+    if (get_version != nullptr && get_version(&v) == CUDA_SUCCESS) h->driver_version = v;
   }
   if (h->runtime_version < 0) {
-    for (int variant = 0; variant < kVariants; ++variant) {
-      void* lib = real_dlopen(soname(Library::kCudart, variant), RTLD_LAZY | RTLD_NOLOAD);
-      if (lib == nullptr) continue;
-      using Fn = int (*)(int*);
-      if (auto fn = reinterpret_cast<Fn>(real_dlsym(lib, "cudaRuntimeGetVersion"))) {
-        int v = 0;
-        if (fn(&v) == 0) h->runtime_version = v;
-      }
-      dlclose(lib);
-      if (h->runtime_version >= 0) break;
-    }
+    RuntimeApi scratch;
+    const auto get_version = shim_runtime(scratch).runtime_get_version;
+    if (get_version != nullptr && get_version(&v) == cudaSuccess) h->runtime_version = v;
   }
 }
 
@@ -65,16 +51,13 @@ void refresh_libraries(Runtime& rt) {
 // CUBLASSPY_SYNC: wait for the call's stream and read what the device says. The driver's
 // cuStreamSynchronize serves programs with a shared or a static runtime alike (streams are the
 // same objects) and returns a sticky error without clearing anything the program will read.
-int synchronize_stream(uint64_t stream) {
-  using Fn = int (*)(void*);
-  static std::atomic<Fn> sync{nullptr};
-  Fn fn = sync.load(std::memory_order_acquire);
-  if (fn == nullptr) {
-    fn = reinterpret_cast<Fn>(find_loaded_symbol(Library::kCuda, "cuStreamSynchronize"));
-    if (fn == nullptr) return 0;
-    sync.store(fn, std::memory_order_release);
-  }
-  return fn(reinterpret_cast<void*>(stream));
+// False when the driver's function is missing (nothing was synchronized).
+bool synchronize_stream(uint64_t stream, int* status) {
+  DriverApi scratch;
+  const auto sync = shim_driver(scratch).stream_synchronize;
+  if (sync == nullptr) return false;
+  *status = sync(reinterpret_cast<CUstream>(stream));
+  return true;
 }
 
 void note_first_async_error(Runtime& rt, uint64_t seq, int code) {
@@ -110,10 +93,11 @@ PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
   uint64_t seq = format::word_seq(ctx.rec.word);
   ThreadState& ts = thread_state();
   if (rt.config.sync && !failed && format::is_gemm_family(family)) {
+    int rc = 0;
     ts.internal++;
-    int rc = synchronize_stream(ctx.rec.stream);
+    const bool synced = synchronize_stream(ctx.rec.stream, &rc);
     ts.internal--;
-    ctx.rec.flags |= format::kFlagSynced;
+    if (synced) ctx.rec.flags |= format::kFlagSynced;
     if (rc != 0) {
       ctx.rec.async_status = rc;
       ctx.rec.flags |= format::kFlagAsyncPinned;
@@ -138,6 +122,7 @@ PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
     dump_operands(rt, ctx, failed || outcome.async_failure || outcome.finding);
   }
   if (is_setup_call(id)) {
+    note_libraries_changed();  // the program has its driver by now, however it loaded it
     ts.internal++;
     read_versions(rt);
     refresh_libraries(rt);

@@ -38,23 +38,22 @@ int variant_of_path(Library lib, const char* path) {
   return kDefaultVariant;
 }
 
-// The dl_iterate_phdr fallback: an object whose file name starts like the soname, loaded
-// under another name (a versioned file name, a path).
-void* find_by_walking(Library lib, int variant, const char* name) {
+// The dl_iterate_phdr fallback: the first loaded object whose file name starts like the
+// soname (loaded under another name: a versioned file name, a path), opened RTLD_NOLOAD.
+void* open_by_walking(Library lib, int variant) {
+  const char* so = kSonames[static_cast<int>(lib)][variant == kDefaultVariant ? 0 : variant];
+  if (so == nullptr) return nullptr;
   struct Search {
-    const char* prefix;
-    const char* name;
-    void* found;
-  } s{kSonames[static_cast<int>(lib)][variant == kDefaultVariant ? 0 : variant], name, nullptr};
-  if (s.prefix == nullptr) return nullptr;
+    char prefix[64];
+    char path[4096];  // PATH_MAX; nothing here allocates
+  } s;
+  s.path[0] = '\0';
+  std::strncpy(s.prefix, so, sizeof s.prefix - 1);
+  s.prefix[sizeof s.prefix - 1] = '\0';
   // libcublas.so.13 -> "libcublas.so" prefix when the default binding is wanted.
-  char prefix[64];
-  std::strncpy(prefix, s.prefix, sizeof prefix - 1);
-  prefix[sizeof prefix - 1] = '\0';
   if (variant == kDefaultVariant) {
-    if (char* dot = std::strstr(prefix, ".so")) dot[3] = '\0';
+    if (char* dot = std::strstr(s.prefix, ".so")) dot[3] = '\0';
   }
-  s.prefix = prefix;
   dl_iterate_phdr(
       [](dl_phdr_info* info, size_t, void* data) -> int {
         auto* s = static_cast<Search*>(data);
@@ -63,14 +62,20 @@ void* find_by_walking(Library lib, int variant, const char* name) {
         const char* base = std::strrchr(path, '/');
         base = base ? base + 1 : path;
         if (std::strncmp(base, s->prefix, std::strlen(s->prefix)) != 0) return 0;
-        if (void* h = real_dlopen(path, RTLD_LAZY | RTLD_NOLOAD)) {
-          s->found = real_dlsym(h, s->name);
-          dlclose(h);
-        }
-        return s->found != nullptr;
+        if (std::strlen(path) >= sizeof s->path) return 0;
+        std::strcpy(s->path, path);
+        return 1;
       },
       &s);
-  return s.found;
+  return s.path[0] == '\0' ? nullptr : real_dlopen(s.path, RTLD_LAZY | RTLD_NOLOAD);
+}
+
+// `name` in the object behind `handle`, which is closed; nullptr when either is missing.
+void* symbol_in(void* handle, const char* name) {
+  if (handle == nullptr) return nullptr;
+  void* p = real_dlsym(handle, name);
+  dlclose(handle);
+  return p;
 }
 
 void* lookup(Library lib, int variant, const char* name) {
@@ -88,17 +93,13 @@ void* lookup(Library lib, int variant, const char* name) {
     for (int v = 0; v < kVariants; ++v) {
       if (void* p = lookup(lib, v, name)) return p;
     }
-    return find_by_walking(lib, kDefaultVariant, name);
+    return symbol_in(open_by_walking(lib, kDefaultVariant), name);
   }
   const char* so = kSonames[static_cast<int>(lib)][variant];
   if (so == nullptr) return nullptr;
   // RTLD_NOLOAD: never load a library the program did not load itself (a second copy).
-  if (void* h = real_dlopen(so, RTLD_LAZY | RTLD_NOLOAD)) {
-    void* p = real_dlsym(h, name);
-    dlclose(h);
-    if (p) return p;
-  }
-  return find_by_walking(lib, variant, name);
+  if (void* p = symbol_in(real_dlopen(so, RTLD_LAZY | RTLD_NOLOAD), name)) return p;
+  return symbol_in(open_by_walking(lib, variant), name);
 }
 
 }  // namespace
@@ -145,12 +146,16 @@ void* resolve_real(Library lib, uint16_t id, const char* name, int variant) {
   return p;
 }
 
-void* find_loaded_symbol(Library lib, const char* name) {
+void* open_loaded(Library lib) {
   for (int v = 0; v < kVariants; ++v) {
-    if (void* p = lookup(lib, v, name)) return p;
+    const char* so = kSonames[static_cast<int>(lib)][v];
+    if (so == nullptr) continue;
+    if (void* h = real_dlopen(so, RTLD_LAZY | RTLD_NOLOAD)) return h;
   }
-  return find_by_walking(lib, kDefaultVariant, name);
+  return open_by_walking(lib, kDefaultVariant);
 }
+
+void* find_loaded_symbol(Library lib, const char* name) { return symbol_in(open_loaded(lib), name); }
 
 void remember_real(Library lib, uint16_t id, void* real) {
   if (real == nullptr || real == hook_address(id)) return;

@@ -26,8 +26,14 @@ void remember_real(Library lib, uint16_t id, void* real);
 // links against (its DT_NEEDED), else kDefaultVariant.
 int variant_of_caller(Library lib, const void* return_address);
 
-// Any function of an already-loaded library (the driver's cuPointerGetAttribute, the runtime's
-// cudaStreamSynchronize) for the shim's own use; uncached, so callers keep the result.
+// A handle of `lib` as the program loaded it (the first loaded of its majors, .13 first),
+// opened RTLD_NOLOAD: never loading it. nullptr when it is not loaded; dlclose() it after use.
+// The shim's own CUDA calls find their functions through it (shim_driver.cpp).
+void* open_loaded(Library lib);
+
+// A function of an already-loaded library, for the resolvers outside the hook list
+// (driver_entry_points.cpp: their real functions, and which of them the driver handed out);
+// uncached, so callers keep the result. The shim's own calls go through shim_driver.h instead.
 void* find_loaded_symbol(Library lib, const char* name);
 
 // The shim's cuGetProcAddress(_v2) when `symbol` names one of them (`real` is what the driver

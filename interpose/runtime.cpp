@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/cuda_names.h"
 #include "trace/call_clock.h"
 #include "fatal_signals.h"
 #include "hook_table.h"
@@ -194,12 +195,17 @@ bool ensure_trace(Runtime& rt) {
   return ok;
 }
 
-void apply_error_policy(const Runtime& rt) {
+void apply_error_policy(const Runtime& rt, const char* function, const format::Record& rec) {
   switch (rt.config.on_error) {
     case OnError::kContinue: return;
-    case OnError::kAbort:
-      log_warning("CUBLASSPY_ON_ERROR=abort: aborting after a failing call (the trace is complete)");
+    case OnError::kAbort: {
+      // "cublasSgemm_v2 returned CUBLAS_STATUS_EXECUTION_FAILED (13)": the vocabulary's names.
+      std::string what = std::string(function) + " returned " + status_text(function, rec.status);
+      if (rec.async_status != 0) what += ", then " + name_and_number(NameSet::kCudaError, rec.async_status);
+      if (rec.status == 0 && rec.async_status == 0) what += " and was flagged by CUBLASSPY_CHECK or CUBLASSPY_SCAN";
+      log_warning("CUBLASSPY_ON_ERROR=abort: " + what + "; aborting (the trace is complete)");
       abort();
+    }
     case OnError::kTrap:
       raise(SIGTRAP);
       return;

@@ -40,7 +40,8 @@ class Runtime {
   std::string trace_path;  // "" when the trace is memory only (dumps go next to it)
 };
 
-// Bumped whenever device memory is freed: caches of pointer attributes compare it.
+// Bumped by a successful cudaMalloc or cudaFree, the only allocation calls the shim hooks
+// (driver_checks.h): the per-thread cache of pointer attributes compares it.
 std::atomic<uint64_t>& allocation_generation();
 
 // The runtime, set up on first use; nullptr when the shim is disabled (CUBLASSPY_DISABLE=1) or
@@ -50,7 +51,8 @@ Runtime* runtime();
 // Opens the trace if this process (or this forked child) has none yet. Cold path.
 bool ensure_trace(Runtime& rt);
 
-// Called after CUBLASSPY_ON_ERROR applies: abort or trap once the record is complete.
-void apply_error_policy(const Runtime& rt);
+// Called after CUBLASSPY_ON_ERROR applies: abort or trap once the record of `function`'s call
+// is complete (an abort names the call and its status first).
+void apply_error_policy(const Runtime& rt, const char* function, const format::Record& rec);
 
 }  // namespace cublasspy

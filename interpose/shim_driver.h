@@ -1,14 +1,30 @@
-// The driver entry points the shim itself calls (scans, dumps), found in the libcuda the program
-// has loaded: never loading one, never initializing CUDA on the program's behalf.
+// The shim's tables of src/driver/driver_api.h (every CUDA function the shim calls for its own
+// use), filled from the libraries the program has loaded by shim_driver.cpp.
 #pragma once
 
-#include "scan/scan_driver.h"
+#include "driver/driver_api.h"
 
 namespace cublasspy {
 
-// The table, resolved on first use; nullptr while libcuda is not loaded or lacks the copy
-// functions (asked again next time). Callers hold thread_state().internal while calling
-// through it, so any of these functions the shim also hooks pass straight through.
-const DriverApi* shim_driver_api();
+// The tables. An entry is the loaded library's function, or nullptr while that library is not
+// loaded and when it lacks the function. A table is filled once, the first time its library is
+// found loaded, and then kept (a loaded library gains no functions). Until then it is looked for
+// again only after note_libraries_changed(): a look searches the loaded objects, and a
+// dlopen(RTLD_NOLOAD) of a name that is not loaded searches the library path on disk.
+//
+// `scratch`: where the table is filled when this thread finds it unfilled; the answer is then
+// `scratch` itself (and the table is kept for the threads after it). No thread waits for
+// another: the other could be waiting for the loader lock that this one holds, inside a library
+// constructor.
+//
+// Callers keep thread_state().internal raised while calling through a table.
+const DriverApi& shim_driver(DriverApi& scratch);
+const RuntimeApi& shim_runtime(RuntimeApi& scratch);
+const CublasLtApi& shim_cublaslt(CublasLtApi& scratch);
+
+// A CUDA library may have been loaded: the tables not yet filled look again at their next use.
+// Called after each successful load the dlopen hook records, and after each set-up call (cuInit,
+// cudaGetDeviceCount, cublasCreate: by then the program has its driver, however it loaded it).
+void note_libraries_changed();
 
 }  // namespace cublasspy

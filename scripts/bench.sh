@@ -49,3 +49,9 @@ CUBLASSPY_SHIM="$shim" CUBLASSPY_TRACE="$tmp/b-%p.cbt" "$build/test-programs/cal
   --benchmark_min_time=0.5 2>/dev/null
 "$build/test-programs/reader_bench" 2>/dev/null
 [ -x "$build/test-programs/scan_bench" ] && "$build/test-programs/scan_bench" 2>/dev/null || true
+
+# 5. Real PyTorch (needs the root, scripts/pytorch-root.sh, and the standin12 target): a loop
+#    of small torch.mm on the CUDA 12 stand-in, with and without the shim.
+if [ -f "${CUBLASSPY_PYTORCH_ROOT:-/var/cache/cublasspy/pytorch-root}/.cublasspy-root-complete" ]; then
+  python3 "$here/tests/pytorch/bench_mm_loop.py" "$here" "$build" 20000 5
+fi

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "checks/operand_checks.h"
+#include "common/cuda_names.h"
 
 namespace cublasspy {
 namespace {
@@ -218,7 +219,7 @@ std::string alignment_message(const GemmCall& g) {
   if (f.pointer_array) {
     return text("%s is not aligned to the %llu bytes of a pointer", operand_ref(g, op).c_str(), ull(f.value_a));
   }
-  const char* type = data_type_name(g.op[op].type);
+  const char* type = cuda_name(NameSet::kDataType, static_cast<int>(g.op[op].type));
   return text("%s is not aligned to its %llu-byte elements (%s)", operand_ref(g, op).c_str(), ull(f.value_a),
               type ? type : "?");
 }

@@ -1,5 +1,6 @@
-// The diagnosis engine: gathers each trace's facts once, runs every rule over them in the
-// order below (root causes before their consequences) and orders the findings.
+// The diagnosis engine: gathers each trace's facts once (or takes them gathered, from the
+// report's walk), runs every rule over them in the order below (root causes before their
+// consequences) and orders the findings.
 #include <algorithm>
 #include <cstring>
 
@@ -70,20 +71,24 @@ Diagnosis finding(const char* id, Severity severity, const TraceFacts& facts) {
 
 }  // namespace diagnoses
 
+std::vector<Diagnosis> diagnoses::diagnose_facts(const std::vector<TraceFacts>& facts) {
+  std::vector<Diagnosis> found;
+  RuleContext ctx(facts, found);
+  for (Rule rule : kRules) rule(ctx);
+  // Most severe first; stable, so within a severity the causal order of the table survives.
+  std::stable_sort(found.begin(), found.end(), [](const Diagnosis& a, const Diagnosis& b) {
+    return static_cast<int>(a.severity) < static_cast<int>(b.severity);
+  });
+  return found;
+}
+
 std::vector<Diagnosis> diagnose(const std::vector<const TraceFile*>& traces) {
   std::vector<diagnoses::TraceFacts> facts;
   facts.reserve(traces.size());
   for (const TraceFile* t : traces) {
     if (t != nullptr) facts.push_back(diagnoses::gather_facts(*t));
   }
-  std::vector<Diagnosis> found;
-  diagnoses::RuleContext ctx(facts, found);
-  for (diagnoses::Rule rule : diagnoses::kRules) rule(ctx);
-  // Most severe first; stable, so within a severity the causal order of the table survives.
-  std::stable_sort(found.begin(), found.end(), [](const Diagnosis& a, const Diagnosis& b) {
-    return static_cast<int>(a.severity) < static_cast<int>(b.severity);
-  });
-  return found;
+  return diagnoses::diagnose_facts(facts);
 }
 
 }  // namespace cublasspy

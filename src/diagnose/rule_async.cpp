@@ -24,7 +24,7 @@ std::string suspect_text(const TraceFile& trace, const CallView& call) {
   return flagged.empty() ? text : text + ", flagged by CUBLASSPY_CHECK: " + flagged;
 }
 
-std::string error_name(int code) { return fmt::format("{} {}", code, cuda_error_name(code)); }
+std::string error_name(int code) { return name_and_number(NameSet::kCudaError, code); }
 
 std::string what_it_means(int code) {
   switch (code) {

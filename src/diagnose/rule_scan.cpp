@@ -151,8 +151,9 @@ void rule_scan(RuleContext& ctx) {
       const GemmCall g = c->gemm();
       Diagnosis d = finding("half-overflow", Severity::kError, f);
       d.call = c->seq;
+      const char* type = cuda_name(NameSet::kDataType, static_cast<int>(output_type(g)));
       d.summary = fmt::format("{} overflowed its {} output to Inf from finite inputs", call_name(*c),
-                              data_type_name(output_type(g)) ? data_type_name(output_type(g)) : "16-bit");
+                              type ? type : "16-bit");
       d.evidence = fmt::format("{}: {}; the inputs were finite ({}, {}, k={}).", call_with_shape(*f.trace, *c),
                                operand_text(*c, kD), magnitude_text(*c, kA), magnitude_text(*c, kB), g.k);
       d.evidence += more_calls(half, f);

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
 
 #include <fmt/format.h>
 
@@ -84,8 +83,8 @@ bool launches_device_work(const CallView& call) {
   return call.function != nullptr && format::is_gemm_family(call.function->family);
 }
 
-TraceFacts gather_facts(const TraceFile& trace) {
-  TraceFacts f;
+FactsGatherer::FactsGatherer(const TraceFile& trace) {
+  TraceFacts& f = f_;
   f.trace = &trace;
   const ProcessInfo& p = trace.process();
   if (std::string pid = p.get("pid"); !pid.empty()) {
@@ -105,92 +104,93 @@ TraceFacts gather_facts(const TraceFile& trace) {
     for (const std::string& l : f.libraries) seen = seen || l == lib;
     if (!seen) f.libraries.push_back(lib);
   }
+}
 
-  const format::FileHeader& h = trace.header();
-  std::deque<CallView> since_sync;  // device work launched since the last clean sync point
-  uint64_t since_sync_total = 0;
-
-  trace.for_each_call([&](const CallView& call) {
-    const format::Record& rec = call.rec();
-    const format::Family family = family_of(call);
-    f.last_activity_ns = std::max(f.last_activity_ns, rec.start_ns + (call.in_flight() ? 0 : rec.duration_ns));
-    if (family == format::Family::kLibraryLoad) {
-      LibraryLoad load;
-      load.seq = call.seq;
-      load.requested = text_arg(call, format::ArgRole::kFilename);
-      load.flags = static_cast<int>(call.arg(format::ArgRole::kLoadFlags).value_or(0));
-      load.ok = call.state == format::RecordState::kCompleted && rec.status == 0;
-      load.result = text_arg(call, format::ArgRole::kLoadResult);
-      f.loads.push_back(std::move(load));
-      if (call.in_flight()) f.in_flight.push_back(call);
-      return;
-    }
-    f.any_cuda_call = true;
+void FactsGatherer::add(const CallView& call) {
+  TraceFacts& f = f_;
+  const format::FileHeader& h = f.header();
+  const format::Record& rec = call.rec();
+  const format::Family family = family_of(call);
+  f.last_activity_ns = std::max(f.last_activity_ns, rec.start_ns + (call.in_flight() ? 0 : rec.duration_ns));
+  if (family == format::Family::kLibraryLoad) {
+    LibraryLoad load;
+    load.seq = call.seq;
+    load.requested = text_arg(call, format::ArgRole::kFilename);
+    load.flags = static_cast<int>(call.arg(format::ArgRole::kLoadFlags).value_or(0));
+    load.ok = call.state == format::RecordState::kCompleted && rec.status == 0;
+    load.result = text_arg(call, format::ArgRole::kLoadResult);
+    f.loads.push_back(std::move(load));
     if (call.in_flight()) f.in_flight.push_back(call);
-    if (family == format::Family::kDevice) f.device_calls.push_back(call);
-    if (is_function(call, "cublasCreate_v2") || is_function(call, "cublasLtCreate")) {
-      f.handle_creates.push_back(call);
+    return;
+  }
+  f.any_cuda_call = true;
+  if (call.in_flight()) f.in_flight.push_back(call);
+  if (family == format::Family::kDevice) f.device_calls.push_back(call);
+  if (is_function(call, "cublasCreate_v2") || is_function(call, "cublasLtCreate")) {
+    f.handle_creates.push_back(call);
+  }
+  // Findings are read through the function's argument table: a record without one (a torn or
+  // foreign function id) cannot be interpreted, only counted as a call.
+  if (rec.check_bits != 0 && call.function != nullptr) {
+    if (f.checked.size() < kKeepFindings) f.checked.push_back(call);
+    f.checked_total++;
+  }
+  if ((rec.flags & format::kFlagScanned) && call.function != nullptr) {
+    f.scanned_total++;
+    if (has_nonfinite(call.slot)) {
+      if (f.scanned_nonfinite.size() < kKeepFindings) f.scanned_nonfinite.push_back(call);
+      f.scanned_nonfinite_total++;
     }
-    // Findings are read through the function's argument table: a record without one (a torn or
-    // foreign function id) cannot be interpreted, only counted as a call.
-    if (rec.check_bits != 0 && call.function != nullptr) {
-      if (f.checked.size() < kKeepFindings) f.checked.push_back(call);
-      f.checked_total++;
-    }
-    if ((rec.flags & format::kFlagScanned) && call.function != nullptr) {
-      f.scanned_total++;
-      if (has_nonfinite(call.slot)) {
-        if (f.scanned_nonfinite.size() < kKeepFindings) f.scanned_nonfinite.push_back(call);
-        f.scanned_nonfinite_total++;
-      }
-    }
-    if ((rec.flags & format::kFlagAsyncPinned) && rec.async_status != 0 &&
-        f.async_pinned.size() < kKeepFindings) {
-      f.async_pinned.push_back(call);
-    }
-    if (call.state != format::RecordState::kCompleted) return;
+  }
+  if ((rec.flags & format::kFlagAsyncPinned) && rec.async_status != 0 &&
+      f.async_pinned.size() < kKeepFindings) {
+    f.async_pinned.push_back(call);
+  }
+  if (call.state != format::RecordState::kCompleted) return;
 
-    if (launches_device_work(call)) {
-      if (rec.status == 0 && rec.async_status == 0) f.successful_work++;
-      since_sync_total++;
-      since_sync.push_back(call);
-      if (since_sync.size() > kKeepSuspects) since_sync.pop_front();
+  if (launches_device_work(call)) {
+    if (rec.status == 0 && rec.async_status == 0) f.successful_work++;
+    since_sync_total_++;
+    since_sync_.push_back(call);
+    if (since_sync_.size() > kKeepSuspects) since_sync_.pop_front();
+  }
+  if (h.first_async_seq != 0 && call.seq == h.first_async_seq && !f.async_surfaced_at) {
+    f.async_surfaced_at = call;
+    f.async_suspects.assign(since_sync_.begin(), since_sync_.end());
+    // The call that surfaced the error is no suspect of its own unless it launched work.
+    if (!f.async_suspects.empty() && f.async_suspects.back().seq == call.seq && !launches_device_work(call)) {
+      f.async_suspects.pop_back();
     }
-    if (h.first_async_seq != 0 && call.seq == h.first_async_seq && !f.async_surfaced_at) {
-      f.async_surfaced_at = call;
-      f.async_suspects.assign(since_sync.begin(), since_sync.end());
-      // The call that surfaced the error is no suspect of its own unless it launched work.
-      if (!f.async_suspects.empty() && f.async_suspects.back().seq == call.seq && !launches_device_work(call)) {
-        f.async_suspects.pop_back();
-      }
-      f.async_suspects_total = since_sync_total;
-    }
-    if (is_sync_point(call) && rec.status == 0) {
-      since_sync.clear();
-      since_sync_total = 0;
-    }
+    f.async_suspects_total = since_sync_total_;
+  }
+  if (is_sync_point(call) && rec.status == 0) {
+    since_sync_.clear();
+    since_sync_total_ = 0;
+  }
 
-    if (rec.status != 0) {
-      f.failed_total++;
-      if (is_function(call, "cudaMalloc") && f.failed_memory.size() < kKeepFindings) {
-        f.failed_memory.push_back(call);
-      }
-      auto key = std::make_pair(std::string(call.function_name()), static_cast<int>(rec.status));
-      auto [it, fresh] = f.failures.try_emplace(key, FailureGroup{call, 0});
-      it->second.count++;
-      if (fresh) f.failure_order.push_back(key);
+  if (rec.status != 0) {
+    f.failed_total++;
+    if (is_function(call, "cudaMalloc") && f.failed_memory.size() < kKeepFindings) {
+      f.failed_memory.push_back(call);
     }
-  });
-  return f;
+    auto key = std::make_pair(std::string(call.function_name()), static_cast<int>(rec.status));
+    auto [it, fresh] = f.failures.try_emplace(key, FailureGroup{call, 0});
+    it->second.count++;
+    if (fresh) f.failure_order.push_back(key);
+  }
+}
+
+TraceFacts gather_facts(const TraceFile& trace) {
+  FactsGatherer gatherer(trace);
+  trace.for_each_call([&](const CallView& call) { gatherer.add(call); });
+  return gatherer.finish();
 }
 
 std::string call_name(const CallView& call) {
   return fmt::format("{} (call #{})", call.function_name(), call.seq);
 }
 
-std::string status_text(const CallView& call, int status) {
-  return fmt::format("{} {}", status, status_name_for(call.library(), status));
-}
+std::string status_text(const CallView& call, int status) { return status_text_for(call.library(), status); }
 
 std::string status_text(const CallView& call) { return status_text(call, call.rec().status); }
 

@@ -5,12 +5,15 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/cuda_names.h"  // the rules name statuses and types through it
+#include "common/diagnosis.h"
 #include "trace/trace_reader.h"
 
 namespace cublasspy::diagnoses {
@@ -73,13 +76,32 @@ struct TraceFacts {
   bool sync_mode() const;  // CUBLASSPY_SYNC was on
 };
 
+// Gathers a trace's facts one record at a time, in the order for_each_call visits them, so a
+// reader that walks the ring for its own ends (the report) feeds the rules from the same walk.
+class FactsGatherer {
+ public:
+  explicit FactsGatherer(const TraceFile& trace);
+  void add(const CallView& call);
+  TraceFacts finish() { return std::move(f_); }
+
+ private:
+  TraceFacts f_;
+  std::deque<CallView> since_sync_;  // device work launched since the last clean sync point
+  uint64_t since_sync_total_ = 0;
+};
+
+// A walk of its own.
 TraceFacts gather_facts(const TraceFile& trace);
+
+// The findings over facts already gathered, one per trace (diagnose() gathers them itself).
+std::vector<Diagnosis> diagnose_facts(const std::vector<TraceFacts>& facts);
 
 // ---- wording shared by the rules ----
 
 // "cudaGetDeviceCount (call #1)".
 std::string call_name(const CallView& call);
-// "35 cudaErrorInsufficientDriver", "1 CUBLAS_STATUS_NOT_INITIALIZED", "2 CUDA_ERROR_OUT_OF_MEMORY".
+// "cudaErrorInsufficientDriver (35)", "CUBLAS_STATUS_NOT_INITIALIZED (1)", "CUDA_ERROR_NO_DEVICE
+// (100)": the status in the enum of the call's API (common/cuda_names.h).
 std::string status_text(const CallView& call, int status);
 std::string status_text(const CallView& call);
 // A GEMM's shape for a human: "m=4 n=3 k=2 lda=4 ldb=2 ldc=4"; "" when the call is no GEMM.

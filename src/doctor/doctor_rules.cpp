@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/cuda_names.h"
 #include "diagnose/advice.h"
 #include "diagnose/version_text.h"
 #include "doctor/doctor.h"
@@ -79,7 +80,7 @@ void driver_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
                              : "no libcuda.so.1 on the library search path");
   } else if (stub) {
     evidence.push_back(fmt::format("the libcuda loaded is the toolkit's stub ({}{})", p.loaded ? p.library_path : f.libraries.driver_file,
-                                   p.init_status == 34 ? ", cuInit returned 34 CUDA_ERROR_STUB_LIBRARY" : ""));
+                                   p.init_status == 34 ? ", cuInit returned " + status_text("cuInit", 34) : ""));
   } else {
     evidence.push_back(fmt::format("{} loaded but reports no driver version", p.library_path));
   }
@@ -154,7 +155,7 @@ void device_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
     d.summary = v.entries.empty() ? "CUDA_VISIBLE_DEVICES is set to an empty string, which hides every GPU"
                                   : fmt::format("CUDA_VISIBLE_DEVICES={} names no GPU that exists, so CUDA sees none", v.value);
     std::vector<std::string> e{fmt::format("with CUDA_VISIBLE_DEVICES={} {}", v.value.empty() ? "\"\"" : v.value,
-                                           status == 100 ? "cuInit returned 100 CUDA_ERROR_NO_DEVICE" : "CUDA counts 0 devices")};
+                                           status == 100 ? "cuInit returned " + status_text("cuInit", 100) : "CUDA counts 0 devices")};
     if (p.nvml_count > 0) e.push_back(fmt::format("NVML sees {} GPU{} (valid indices 0..{})", p.nvml_count, p.nvml_count == 1 ? "" : "s", p.nvml_count - 1));
     if (!f.module.gpu_bus_ids.empty()) e.push_back(fmt::format("the kernel drives {} GPU{}", f.module.gpu_bus_ids.size(), f.module.gpu_bus_ids.size() == 1 ? "" : "s"));
     if (!v.malformed.empty()) e.push_back(fmt::format("entries that are neither an index nor a UUID: '{}'", join(v.malformed, "', '")));
@@ -166,7 +167,7 @@ void device_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
   if (no_device) {
     Diagnosis d = make("no-device", Severity::kError);
     d.summary = "the NVIDIA driver works but CUDA sees no GPU";
-    std::vector<std::string> e{status == 100 ? "cuInit returned 100 CUDA_ERROR_NO_DEVICE" : "cuDeviceGetCount counts 0 devices"};
+    std::vector<std::string> e{status == 100 ? "cuInit returned " + status_text("cuInit", 100) : "cuDeviceGetCount counts 0 devices"};
     for (const std::string& s : kernel_side(f)) e.push_back(s);
     if (f.mig.enabled()) e.push_back("MIG mode is enabled: CUDA sees only MIG instances, and there may be none");
     d.evidence = join(e) + ".";
@@ -178,7 +179,8 @@ void device_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
   }
   if (status != 0) {
     Diagnosis d = make("device-enumeration-failed", Severity::kError);
-    d.summary = fmt::format("CUDA cannot enumerate the GPUs: {} returned {}", p.init_status != 0 ? "cuInit" : "cuDeviceGetCount", status);
+    const char* call = p.init_status != 0 ? "cuInit" : "cuDeviceGetCount";
+    d.summary = fmt::format("CUDA cannot enumerate the GPUs: {} returned {}", call, status_text(call, status));
     std::vector<std::string> e{d.summary.substr(d.summary.find(':') + 2)};
     if (status == 2) {
       e.push_back(fmt::format("CUDA_DEVICE_ORDER={}, CUDA_VISIBLE_DEVICES={}", v.device_order.empty() ? "unset" : v.device_order,

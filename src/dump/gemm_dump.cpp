@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "common/cuda_names.h"
 #include "dump/npy_writer.h"
 
 namespace cublasspy {
@@ -48,7 +49,8 @@ std::string metadata_json(const GemmCall& g, const GemmDumpRequest& request, int
   field("function", text(request.function));
   field("seq", std::to_string(request.seq));
   field("operand", text(kOperandNames[index]));
-  field("type", text(data_type_name(m.type) ? data_type_name(m.type) : "unknown"));
+  const char* type = cuda_name(NameSet::kDataType, static_cast<int>(m.type));
+  field("type", text(type ? type : "unknown"));
   field("npy_dtype", text(dtype.descr));
   field("raw_bits", raw_bits ? "true" : "false");
   field("element_bytes", std::to_string(element_bytes(m.type)));
@@ -97,7 +99,7 @@ GemmDumpResult dump_gemm(const DriverApi& api, const GemmCall& g, const GemmDump
   };
   CUresult sync = api.stream_synchronize(reinterpret_cast<CUstream>(request.stream));
   if (sync != CUDA_SUCCESS) {
-    fail("the stream reports " + driver_error_text(api, sync));
+    fail("the stream reports " + name_and_number(NameSet::kCuResult, sync));
     return result;
   }
   for (int i = 0; i < 4; ++i) {
@@ -154,7 +156,7 @@ GemmDumpResult dump_gemm(const DriverApi& api, const GemmCall& g, const GemmDump
       ::unlink((base + ".npy").c_str());
       budget.give_back(bytes);
       if (read != CUDA_SUCCESS) {
-        fail(std::string(kOperandNames[i]) + ": copy failed: " + driver_error_text(api, read));
+        fail(std::string(kOperandNames[i]) + ": copy failed: " + name_and_number(NameSet::kCuResult, read));
       } else {
         fail(closed ? error : base + ".npy: write failed");
       }

@@ -48,14 +48,6 @@ bool stream_is_capturing(const DriverApi& api, uint64_t stream) {
   return r != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
-std::string driver_error_text(const DriverApi& api, CUresult r) {
-  const char* name = nullptr;
-  if (api.get_error_name == nullptr || api.get_error_name(r, &name) != CUDA_SUCCESS || !name) {
-    name = "CUresult";
-  }
-  return std::string(name) + " (" + std::to_string(static_cast<int>(r)) + ")";
-}
-
 bool device_range_ok(const DriverApi& api, uint64_t ptr, uint64_t bytes) {
   if (api.mem_get_address_range == nullptr || ptr == 0) return false;
   CUdeviceptr base = 0;

@@ -1,9 +1,10 @@
-// The CUDA driver entry points the scans and dumps use, and the one way they read an operand
-// out of device memory: in bounded chunks, through the driver's copy (which reports a bad
-// address as an error code), never by dereferencing a device pointer on the host.
+// The one way the scans and dumps read an operand out of device memory: in bounded chunks,
+// through the driver's copy (which reports a bad address as an error code), never by
+// dereferencing a device pointer on the host.
 //
-// The table is filled by the shim from the libcuda the program loaded (shim_driver.h) and by
-// the tests with fakes; nothing here knows about the shim's runtime, so the tests link it alone.
+// The driver functions come from the table of src/driver/driver_api.h, filled by the shim from
+// the libcuda the program loaded (interpose/shim_driver.h) and by the tests with fakes; nothing
+// here knows about the shim's runtime, so the tests link it alone.
 #pragma once
 
 #include <cuda.h>
@@ -12,35 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "driver/driver_api.h"
 #include "trace/gemm_call.h"
 
 namespace cublasspy {
-
-struct DriverApi {
-  // Needed by every path (a null one means "cannot scan").
-  decltype(&::cuCtxGetCurrent) ctx_get_current = nullptr;
-  decltype(&::cuStreamSynchronize) stream_synchronize = nullptr;
-  decltype(&::cuMemcpyDtoH_v2) memcpy_dtoh = nullptr;
-  // Optional: when absent the stream is taken as not capturing, and errors are shown as numbers.
-  decltype(&::cuStreamIsCapturing) stream_is_capturing = nullptr;
-  decltype(&::cuGetErrorName) get_error_name = nullptr;
-  // The kernel path; any one missing means host path only.
-  decltype(&::cuMemGetAddressRange_v2) mem_get_address_range = nullptr;
-  decltype(&::cuModuleLoadData) module_load_data = nullptr;
-  decltype(&::cuModuleGetFunction) module_get_function = nullptr;
-  decltype(&::cuLaunchKernel) launch_kernel = nullptr;
-  decltype(&::cuMemAlloc_v2) mem_alloc = nullptr;
-  decltype(&::cuMemsetD8Async) memset_d8_async = nullptr;
-  decltype(&::cuMemcpyDtoHAsync_v2) memcpy_dtoh_async = nullptr;
-
-  bool can_copy() const {
-    return ctx_get_current && stream_synchronize && memcpy_dtoh;
-  }
-  bool can_launch() const {
-    return can_copy() && mem_get_address_range && module_load_data && module_get_function &&
-           launch_kernel && mem_alloc && memset_d8_async && memcpy_dtoh_async;
-  }
-};
 
 // Largest host buffer one operand read uses; bigger operands arrive in several chunks.
 inline constexpr uint64_t kDefaultChunkBytes = 4ull << 20;
@@ -48,9 +24,6 @@ inline constexpr uint64_t kDefaultChunkBytes = 4ull << 20;
 // True when `stream` is being captured into a CUDA graph (or the driver cannot tell): the shim
 // must then launch, copy and synchronize nothing, or it would break the program's capture.
 bool stream_is_capturing(const DriverApi& api, uint64_t stream);
-
-// "CUDA_ERROR_INVALID_VALUE (1)", for messages.
-std::string driver_error_text(const DriverApi& api, CUresult r);
 
 // True when [ptr, ptr + bytes) lies inside one device allocation (cuMemGetAddressRange).
 bool device_range_ok(const DriverApi& api, uint64_t ptr, uint64_t bytes);

@@ -208,7 +208,8 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
   X(kCublas, void, cublasZgemm, 0, kLegacyGemm, (char, transa, LegacyOp<Role::kTransA>), (char, transb, LegacyOp<Role::kTransB>), (int, m, Int<Role::kM>), (int, n, Int<Role::kN>), (int, k, Int<Role::kK>), (cuDoubleComplex, alpha, AlphaValue), (const cuDoubleComplex*, A, Ptr<Role::kA>), (int, lda, Int<Role::kLda>), (const cuDoubleComplex*, B, Ptr<Role::kB>), (int, ldb, Int<Role::kLdb>), (cuDoubleComplex, beta, BetaValue), (cuDoubleComplex*, C, Ptr<Role::kC>), (int, ldc, Int<Role::kLdc>))
 
 // Loads of CUDA libraries: dlopen is exported through an assembly entry point that keeps the
-// program's own search path (dlopen_hook.cpp), so this entry gets no generated wrapper.
+// program's own search path; behind it, dlopen_hook.cpp expands this entry into the recorder,
+// with the recording every wrapper shares.
 #define CUBLASSPY_LOADER_HOOKS(X)                                                               \
   X(kSystem, void*, dlopen, nullptr, kLibraryLoad, (const char*, filename, LoadedFile),        \
     (int, flags, Int<Role::kLoadFlags>))

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -19,6 +20,29 @@ double as_double(uint64_t bits) {
   return d;
 }
 
+// The enum a numeric argument's value belongs to, when CUDA names its values: an error code
+// in the vocabulary of the function's library, a cuBLASLt attribute in that of the descriptor
+// the function sets.
+std::optional<NameSet> named_set(const ArgView& arg, const CallView& call) {
+  switch (arg.kind) {
+    case ArgKind::kGemmAlgo: return NameSet::kGemmAlgo;
+    case ArgKind::kOrder: return NameSet::kLtOrder;
+    case ArgKind::kEpilogue: return NameSet::kLtEpilogue;
+    case ArgKind::kLtAttribute: return lt_attribute_set_for(call.function_name());
+    case ArgKind::kCudaError:
+      return status_set_of(call.library()) == NameSet::kCuResult ? NameSet::kCuResult : NameSet::kCudaError;
+    default: return std::nullopt;
+  }
+}
+
+// `<arg>_name` beside a numeric argument CUDA names ("algo": 99, "algo_name":
+// "CUBLAS_GEMM_DEFAULT_TENSOR_OP"); null when the value is unset or no toolkit names it.
+json arg_name(const ArgView& arg, NameSet set) {
+  if (arg.raw == format::kArgUnset) return nullptr;
+  const char* name = cuda_name(set, static_cast<int32_t>(arg.raw));
+  return name != nullptr ? json(name) : json(nullptr);
+}
+
 // One argument slot in the form its kind calls for.
 json arg_value(const ArgView& arg, const format::Record& rec, size_t slot_index) {
   uint64_t v = arg.raw;
@@ -32,7 +56,7 @@ json arg_value(const ArgView& arg, const format::Record& rec, size_t slot_index)
     case ArgKind::kPointer: return hex_address(v);
     case ArgKind::kOperation: return operation_name(static_cast<int>(v));
     case ArgKind::kLegacyChar: return std::string(1, static_cast<char>(v));
-    case ArgKind::kDataType: return data_type_text(static_cast<int>(v));
+    case ArgKind::kDataType: return name_or_number(NameSet::kDataType, static_cast<int>(v));
     case ArgKind::kComputeType: return compute_type_text(static_cast<int>(v));
     case ArgKind::kGemmAlgo: return static_cast<int64_t>(static_cast<int32_t>(v));
     case ArgKind::kPointerMode: return pointer_mode_name(static_cast<int>(v));
@@ -80,7 +104,7 @@ void add_gemm_args(const CallView& call, json& args) {
   for (int i = 0; i < 3; ++i) {
     const bool has_type_slot = slot_with_role(entry, format::operand_role(ArgRole::kAType, i)) >= 0;
     if (!has_type_slot && g.valid && g.op[i].present) {
-      if (const char* name = data_type_name(g.op[i].type)) args[kTypeKeys[i]] = name;
+      if (const char* name = cuda_name(NameSet::kDataType, static_cast<int>(g.op[i].type))) args[kTypeKeys[i]] = name;
     }
   }
   DataType out_type = g.valid ? (g.d().present ? g.d().type : g.c().type) : DataType::kUnknown;
@@ -138,25 +162,32 @@ json call_arguments(const CallView& call) {
   std::vector<ArgView> views = call.args();
   for (size_t i = 0; i < views.size(); ++i) {
     // Unnamed slots are room for a text argument's bytes, not arguments of their own.
-    if (views[i].name[0] != '\0') args[views[i].name] = arg_value(views[i], call.rec(), i);
+    if (views[i].name[0] == '\0') continue;
+    args[views[i].name] = arg_value(views[i], call.rec(), i);
+    if (auto set = named_set(views[i], call)) args[std::string(views[i].name) + "_name"] = arg_name(views[i], *set);
   }
+  // The GEMM family: the handle state (alpha, beta, pointer mode, math mode, stream) too.
   if (call.function != nullptr && format::is_gemm_family(call.function->family)) add_gemm_args(call, args);
   return args;
 }
 
 // Scalars the report read (alpha=1.5) hide their addresses; a scalar only known as a device
-// pointer shows the pointer instead (alpha=@0x7f...).
+// pointer shows the pointer instead (alpha=@0x7f...). A value CUDA names shows its name (algo=
+// CUBLAS_GEMM_DEFAULT_TENSOR_OP), its number when no toolkit names it.
 std::vector<std::string> argument_pieces(const json& args) {
   std::vector<std::string> out;
   for (auto it = args.begin(); it != args.end(); ++it) {
     const std::string& key = it.key();
-    // alpha_ptr / alpha_text accompany alpha: shown through it, not on their own (an argument
-    // that merely ends so, like cudaMalloc's dev_ptr, is shown).
+    // alpha_ptr / alpha_text / algo_name accompany alpha and algo: shown through them, not on
+    // their own (an argument that merely ends so, like cudaMalloc's dev_ptr, is shown).
     bool companion = (ends_with(key, "_ptr") && args.contains(key.substr(0, key.size() - 4))) ||
-                     (ends_with(key, "_text") && args.contains(key.substr(0, key.size() - 5)));
+                     (ends_with(key, "_text") && args.contains(key.substr(0, key.size() - 5))) ||
+                     (ends_with(key, "_name") && args.contains(key.substr(0, key.size() - 5)));
     if (companion) continue;
     std::string text = value_text(it.value());
-    if (it.value().is_null()) {
+    if (auto name = args.find(key + "_name"); name != args.end() && name->is_string()) {
+      text = name->get<std::string>();
+    } else if (it.value().is_null()) {
       if (args.contains(key + "_text")) text = value_text(args[key + "_text"]);
       else if (args.contains(key + "_ptr")) text = "@" + value_text(args[key + "_ptr"]);
     }
@@ -172,7 +203,7 @@ CallOutcome outcome_of(const CallView& call) {
   o.status = rec.status;
   o.status_name = call.status_name();
   o.async_status = rec.async_status;
-  if (rec.async_status != 0) o.async_status_name = cuda_error_name(rec.async_status);
+  if (rec.async_status != 0) o.async_status_name = name_or_unknown(NameSet::kCudaError, rec.async_status);
   o.crashed = (rec.flags & format::kFlagCrashed) != 0;
   o.unresolved = (rec.flags & format::kFlagUnresolved) != 0;
   return o;

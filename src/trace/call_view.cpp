@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include <fmt/format.h>
 
 #include "trace/trace_reader.h"
 
@@ -47,42 +46,14 @@ GemmCall CallView::gemm() const { return function ? gemm_from_record(*function, 
 
 std::string CallView::status_name() const { return status_name_for(library(), rec().status); }
 
-std::string cu_result_name(int status) {
-  switch (status) {
-    case 0: return "CUDA_SUCCESS";
-    case 1: return "CUDA_ERROR_INVALID_VALUE";
-    case 2: return "CUDA_ERROR_OUT_OF_MEMORY";
-    case 3: return "CUDA_ERROR_NOT_INITIALIZED";
-    case 4: return "CUDA_ERROR_DEINITIALIZED";
-    case 34: return "CUDA_ERROR_STUB_LIBRARY";
-    case 46: return "CUDA_ERROR_DEVICE_UNAVAILABLE";
-    case 100: return "CUDA_ERROR_NO_DEVICE";
-    case 101: return "CUDA_ERROR_INVALID_DEVICE";
-    case 216: return "CUDA_ERROR_CONTEXT_ALREADY_IN_USE";
-    case 304: return "CUDA_ERROR_OPERATING_SYSTEM";
-    case 700: return "CUDA_ERROR_ILLEGAL_ADDRESS";
-    case 719: return "CUDA_ERROR_LAUNCH_FAILED";
-    case 802: return "CUDA_ERROR_SYSTEM_NOT_READY";
-    case 803: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
-    case 804: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
-    case 999: return "CUDA_ERROR_UNKNOWN";
-    default: return "";
-  }
+std::string status_name_for(Library library, int status) {
+  const std::optional<NameSet> set = status_set_of(library);
+  return set ? name_or_unknown(*set, status) : std::to_string(status);
 }
 
-std::string status_name_for(Library library, int status) {
-  switch (library) {
-    case Library::kCublas: case Library::kCublasLt:
-      return cublas_status_name(status);
-    case Library::kCudart:
-      return cuda_error_name(status);
-    case Library::kCuda: {
-      std::string name = cu_result_name(status);
-      return name.empty() ? fmt::format("CUresult {}", status) : name;
-    }
-    default:
-      return std::to_string(status);
-  }
+std::string status_text_for(Library library, int status) {
+  const std::optional<NameSet> set = status_set_of(library);
+  return set ? name_and_number(*set, status) : std::to_string(status);
 }
 
 const char* library_name(Library library) {

@@ -42,27 +42,6 @@ bool is_floating(DataType t) {
   }
 }
 
-const char* data_type_name(DataType t) {
-  switch (t) {
-    case DataType::kR16F: return "CUDA_R_16F";
-    case DataType::kC16F: return "CUDA_C_16F";
-    case DataType::kR16BF: return "CUDA_R_16BF";
-    case DataType::kC16BF: return "CUDA_C_16BF";
-    case DataType::kR32F: return "CUDA_R_32F";
-    case DataType::kC32F: return "CUDA_C_32F";
-    case DataType::kR64F: return "CUDA_R_64F";
-    case DataType::kC64F: return "CUDA_C_64F";
-    case DataType::kR8I: return "CUDA_R_8I";
-    case DataType::kC8I: return "CUDA_C_8I";
-    case DataType::kR8U: return "CUDA_R_8U";
-    case DataType::kR32I: return "CUDA_R_32I";
-    case DataType::kC32I: return "CUDA_C_32I";
-    case DataType::kR8F_E4M3: return "CUDA_R_8F_E4M3";
-    case DataType::kR8F_E5M2: return "CUDA_R_8F_E5M2";
-    default: return nullptr;
-  }
-}
-
 uint64_t Matrix::extent_bytes(int64_t batch_count) const {
   int bytes = element_bytes(type);
   if (!present || bytes == 0 || rows <= 0 || cols <= 0) return 0;

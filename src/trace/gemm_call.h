@@ -15,7 +15,8 @@
 
 namespace cublasspy {
 
-// cudaDataType values used by the element rules (cuda's library_types.h numbering).
+// cudaDataType values used by the element rules (cuda's library_types.h numbering; their names:
+// common/cuda_names.h, NameSet::kDataType).
 enum class DataType : int32_t {
   kR16F = 2, kC16F = 6, kR16BF = 14, kC16BF = 15, kR32F = 0, kC32F = 4, kR64F = 1, kC64F = 5,
   kR8I = 3, kC8I = 7, kR8U = 8, kR32I = 10, kC32I = 11, kR8F_E4M3 = 28, kR8F_E5M2 = 29,
@@ -24,7 +25,6 @@ enum class DataType : int32_t {
 int element_bytes(DataType t);  // 0 if unknown
 bool is_complex(DataType t);
 bool is_floating(DataType t);
-const char* data_type_name(DataType t);  // "CUDA_R_16F"
 
 enum class Operand : uint8_t { kA = 0, kB = 1, kC = 2, kD = 3 };
 

@@ -240,6 +240,14 @@ KeyValueBlob collect_process_info(int rank, const std::string& start_time) {
   kv.add("pid_namespace", pid_namespace());
   kv.add("rank", rank < 0 ? "" : std::to_string(rank));
   kv.add("start_time", start_time);
+  // Call stamps are CLOCK_MONOTONIC, which only the processes of one host share: this pair,
+  // read back to back, puts them on the wall clock, so traces of several hosts merge in order.
+  timespec wall{}, mono{};
+  clock_gettime(CLOCK_REALTIME, &wall);
+  clock_gettime(CLOCK_MONOTONIC, &mono);
+  auto ns = [](const timespec& t) { return std::to_string(t.tv_sec * 1000000000ll + t.tv_nsec); };
+  kv.add("clock_realtime_ns", ns(wall));
+  kv.add("clock_monotonic_ns", ns(mono));
   for (char** e = environ; e && *e; ++e) {
     if (std::optional<std::string> entry = recorded_environment_entry(*e)) kv.add("env", *entry);
   }

@@ -482,97 +482,12 @@ const char* operation_name(int op) {
   }
 }
 
-std::string data_type_text(int type) {
-  static const std::pair<int, const char*> kNames[] = {
-      {0, "CUDA_R_32F"}, {1, "CUDA_R_64F"}, {2, "CUDA_R_16F"}, {3, "CUDA_R_8I"},
-      {4, "CUDA_C_32F"}, {5, "CUDA_C_64F"}, {6, "CUDA_C_16F"}, {7, "CUDA_C_8I"},
-      {8, "CUDA_R_8U"}, {9, "CUDA_C_8U"}, {10, "CUDA_R_32I"}, {11, "CUDA_C_32I"},
-      {12, "CUDA_R_32U"}, {13, "CUDA_C_32U"}, {14, "CUDA_R_16BF"}, {15, "CUDA_C_16BF"},
-      {16, "CUDA_R_4I"}, {17, "CUDA_C_4I"}, {18, "CUDA_R_4U"}, {19, "CUDA_C_4U"},
-      {20, "CUDA_R_16I"}, {21, "CUDA_C_16I"}, {22, "CUDA_R_16U"}, {23, "CUDA_C_16U"},
-      {24, "CUDA_R_64I"}, {25, "CUDA_C_64I"}, {26, "CUDA_R_64U"}, {27, "CUDA_C_64U"},
-      {28, "CUDA_R_8F_E4M3"}, {29, "CUDA_R_8F_E5M2"}};
-  for (auto& [v, n] : kNames) {
-    if (v == type) return n;
-  }
-  return std::to_string(type);
-}
-
-std::string compute_type_text(int type) {
-  static const std::pair<int, const char*> kNames[] = {
-      {64, "CUBLAS_COMPUTE_16F"}, {65, "CUBLAS_COMPUTE_16F_PEDANTIC"},
-      {68, "CUBLAS_COMPUTE_32F"}, {69, "CUBLAS_COMPUTE_32F_PEDANTIC"},
-      {70, "CUBLAS_COMPUTE_64F"}, {71, "CUBLAS_COMPUTE_64F_PEDANTIC"},
-      {72, "CUBLAS_COMPUTE_32I"}, {73, "CUBLAS_COMPUTE_32I_PEDANTIC"},
-      {74, "CUBLAS_COMPUTE_32F_FAST_16F"}, {75, "CUBLAS_COMPUTE_32F_FAST_16BF"},
-      {77, "CUBLAS_COMPUTE_32F_FAST_TF32"}, {78, "CUBLAS_COMPUTE_32F_EMULATED_16BFX9"}};
-  for (auto& [v, n] : kNames) {
-    if (v == type) return n;
-  }
-  // Legacy cudaDataType compute types (cublasSgemmEx and older GemmEx callers).
-  return data_type_text(type);
-}
-
-std::string cublas_status_name(int status) {
-  switch (status) {
-    case 0: return "CUBLAS_STATUS_SUCCESS";
-    case 1: return "CUBLAS_STATUS_NOT_INITIALIZED";
-    case 3: return "CUBLAS_STATUS_ALLOC_FAILED";
-    case 7: return "CUBLAS_STATUS_INVALID_VALUE";
-    case 8: return "CUBLAS_STATUS_ARCH_MISMATCH";
-    case 11: return "CUBLAS_STATUS_MAPPING_ERROR";
-    case 13: return "CUBLAS_STATUS_EXECUTION_FAILED";
-    case 14: return "CUBLAS_STATUS_INTERNAL_ERROR";
-    case 15: return "CUBLAS_STATUS_NOT_SUPPORTED";
-    case 16: return "CUBLAS_STATUS_LICENSE_ERROR";
-    default: return fmt::format("CUBLAS_STATUS_{}", status);
-  }
-}
-
-std::string cuda_error_name(int error) {
-  switch (error) {
-    case 0: return "cudaSuccess";
-    case 1: return "cudaErrorInvalidValue";
-    case 2: return "cudaErrorMemoryAllocation";
-    case 3: return "cudaErrorInitializationError";
-    case 4: return "cudaErrorCudartUnloading";
-    case 34: return "cudaErrorStubLibrary";
-    case 35: return "cudaErrorInsufficientDriver";
-    case 36: return "cudaErrorCallRequiresNewerDriver";
-    case 100: return "cudaErrorNoDevice";
-    case 101: return "cudaErrorInvalidDevice";
-    case 209: return "cudaErrorNoKernelImageForDevice";
-    case 700: return "cudaErrorIllegalAddress";
-    case 701: return "cudaErrorLaunchOutOfResources";
-    case 702: return "cudaErrorLaunchTimeout";
-    case 719: return "cudaErrorLaunchFailure";
-    case 803: return "cudaErrorSystemDriverMismatch";
-    case 804: return "cudaErrorCompatNotSupportedOnDevice";
-    case 999: return "cudaErrorUnknown";
-    default: return fmt::format("cudaError {}", error);
-  }
-}
-
 const char* pointer_mode_name(int mode) {
   switch (mode) {
     case 0: return "host";
     case 1: return "device";
     default: return "?";
   }
-}
-
-std::string math_mode_text(int mode) {
-  constexpr int kDisallowReducedPrecision = 16;
-  std::string base;
-  switch (mode & ~kDisallowReducedPrecision) {
-    case 0: base = "CUBLAS_DEFAULT_MATH"; break;
-    case 1: base = "CUBLAS_TENSOR_OP_MATH"; break;
-    case 2: base = "CUBLAS_PEDANTIC_MATH"; break;
-    case 3: base = "CUBLAS_TF32_TENSOR_OP_MATH"; break;
-    default: return std::to_string(mode);
-  }
-  if (mode & kDisallowReducedPrecision) base += "|CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION";
-  return base;
 }
 
 }  // namespace cublasspy

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/cuda_names.h"
 #include "trace/gemm_call.h"
 #include "trace/trace_format.h"
 
@@ -158,23 +159,17 @@ class TraceFile {
   mutable std::vector<uint64_t> in_flight_;    // version 1: ring indices of calls in flight
 };
 
-// Helpers for printing argument values (text report, JSON, golden tests).
+// The report's short spellings of argument values (CUDA's own names: common/cuda_names.h).
 const char* operation_name(int op);           // "N", "T", "C"
-std::string data_type_text(int type);         // "CUDA_R_16F" or the number
-std::string compute_type_text(int type);      // "CUBLAS_COMPUTE_32F" or the number
-std::string cublas_status_name(int status);   // "CUBLAS_STATUS_EXECUTION_FAILED"
-std::string cuda_error_name(int error);       // "cudaErrorInsufficientDriver"
-// The CUresult name of a driver-API status ("CUDA_ERROR_NO_DEVICE"), "" when not known.
-std::string cu_result_name(int status);
-// The status name in the vocabulary of `library`: cuBLAS names for cuBLAS and cuBLASLt,
-// cudaError_t names for the runtime, CUresult names for the driver, the number otherwise.
-// The one place a status becomes a name (CallView::status_name() and the rules call it).
+// The status name in the vocabulary of `library` (common/cuda_names.h, status_set_of):
+// cublasStatus_t names for cuBLAS and cuBLASLt, cudaError_t for the runtime, CUresult for the
+// driver ("unknown CUresult" for a value of no toolkit), the number otherwise (dlopen).
+// CallView::status_name() and the rules name statuses through these.
 std::string status_name_for(format::Library library, int status);
+// The same with the number: "CUDA_ERROR_NO_DEVICE (100)".
+std::string status_text_for(format::Library library, int status);
 const char* pointer_mode_name(int mode);      // "host", "device", or "?"
 // "cublas", "cublasLt", "cudart", "cuda" (the driver), "system" (dlopen), "unknown".
 const char* library_name(format::Library library);
-// "CUBLAS_TF32_TENSOR_OP_MATH", with "|CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION" when
-// that flag is set; the number for unknown values.
-std::string math_mode_text(int mode);
 
 }  // namespace cublasspy

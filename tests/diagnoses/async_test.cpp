@@ -20,7 +20,7 @@ TEST(AsyncError, NotPinnedAdvisesSync) {
   const Diagnosis& d = the_finding(found, "async-error");
   ASSERT_TRUE(d.call && d.pid) << explain(run, found);
   EXPECT_EQ(function_of_call(run, *d.pid, *d.call), "cudaStreamSynchronize");
-  EXPECT_TRUE(contains(d.summary, "700 cudaErrorIllegalAddress")) << d.summary;
+  EXPECT_TRUE(contains(d.summary, "cudaErrorIllegalAddress (700)")) << d.summary;
   // The suspect: the GEMM launched since the last clean synchronization.
   EXPECT_TRUE(contains(d.evidence, "cublasSgemm_v2 (m=4 n=3 k=2")) << d.evidence;
   EXPECT_TRUE(contains(d.evidence, "sticky")) << d.evidence;

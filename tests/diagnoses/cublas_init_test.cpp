@@ -15,7 +15,7 @@ TEST(CublasInitFailed, AllocFailedIsMemory) {
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "cublas-init-failed");
   EXPECT_TRUE(contains(d.summary, "memory")) << explain(run, found);
-  EXPECT_TRUE(contains(d.evidence, "3 CUBLAS_STATUS_ALLOC_FAILED")) << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, "CUBLAS_STATUS_ALLOC_FAILED (3)")) << d.evidence;
   EXPECT_TRUE(contains(d.evidence, "so the driver works")) << d.evidence;
   EXPECT_TRUE(contains(d.advice, "nvidia-smi")) << d.advice;
   EXPECT_TRUE(contains(d.advice, "empty_cache")) << d.advice;

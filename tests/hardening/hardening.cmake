@@ -110,3 +110,10 @@ target_link_libraries(hardening_fuzz_config PRIVATE cublasspy_settings cublasspy
 # No trace or dump committed outside tests/ (one with a developer's environment once was).
 add_test(NAME hardening.repository.NoTraceOutsideTests
          COMMAND sh ${HARDENING_DIR}/no_stray_traces.sh ${PROJECT_SOURCE_DIR})
+
+# The installed binaries start where only glibc (of the documented floor) is there.
+if(NOT CUBLASSPY_SANITIZE)
+  add_test(NAME hardening.repository.SelfContained
+           COMMAND sh ${HARDENING_DIR}/self_contained.sh ${CUBLASSPY_GLIBC_FLOOR}
+                   $<TARGET_FILE:cublasspy> $<TARGET_FILE:cublasspy_cli> $<TARGET_FILE:cublasspy_replay_runner>)
+endif()

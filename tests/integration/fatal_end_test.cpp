@@ -1,6 +1,7 @@
 // How a process ended, and the call it was in: a crash or an abort inside a call (the call in
-// flight, marked crashed), the program's own abort outside any call, and SIGKILL while a call
-// hangs (no handler runs: the mapped file alone must tell).
+// flight, marked crashed), the program's own abort outside any call, CUBLASSPY_ON_ERROR=abort
+// after a failing call, and SIGKILL while a call hangs (no handler runs: the mapped file alone
+// must tell).
 #include <signal.h>
 
 #include <string>
@@ -85,6 +86,27 @@ TEST_F(FatalEnd, ProgramsOwnAbortOutsideAnyCall) {
   EXPECT_TRUE(in_flight(*trace).empty()) << "no call was running when the program aborted";
   for (const CallView& c : calls_of(*trace)) EXPECT_FALSE(c.rec().flags & format::kFlagCrashed) << c.function_name();
   EXPECT_EQ(calls_of(*trace, "cublasSgemm_v2").size(), 2u);
+}
+
+// CUBLASSPY_ON_ERROR=abort: the shim aborts once the failing call's record is complete, and
+// says which call failed with what, in the CUDA vocabulary's names.
+TEST_F(FatalEnd, OnErrorAbortNamesTheFailingCallAndItsStatus) {
+  ProcessResult r = run_process({program("shim_sgemm_loop"), "5"},
+                                traced(dir_) + on_standin() +
+                                    Env{{"STANDIN_FAIL", "cublasSgemm_v2:2:13"}, {"CUBLASSPY_ON_ERROR", "abort"}},
+                                isolated_in(dir_));
+  ASSERT_EQ(r.signal, SIGABRT) << r.describe();
+  EXPECT_NE(r.err.find("CUBLASSPY_ON_ERROR=abort: cublasSgemm_v2 returned CUBLAS_STATUS_EXECUTION_FAILED (13); "
+                       "aborting"),
+            std::string::npos)
+      << r.err;
+  auto trace = open_trace(trace_path(dir_, r.pid));
+  ASSERT_TRUE(trace);
+  auto gemms = calls_of(*trace, "cublasSgemm_v2");
+  ASSERT_EQ(gemms.size(), 2u) << "the program stops at the failing call";
+  EXPECT_EQ(gemms[1].state, format::RecordState::kCompleted);
+  EXPECT_EQ(gemms[1].rec().status, 13);
+  EXPECT_TRUE(in_flight(*trace).empty()) << "the abort comes after the call, not in it";
 }
 
 TEST_F(FatalEnd, SigkillDuringAHangLeavesTheHungCallInFlight) {

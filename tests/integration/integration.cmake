@@ -105,6 +105,12 @@ shim_it_null_library(shim_null_cublaslt libcublasLt.so.13 libcublasLt.map NULL_C
 shim_it_null_library(shim_null_cublas libcublas.so.13 libcublas.map NULL_CUDA_CUBLAS
                      ${SHIM_IT_DIR}/null_cuda/null_legacy.cpp)
 
+# A cuBLAS program with no driver in its process: the null cuBLAS needs no libcuda.
+add_executable(shim_gemm_without_driver ${SHIM_IT_DIR}/programs/gemm_without_driver.cpp)
+target_link_libraries(shim_gemm_without_driver PRIVATE cuda_headers shim_null_cublas dl)
+set_target_properties(shim_gemm_without_driver PROPERTIES BUILD_RPATH ${SHIM_IT_NULL_CUDA_DIR})
+shim_it_place(shim_gemm_without_driver)
+
 add_executable(shim_hook_roundtrip ${SHIM_IT_DIR}/hook_roundtrip.cpp ${SHIM_IT_DIR}/hook_roundtrip_legacy.cpp)
 target_include_directories(shim_hook_roundtrip PRIVATE ${SHIM_IT_HOOK_INCLUDES})
 target_link_libraries(shim_hook_roundtrip PRIVATE cuda_headers shim_null_cuda shim_null_cudart
@@ -116,6 +122,7 @@ shim_it_place(shim_hook_roundtrip)
 # Paths, the Python interpreter and the process helpers: tests/support/support.cmake.
 add_executable(shim_integration_test
   ${SHIM_IT_DIR}/driverless_test.cpp
+  ${SHIM_IT_DIR}/driver_access_test.cpp
   ${SHIM_IT_DIR}/concurrency_test.cpp
   ${SHIM_IT_DIR}/flight_recorder_test.cpp
   ${SHIM_IT_DIR}/fatal_end_test.cpp
@@ -132,7 +139,7 @@ target_link_libraries(shim_integration_test PRIVATE cublasspy_test_support GTest
 target_compile_options(shim_integration_test PRIVATE -Wall -Wextra)
 add_dependencies(shim_integration_test cublasspy shim_dlopen_local shim_runpath_dlopen
                  shim_puts_wrapper shim_say_hello shim_constructor_user shim_cudnn_unresolved
-                 shim_failing_dlopen)
+                 shim_failing_dlopen shim_gemm_without_driver)
 foreach(p ${SHIM_IT_TOOLKIT_PROGRAMS})
   add_dependencies(shim_integration_test shim_${p})
 endforeach()

@@ -20,3 +20,19 @@ if(NOT CUBLASSPY_SANITIZE)
     COMMAND sh ${CUBLASSPY_PYTORCH_DIR}/run_in_root.sh ${CMAKE_SOURCE_DIR} ${CUBLASSPY_STANDIN12_DIR} standin_ops.py)
   set_tests_properties(pytorch.standin12_ops PROPERTIES LABELS pytorch TIMEOUT 180)
 endif()
+
+# Scenarios: real PyTorch scripts under the real shim (tests/pytorch/test_*.py, on the host; they
+# start PyTorch in the root through scripts/in-pytorch-root.sh and read the traces with the CLI).
+function(cublasspy_pytorch_scenario name)
+  add_test(NAME pytorch.${name}
+    COMMAND python3 ${CUBLASSPY_PYTORCH_DIR}/test_${name}.py ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
+  set_tests_properties(pytorch.${name} PROPERTIES LABELS pytorch TIMEOUT 300)
+endfunction()
+if(NOT CUBLASSPY_SANITIZE)
+  cublasspy_pytorch_scenario(routes)
+  cublasspy_pytorch_scenario(field_reports)
+  cublasspy_pytorch_scenario(async_and_data)
+  cublasspy_pytorch_scenario(processes)
+  cublasspy_pytorch_scenario(hosts_merge)
+  cublasspy_pytorch_scenario(driverless)
+endif()

@@ -147,6 +147,7 @@ TEST(ReportJson, RealLibrariesWithoutDriver) {
   EXPECT_EQ(g["c_type"], "CUDA_R_16F");
   EXPECT_EQ(g["compute_type"], "CUBLAS_COMPUTE_32F");
   EXPECT_EQ(g["algo"], 99);
+  EXPECT_EQ(g["algo_name"], "CUBLAS_GEMM_DEFAULT_TENSOR_OP");
   EXPECT_EQ(g["lda"], 2);
 
   // Calls are listed in sequence order; the first failure is the failing call that ended first
@@ -208,6 +209,29 @@ TEST(ReportJson, StandinCallsSucceedAndScalarsAreRead) {
   EXPECT_EQ(gemm_ex["args"]["alpha"], 1.0);
   EXPECT_EQ(gemm_ex["args"]["beta"], 0.0);
   EXPECT_EQ(gemm_ex["args"]["algo"], 99);
+  EXPECT_EQ(gemm_ex["args"]["algo_name"], "CUBLAS_GEMM_DEFAULT_TENSOR_OP");
+}
+
+// A driver call's status is a CUresult and is named as one, in the JSON and in the text: the
+// stand-in with no visible GPU, where cuInit returns CUDA_ERROR_NO_DEVICE.
+TEST(ReportJson, DriverStatusesAreNamedAsCUresults) {
+  ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
+  ScratchDir dir;
+  Env no_gpu = on_standin();
+  no_gpu["CUDA_VISIBLE_DEVICES"] = "";
+  std::string trace = trace_simple_gemm(dir, no_gpu);
+  ASSERT_FALSE(trace.empty());
+  json report = report_json({trace});
+  expect_report_shape(report);
+  const json& t = report["traces"][0];
+  std::vector<json> inits = calls_to(t, "cuInit");
+  ASSERT_FALSE(inits.empty());
+  EXPECT_EQ(inits[0]["status"], 100);
+  EXPECT_EQ(inits[0]["status_name"], "CUDA_ERROR_NO_DEVICE");
+  EXPECT_EQ(calls_to(t, "cudaGetDeviceCount")[0]["status_name"], "cudaErrorNoDevice");
+  ProcessResult text = run_process({kTool, "report", "--all", trace}, {{"NO_COLOR", "1"}});
+  EXPECT_NE(text.out.find("-> CUDA_ERROR_NO_DEVICE (100)"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("CUresult"), std::string::npos) << text.out;
 }
 
 TEST(ReportJson, SeveralTracesMakeOneDocumentInStartOrder) {

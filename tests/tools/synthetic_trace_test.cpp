@@ -31,10 +31,11 @@ void describe(format::FunctionEntry& f, const char* name, ArgKind kind, R role) 
   d.role = static_cast<uint8_t>(role);
 }
 
-// Two functions: cudaGetDeviceCount(count) and cublasCgemm_v2 with the contract's names and
-// the roles the shim gives them.
+// cudaGetDeviceCount(count) and cublasCgemm_v2 with the contract's names and the roles the
+// shim gives them; the enum-valued arguments of cuBLASLt (an attribute id, an epilogue, an
+// order) and the driver's cuInit.
 std::vector<format::FunctionEntry> function_table() {
-  std::vector<format::FunctionEntry> t(2);
+  std::vector<format::FunctionEntry> t(5);
   std::strcpy(t[0].name, "cudaGetDeviceCount");
   t[0].family = 1;
   t[0].library = static_cast<uint8_t>(format::Library::kCudart);
@@ -50,6 +51,21 @@ std::vector<format::FunctionEntry> function_table() {
            {"beta", ArgKind::kPointer, R::kBeta}, {"c", ArgKind::kPointer, R::kC}, {"ldc", ArgKind::kInt, R::kLdc}}) {
     describe(t[1], name, kind, role);
   }
+  std::strcpy(t[2].name, "cublasLtMatmulDescSetAttribute");
+  t[2].family = 8;
+  t[2].library = static_cast<uint8_t>(format::Library::kCublasLt);
+  describe(t[2], "matmulDesc", ArgKind::kPointer, R::kNone);
+  describe(t[2], "attr", ArgKind::kLtAttribute, R::kNone);
+  std::strcpy(t[3].name, "cublasLtMatmulAlgoGetHeuristic");
+  t[3].family = 8;
+  t[3].library = static_cast<uint8_t>(format::Library::kCublasLt);
+  describe(t[3], "epilogue", ArgKind::kEpilogue, R::kEpilogue);
+  describe(t[3], "a_order", ArgKind::kOrder, R::kAOrder);
+  describe(t[3], "b_order", ArgKind::kOrder, R::kBOrder);
+  std::strcpy(t[4].name, "cuInit");
+  t[4].family = 1;
+  t[4].library = static_cast<uint8_t>(format::Library::kCuda);
+  describe(t[4], "flags", ArgKind::kUInt, R::kNone);
   return t;
 }
 
@@ -218,6 +234,52 @@ TEST(SyntheticTrace, FailureScanAndChecks) {
   EXPECT_NE(out.find("scan a: 3 NaN, 0 +Inf, 0 -Inf, first at row 1, col 2, batch 0"), std::string::npos) << out;
   EXPECT_EQ(out.find("scan b"), std::string::npos) << "a clean operand adds no line\n" << out;
   EXPECT_NE(out.find("exited"), std::string::npos) << out;
+}
+
+// Values CUDA names are printed by name, in the enum of the call's API: statuses (a driver
+// call's CUresult too), cuBLASLt attributes (by descriptor), epilogues and orders. JSON keeps the
+// number and adds `<arg>_name`, null for a value no toolkit names; the text shows the name.
+TEST(SyntheticTrace, CudaValuesAreNamed) {
+  ScratchDir dir;
+  std::string path = dir / "names.cbt";
+  {
+    SyntheticTrace t(path);
+    t.call(4, 100, true);    // CUDA_ERROR_NO_DEVICE
+    t.call(4, 12345, true);  // no toolkit's
+    t.call(2, 0, true, [](format::RecordSlot& s) { s.call.args[1] = 7; });  // ..._DESC_EPILOGUE
+    t.call(3, 0, true, [](format::RecordSlot& s) {
+      s.call.args[0] = 6;   // CUBLASLT_EPILOGUE_RELU_BIAS
+      s.call.args[1] = 1;   // CUBLASLT_ORDER_ROW
+      s.call.args[2] = 77;  // no order
+    });
+    t.writer().mark_exited();
+  }
+  json report = report_of(path);
+  const json& calls = report["traces"][0]["calls"];
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(calls[0]["status"], 100);
+  EXPECT_EQ(calls[0]["status_name"], "CUDA_ERROR_NO_DEVICE");
+  EXPECT_EQ(calls[1]["status_name"], "unknown CUresult");
+  EXPECT_EQ(calls[2]["args"]["attr"], 7);
+  EXPECT_EQ(calls[2]["args"]["attr_name"], "CUBLASLT_MATMUL_DESC_EPILOGUE");
+  const json& h = calls[3]["args"];
+  EXPECT_EQ(h["epilogue"], 6);
+  EXPECT_EQ(h["epilogue_name"], "CUBLASLT_EPILOGUE_RELU_BIAS");
+  EXPECT_EQ(h["a_order_name"], "CUBLASLT_ORDER_ROW");
+  EXPECT_EQ(h["b_order"], 77);
+  EXPECT_TRUE(h.contains("b_order_name") && h["b_order_name"].is_null());
+  EXPECT_EQ(report["traces"][0]["first_failure"]["status_name"], "CUDA_ERROR_NO_DEVICE");
+
+  TextOptions text;
+  text.all_calls = true;
+  std::string out = render_text(report, text);
+  EXPECT_NE(out.find("#1 cuInit -> CUDA_ERROR_NO_DEVICE (100)"), std::string::npos) << out;
+  EXPECT_NE(out.find("cuInit(flags=0) -> unknown CUresult (12345)"), std::string::npos) << out;
+  EXPECT_NE(out.find("cublasLtMatmulDescSetAttribute(matmulDesc=0x0, attr=CUBLASLT_MATMUL_DESC_EPILOGUE)"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("(epilogue=CUBLASLT_EPILOGUE_RELU_BIAS, a_order=CUBLASLT_ORDER_ROW, b_order=77)"),
+            std::string::npos) << out;
+  EXPECT_EQ(out.find("_name"), std::string::npos) << "the names stand in for the numbers\n" << out;
 }
 
 TEST(SyntheticTrace, DiagnosesAreOrderedBySeverityInTheText) {

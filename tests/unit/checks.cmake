@@ -1,8 +1,8 @@
 # The argument checks of CUBLASSPY_CHECK=1 (included by the unit tests' CMakeLists).
 #   checks_test:        the pure checks and their messages (src/checks: operand_checks, check_ids)
-#   checks_driver_test: the shim's driver side (interpose/driver_checks.cpp, with the call's
-#                       GEMM view, interpose/gemm_view.cpp) against a fake
-#                       cuPointerGetAttributes, with the few shim functions it calls stubbed
+#   checks_driver_test: the shim's driver side (interpose/driver_checks.cpp, with the call's GEMM
+#                       view, interpose/gemm_view.cpp) against a fake driver table
+#                       (src/driver/driver_api.h), with the few shim functions it calls stubbed
 # ctest names: checks.<Suite>.<Test>.
 include(GoogleTest)
 

@@ -1,8 +1,9 @@
-// The shim's side of CUBLASSPY_CHECK=1 (interpose/driver_checks.cpp) against a fake driver:
-// how cuPointerGetAttributes answers are read, cached per thread and dropped when the
-// allocation generation moves, that the shim's own driver calls are marked internal, and that
-// run_checks() writes its findings into the record. The few shim functions it needs
-// (thread_state, find_loaded_symbol, the function table) are stubbed here.
+// The shim's side of CUBLASSPY_CHECK=1 (interpose/driver_checks.cpp) against a fake driver
+// table: how cuPointerGetAttributes answers are read, cached per thread and dropped when the
+// allocation generation moves, that the shim's own driver calls are marked internal, what a
+// table missing a function answers (driver/driver_api.h), and that run_checks() writes its
+// findings into the record. The few shim functions it needs (thread_state, shim_driver, the
+// function table) are stubbed here.
 #include <gtest/gtest.h>
 
 #include <cuda.h>
@@ -13,10 +14,10 @@
 
 #include "checks/check_ids.h"
 #include "spec/hook_list.h"
-#include "hook_table.h"
 #include "driver_checks.h"
-#include "real_functions.h"
+#include "hook_table.h"
 #include "runtime.h"
+#include "shim_driver.h"
 
 namespace {
 
@@ -75,6 +76,16 @@ CUresult fake_device_get_attribute(int* value, CUdevice_attribute attribute, CUd
 
 cublasspy::format::FunctionEntry g_table[2];
 
+// The driver the tests hand the shim: the three functions of the checks.
+cublasspy::DriverApi fake_driver() {
+  cublasspy::DriverApi api;
+  api.pointer_get_attributes = fake_pointer_get_attributes;
+  api.ctx_get_device = fake_ctx_get_device;
+  api.device_get_attribute = fake_device_get_attribute;
+  return api;
+}
+cublasspy::DriverApi g_shim_driver = fake_driver();
+
 }  // namespace
 
 // The shim functions interpose/driver_checks.cpp relies on.
@@ -83,13 +94,7 @@ ThreadState& thread_state() {
   static thread_local ThreadState state{};
   return state;
 }
-void* find_loaded_symbol(Library lib, const char* name) {
-  if (lib != Library::kCuda) return nullptr;
-  if (std::strcmp(name, "cuPointerGetAttributes") == 0) return reinterpret_cast<void*>(&fake_pointer_get_attributes);
-  if (std::strcmp(name, "cuCtxGetDevice") == 0) return reinterpret_cast<void*>(&fake_ctx_get_device);
-  if (std::strcmp(name, "cuDeviceGetAttribute") == 0) return reinterpret_cast<void*>(&fake_device_get_attribute);
-  return nullptr;
-}
+const DriverApi& shim_driver(DriverApi&) { return g_shim_driver; }
 const format::FunctionEntry* function_table() { return g_table; }
 std::atomic<uint64_t>& allocation_generation() {
   static std::atomic<uint64_t> generation{0};
@@ -115,8 +120,10 @@ class DriverQuery : public ::testing::Test {
     g_device = 0;
     note_allocation_change();  // each test starts with an empty cache
     g_pointer_calls = 0;
+    g_shim_driver = fake_driver();
   }
-  PointerQuery& q = driver_pointer_query();
+  DriverApi api = fake_driver();
+  DriverPointerQuery q{api};
 };
 
 TEST_F(DriverQuery, ReadsTheKindDeviceAndRange) {
@@ -140,7 +147,7 @@ TEST_F(DriverQuery, OwnDriverCallsAreMarkedInternal) {
   EXPECT_GT(g_internal_seen, 0u);
   EXPECT_EQ(thread_state().internal, 0u);
   g_internal_seen = 0;
-  EXPECT_EQ(current_device(), 0);
+  EXPECT_EQ(current_device(api), 0);
   EXPECT_GT(g_internal_seen, 0u);
   EXPECT_EQ(thread_state().internal, 0u);
 }
@@ -203,9 +210,38 @@ TEST_F(DriverQuery, PageableAccessIsADevicePropertyAskedOnce) {
 
 TEST_F(DriverQuery, CurrentDevice) {
   g_device = 3;
-  EXPECT_EQ(current_device(), 3);
+  EXPECT_EQ(current_device(api), 3);
   g_device_result = CUDA_ERROR_INVALID_CONTEXT;  // no context on this thread
-  EXPECT_EQ(current_device(), -1);
+  EXPECT_EQ(current_device(api), -1);
+}
+
+// driver_api.h: each missing function degrades to "cannot tell", never to a guess.
+TEST_F(DriverQuery, WithoutPointerAttributesNothingIsKnownOrCached) {
+  DriverApi partial = fake_driver();
+  partial.pointer_get_attributes = nullptr;
+  DriverPointerQuery missing{partial};
+  EXPECT_FALSE(missing.query(kDev).known);
+  EXPECT_EQ(g_pointer_calls, 0);
+  EXPECT_TRUE(q.query(kDev).known) << "the answer \"not known\" was cached";
+  EXPECT_EQ(g_pointer_calls, 1);
+}
+
+TEST_F(DriverQuery, WithoutCtxGetDeviceThereIsNoDevice) {
+  g_device = 3;
+  DriverApi partial = fake_driver();
+  partial.ctx_get_device = nullptr;
+  EXPECT_EQ(current_device(partial), -1);
+}
+
+TEST_F(DriverQuery, WithoutDeviceAttributePageableAccessIsNo) {
+  DriverApi partial = fake_driver();
+  partial.device_get_attribute = nullptr;
+  DriverPointerQuery missing{partial};
+  int before = g_attribute_calls;
+  EXPECT_FALSE(missing.pageable_memory_access(6));
+  EXPECT_EQ(g_attribute_calls, before);
+  EXPECT_FALSE(q.pageable_memory_access(6)) << "device 6 reads no pageable memory";
+  EXPECT_EQ(g_attribute_calls, before + 1) << "the missing function's answer was not cached";
 }
 
 // ---- run_checks ---------------------------------------------------------------------------
@@ -265,6 +301,15 @@ TEST_F(RunChecks, FindingsGoIntoTheRecord) {
   GemmCall call = gemm_from_record(g_table[0], rec);
   EXPECT_EQ(check_message(CheckId::kDeviceMismatch, call, rec),
             "an operand is memory of another device than the one the call runs on");
+}
+
+TEST_F(RunChecks, WithoutTheDriverOnlyTheArgumentChecksRun) {
+  g_shim_driver = DriverApi{};  // no libcuda loaded
+  g_device = 0;                 // would be a device mismatch
+  rec.args[8] = 3;              // lda below m
+  EXPECT_TRUE(run_checks(rt, ctx));
+  EXPECT_EQ(rec.check_bits, check_bit(CheckId::kInvalidLeadingDimension));
+  EXPECT_EQ(g_pointer_calls, 0);
 }
 
 TEST_F(RunChecks, NestedAndNonGemmCallsAreLeftAlone) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../standin/shared/numeric_formats.h"
+#include "common/cuda_names.h"
 #include "dump/npy_writer.h"
 #include "scan/element_rules.h"
 #include "scan/host_scan.h"
@@ -334,7 +335,7 @@ void expect_blocks_agree(DataType type, uint64_t seed) {
   }
   HostScanner got(*element_kind_of(type), rows, cols, ld);
   got.add_span(data.data(), 0, data.size() / kParts, 0);
-  EXPECT_EQ(std::memcmp(&got.tally(), &want, sizeof want), 0) << data_type_name(type);
+  EXPECT_EQ(std::memcmp(&got.tally(), &want, sizeof want), 0) << cuda_name(NameSet::kDataType, static_cast<int>(type));
   EXPECT_GT(scan::nonfinite_count(want), 0u);
 }
 

@@ -23,6 +23,7 @@
 #include "replay/runner_client.h"
 #include "replay/verdict.h"
 #include "cli/subcommand.h"
+#include "common/cuda_names.h"
 #include "trace/trace_reader.h"
 
 namespace cublasspy::tools {
@@ -148,7 +149,7 @@ class Replayer {
     EmitContext context;
     context.trace_path = trace_.path();
     context.seq = r.seq;
-    context.original_outcome = r.original.failed() ? (r.original.status ? status_text(r.original.status) : "failed")
+    context.original_outcome = r.original.failed() ? (r.original.status ? name_and_number(NameSet::kCublasStatus, r.original.status) : "failed")
                                                    : "success";
     context.dumped_operands = r.dumped_operands;
     context.notes = r.notes;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "common/cuda_names.h"
 #include "replay/emitters.h"
 #include "trace/gemm_call.h"
 #include "replay/hook_signatures.h"
@@ -158,22 +159,18 @@ std::string quote(const std::string& s) {
 
 std::string op_name(int64_t op) { return op == 1 ? "CUBLAS_OP_T" : op == 2 ? "CUBLAS_OP_C" : "CUBLAS_OP_N"; }
 
+// The enumerator CUDA names `v` by, or a cast of the number when none does.
+std::string enumerator(NameSet set, const std::string& type, int64_t v) {
+  const char* name = cuda_name(set, v);
+  return name != nullptr ? std::string(name) : "static_cast<" + type + ">(" + std::to_string(v) + ")";
+}
+
 // A literal of the parameter's C type.
 std::string literal(const std::string& type, int64_t v) {
   if (type == "cublasOperation_t") return op_name(v);
-  if (type == "cudaDataType" || type == "cudaDataType_t") {
-    std::string name = data_type_text(static_cast<int>(v));
-    return name.rfind("CUDA_", 0) == 0 ? name : "static_cast<cudaDataType>(" + std::to_string(v) + ")";
-  }
-  if (type == "cublasComputeType_t") {
-    std::string name = compute_type_text(static_cast<int>(v));
-    return name.rfind("CUBLAS_", 0) == 0 ? name : "static_cast<cublasComputeType_t>(" + std::to_string(v) + ")";
-  }
-  if (type == "cublasGemmAlgo_t") {
-    if (v == -1) return "CUBLAS_GEMM_DEFAULT";
-    if (v == 99) return "CUBLAS_GEMM_DEFAULT_TENSOR_OP";
-    return "static_cast<cublasGemmAlgo_t>(" + std::to_string(v) + ")";
-  }
+  if (type == "cudaDataType" || type == "cudaDataType_t") return enumerator(NameSet::kDataType, type, v);
+  if (type == "cublasComputeType_t") return enumerator(NameSet::kComputeType, type, v);
+  if (type == "cublasGemmAlgo_t") return enumerator(NameSet::kGemmAlgo, type, v);
   if (type == "char") return std::string("'") + static_cast<char>(v) + "'";
   std::string text = std::to_string(v);
   if (v > INT_MAX || v < INT_MIN) text += "LL";
@@ -294,7 +291,7 @@ class CppWriter {
 
   void operands() {
     for (const OperandPlan& o : p_.operands) {
-      const std::string type = data_type_text(o.data_type);
+      const std::string type = name_or_number(NameSet::kDataType, o.data_type);
       out_ << "\n  // " << o.name << ": " << type << ", " << o.rows << " x " << o.cols << " as stored, ld " << o.ld
            << (o.row_order ? " (row order)" : "");
       if (o.members > 1) out_ << ", " << o.members << " members" << (o.pointer_array ? " apart" : ", stride " + std::to_string(o.stride));
@@ -341,7 +338,7 @@ class CppWriter {
            << "  const " << ctype << " beta = " << scalar_value(p_.scalar_type, p_.beta) << ";\n";
       return;
     }
-    out_ << "\n  // alpha and beta, as " << data_type_text(p_.scalar_type) << "\n"
+    out_ << "\n  // alpha and beta, as " << name_or_number(NameSet::kDataType, p_.scalar_type) << "\n"
          << "  alignas(16) unsigned char alpha_bytes[16] = {}, beta_bytes[16] = {};\n";
     for (int part = 0; part < (is_complex(static_cast<DataType>(p_.scalar_type)) ? 2 : 1); ++part) {
       std::ostringstream a, b;

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <sstream>
 
+#include "common/cuda_names.h"
 #include "replay/emitters.h"
 #include "trace/gemm_call.h"
 #include "trace/trace_reader.h"
@@ -71,6 +72,15 @@ bool tf32_allowed(const ReplayPlan& p) {
   return p.math_mode >= 0 && (p.math_mode & 0xf) == 3;
 }
 bool reduced_precision_allowed(const ReplayPlan& p) { return !(p.math_mode >= 0 && (p.math_mode & 16)); }
+
+// op(A) op(B) as PyTorch computes it from column-major operands: (op(B)^T op(A)^T)^T. PyTorch is
+// row-major, so it hands this product to cuBLAS as the very call that was captured (same m, n,
+// k, transposes and lds); torch.bmm(op(A), op(B)) would swap m and n and transpose both, and a
+// failure that depends on the call's shape would not reproduce.
+std::string column_major_product(const ReplayPlan& p, const std::string& cast) {
+  return "torch.bmm(op(B" + cast + ", \"" + trans_letter(p.transb) + "\").transpose(1, 2), op(A" + cast + ", \"" +
+         trans_letter(p.transa) + "\").transpose(1, 2)).transpose(1, 2)";
+}
 
 }  // namespace
 
@@ -146,10 +156,10 @@ std::string emit_python(const ReplayPlan& p, const EmitContext& c) {
     if (op.name != "a" && op.name != "b" && op.name != "c" && op.name != "d" && op.name != "bias") continue;
     const TorchType t = torch_type(op.data_type);
     const std::string var = op.name == "bias" ? "bias" : std::string(1, static_cast<char>(std::toupper(op.name[0])));
-    o << "    # " << op.name << ": " << data_type_text(op.data_type) << ", " << op.rows << " x " << op.cols
+    o << "    # " << op.name << ": " << name_or_number(NameSet::kDataType, op.data_type) << ", " << op.rows << " x " << op.cols
       << " as stored, ld " << op.ld << (op.row_order ? " (row order)" : "")
       << (op.members > 1 ? ", " + std::to_string(op.members) + " members" : "") << "\n";
-    if (!t.exact) o << "    # (no torch dtype for " << data_type_text(op.data_type) << ": the closest one)\n";
+    if (!t.exact) o << "    # (no torch dtype for " << name_or_number(NameSet::kDataType, op.data_type) << ": the closest one)\n";
     if (!op.same_memory_as.empty() && op.name == "d") {
       o << "    " << var << " = C  # the same memory as C in the program\n";
       continue;
@@ -168,10 +178,9 @@ std::string emit_python(const ReplayPlan& p, const EmitContext& c) {
   if (integer_inputs || fp8_inputs) {
     o << "    # PyTorch has no general " << (integer_inputs ? "int8" : "fp8")
       << " batched GEMM: the product is computed in fp32 from the same values.\n"
-      << "    product = torch.bmm(op(A.float(), \"" << trans_letter(p.transa) << "\"), op(B.float(), \""
-      << trans_letter(p.transb) << "\"))\n";
+      << "    product = " << column_major_product(p, ".float()") << "\n";
   } else {
-    o << "    product = torch.bmm(op(A, \"" << trans_letter(p.transa) << "\"), op(B, \"" << trans_letter(p.transb) << "\"))\n";
+    o << "    product = " << column_major_product(p, "") << "\n";
   }
   o << "    result = alpha * product.to(torch.complex128 if product.is_complex() else torch.float64)\n"
     << "    if beta != 0:\n"

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "common/cuda_names.h"
 #include "replay/dump_files.h"
 #include "trace/gemm_call.h"
 #include "replay/hook_signatures.h"
@@ -418,7 +419,7 @@ class Builder {
       }
       const uint64_t expected = o.bytes() * static_cast<uint64_t>(o.pointer_array ? std::max<int64_t>(o.members, 1) : 1);
       const std::string type_name = dump->meta.value("type", std::string());
-      const char* want_type = data_type_name(static_cast<DataType>(o.data_type));
+      const char* want_type = cuda_name(NameSet::kDataType, o.data_type);
       if (dump->data_bytes != expected || (!type_name.empty() && want_type && type_name != want_type)) {
         out_.notes.push_back("the dump of " + o.name + " (" + std::to_string(dump->data_bytes) + " bytes, " +
                              (type_name.empty() ? "?" : type_name) + ") does not match the operand (" +

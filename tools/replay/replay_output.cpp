@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "common/cuda_names.h"
 #include "trace/trace_reader.h"
 
 namespace cublasspy::replay {
@@ -13,8 +14,8 @@ const char* data_name(DataSource d) { return d == DataSource::kDump ? "dump" : "
 std::string original_text(const OriginalCall& o) {
   if (o.crashed) return "crashed in the call";
   if (o.in_flight) return "never returned (the process died or hung in the call)";
-  std::string text = o.status == 0 ? "returned success" : "returned " + status_text(o.status);
-  if (o.async_status != 0) text += "; an asynchronous error followed: " + cuda_error_text(o.async_status);
+  std::string text = o.status == 0 ? "returned success" : "returned " + name_and_number(NameSet::kCublasStatus, o.status);
+  if (o.async_status != 0) text += "; an asynchronous error followed: " + name_and_number(NameSet::kCudaError, o.async_status);
   if (o.nonfinite_output) text += "; a scan found " + std::to_string(o.nonfinite_output) + " NaN/Inf values in its result";
   return text;
 }
@@ -29,8 +30,8 @@ std::string run_line(const ReplayRun& r, uint64_t seed) {
   } else if (r.timed_out) {
     text = "the call did not return (timed out)";
   } else {
-    text = r.status == 0 ? "CUBLAS_STATUS_SUCCESS" : status_text(r.status);
-    if (r.sync_error != 0) text += ", then " + cuda_error_text(r.sync_error) + " when synchronizing";
+    text = r.status == 0 ? "CUBLAS_STATUS_SUCCESS" : name_and_number(NameSet::kCublasStatus, r.status);
+    if (r.sync_error != 0) text += ", then " + name_and_number(NameSet::kCudaError, r.sync_error) + " when synchronizing";
     if (r.nonfinite_output) text += "; the result holds " + std::to_string(r.nonfinite_output) + " NaN/Inf values";
   }
   if (r.requested > 1) {
@@ -72,11 +73,11 @@ nlohmann::ordered_json run_json(const ReplayRun& r) {
     j["setup_error"] = {{"stage", r.setup_stage}, {"message", r.setup_message}};
     if (r.setup_status) {
       j["setup_error"]["status"] = *r.setup_status;
-      j["setup_error"]["status_name"] = cublas_status_name(*r.setup_status);
+      j["setup_error"]["status_name"] = name_or_unknown(NameSet::kCublasStatus, *r.setup_status);
     }
     if (r.setup_cuda_error) {
       j["setup_error"]["cuda_error"] = *r.setup_cuda_error;
-      j["setup_error"]["cuda_error_name"] = cuda_error_name(*r.setup_cuda_error);
+      j["setup_error"]["cuda_error_name"] = name_or_unknown(NameSet::kCudaError, *r.setup_cuda_error);
     }
   }
   j["libraries"] = r.loaded.is_object() ? nlohmann::ordered_json{{"cudart", r.loaded.value("cudart", "")},
@@ -86,9 +87,9 @@ nlohmann::ordered_json run_json(const ReplayRun& r) {
                                                                   {"driver_version", r.loaded.value("driver_version", 0)}}
                                         : nlohmann::ordered_json(nullptr);
   j["status"] = r.status;
-  j["status_name"] = cublas_status_name(r.status);
+  j["status_name"] = name_or_unknown(NameSet::kCublasStatus, r.status);
   j["sync_error"] = r.sync_error;
-  j["sync_error_name"] = cuda_error_name(r.sync_error);
+  j["sync_error_name"] = name_or_unknown(NameSet::kCudaError, r.sync_error);
   j["failed"] = r.failed();
   j["crashed"] = r.crashed;
   j["signal"] = r.signal ? nlohmann::ordered_json(r.signal) : nlohmann::ordered_json(nullptr);
@@ -119,9 +120,9 @@ std::string shape_text(const ReplayPlan& p) {
   std::string text = "m " + std::to_string(p.m) + ", n " + std::to_string(p.n) + ", k " + std::to_string(p.k) + ", " +
                      ops[p.transa % 3] + "/" + ops[p.transb % 3];
   if (p.batch > 1) text += ", batch " + std::to_string(p.batch);
-  if (const OperandPlan* a = p.operand("a")) text += ", " + data_type_text(a->data_type);
+  if (const OperandPlan* a = p.operand("a")) text += ", " + name_or_number(NameSet::kDataType, a->data_type);
   const OperandPlan* out = p.operand(p.kind == CallKind::kLtMatmul ? "d" : "c");
-  if (out && p.operand("a") && out->data_type != p.operand("a")->data_type) text += " -> " + data_type_text(out->data_type);
+  if (out && p.operand("a") && out->data_type != p.operand("a")->data_type) text += " -> " + name_or_number(NameSet::kDataType, out->data_type);
   if (p.compute_type >= 0) text += ", " + compute_type_text(p.compute_type);
   return text;
 }
@@ -177,7 +178,7 @@ nlohmann::ordered_json render_json(const CallReplay& r) {
   j["function"] = r.function;
   j["shape"] = r.shape;
   j["original"] = {{"status", r.original.status},
-                   {"status_name", cublas_status_name(r.original.status)},
+                   {"status_name", name_or_unknown(NameSet::kCublasStatus, r.original.status)},
                    {"async_status", r.original.async_status},
                    {"in_flight", r.original.in_flight},
                    {"crashed", r.original.crashed},

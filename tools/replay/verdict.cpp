@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "common/cuda_names.h"
 #include "trace/trace_reader.h"
 
 namespace cublasspy::replay {
@@ -48,9 +49,9 @@ std::string failure_text(const ReplayRun& r) {
   if (r.crashed) return "the replay died of " + signal_text(r.signal) + " in the call";
   if (r.timed_out) return "the call did not return within the time limit (a hang)";
   std::string text;
-  if (r.status != 0) text = status_text(r.status);
+  if (r.status != 0) text = name_and_number(NameSet::kCublasStatus, r.status);
   if (r.sync_error != 0) {
-    text += (text.empty() ? "" : ", then ") + cuda_error_text(r.sync_error) + " when synchronizing";
+    text += (text.empty() ? "" : ", then ") + name_and_number(NameSet::kCudaError, r.sync_error) + " when synchronizing";
   }
   if (r.failed_run && *r.failed_run > 0) {
     text += " at run " + std::to_string(*r.failed_run + 1) + " of " + std::to_string(r.requested);
@@ -77,9 +78,6 @@ std::string status_advice(int status) {
 }
 
 }  // namespace
-
-std::string status_text(int status) { return cublas_status_name(status) + " (" + std::to_string(status) + ")"; }
-std::string cuda_error_text(int error) { return cuda_error_name(error) + " (" + std::to_string(error) + ")"; }
 
 ReplayRun summarize_run(const RunnerOutcome& o, DataSource data) {
   ReplayRun r;
@@ -156,8 +154,8 @@ Verdict decide(const OriginalCall& original, const ReplayRun* random, const Repl
     v.id = "cannot-run";
     v.exit_status = 3;
     std::string detail = r->setup_message;
-    if (r->setup_status) detail += ": " + status_text(*r->setup_status);
-    if (r->setup_cuda_error) detail += ": " + cuda_error_text(*r->setup_cuda_error);
+    if (r->setup_status) detail += ": " + name_and_number(NameSet::kCublasStatus, *r->setup_status);
+    if (r->setup_cuda_error) detail += ": " + name_and_number(NameSet::kCudaError, *r->setup_cuda_error);
     v.summary = "The replay could not run: " + detail + ".";
     if (r->setup_stage == "load") {
       v.advice = "The CUDA libraries cannot be loaded here: point LD_LIBRARY_PATH at the directory the program used, "

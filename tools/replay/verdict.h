@@ -74,8 +74,4 @@ struct Verdict {
 Verdict decide(const OriginalCall& original, const ReplayRun* random, const ReplayRun* dump, bool dumps_exist,
                const std::string& command);
 
-// "CUBLAS_STATUS_EXECUTION_FAILED (13)", "cudaErrorIllegalAddress (700)".
-std::string status_text(int cublas_status);
-std::string cuda_error_text(int error);
-
 }  // namespace cublasspy::replay

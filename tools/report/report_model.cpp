@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "checks/check_ids.h"
+#include "common/cuda_names.h"
+#include "diagnose/trace_facts.h"
 #include "trace/call_text.h"
 
 namespace cublasspy::tools {
@@ -82,7 +84,8 @@ json int_or_null(const std::string& text) {
 // under process.other so no information is lost.
 bool is_known_process_key(const std::string& key) {
   static const std::set<std::string> kKnown = {"pid", "ppid", "exe", "argv", "host", "rank",
-                                                "start_time", "env", "library", "pid_namespace"};
+                                                "start_time", "env", "library", "pid_namespace",
+                                                "clock_realtime_ns", "clock_monotonic_ns"};
   return kKnown.count(key) != 0;
 }
 
@@ -101,20 +104,6 @@ OpenedTraces open_traces(const std::vector<std::string>& paths) {
     if (auto trace = TraceFile::open(path, error)) out.traces.push_back(std::move(*trace));
     else out.errors.push_back(error);
   }
-  // Processes in the order they started: the start time has one-second resolution, the first
-  // call's CLOCK_MONOTONIC stamp (shared by the processes of one host) breaks ties.
-  auto key = [](const TraceFile& t) {
-    uint64_t first_ns = UINT64_MAX;
-    t.for_each_call([&](const CallView& c) { first_ns = std::min(first_ns, c.rec().start_ns); });
-    return std::make_tuple(t.process().get("start_time"), first_ns,
-                           std::strtoll(t.process().get("pid").c_str(), nullptr, 10), t.path());
-  };
-  std::vector<std::pair<decltype(key(out.traces.front())), size_t>> order;
-  for (size_t i = 0; i < out.traces.size(); ++i) order.emplace_back(key(out.traces[i]), i);
-  std::sort(order.begin(), order.end());
-  std::vector<TraceFile> sorted;
-  for (auto& [k, i] : order) sorted.push_back(std::move(out.traces[i]));
-  out.traces = std::move(sorted);
   return out;
 }
 
@@ -145,14 +134,69 @@ json call_to_json(const CallView& call) {
   if (rec.flags & format::kFlagUnresolved) j["unresolved"] = true;
   if (rec.async_status != 0) {
     j["async_status"] = rec.async_status;
-    j["async_status_name"] = cuda_error_name(rec.async_status);
+    j["async_status_name"] = name_or_unknown(NameSet::kCudaError, rec.async_status);
     j["async_pinned"] = (rec.flags & format::kFlagAsyncPinned) != 0;
   }
   if (rec.check_bits != 0) j["check_bits"] = rec.check_bits;
   return j;
 }
 
-json trace_to_json(const TraceFile& trace, const ReportOptions& options) {
+namespace {
+
+// What the report takes from a trace's ring: the key it orders processes by, the calls it lists
+// and the facts the diagnoses rest on. A ring can hold millions of records: one walk gives all.
+struct TraceWalk {
+  const TraceFile* trace = nullptr;
+  uint64_t first_start_ns = UINT64_MAX;
+  json in_flight = json::array();
+  json calls = json::array();
+  diagnoses::TraceFacts facts;
+};
+
+TraceWalk walk_trace(const TraceFile& trace, const ReportOptions& options) {
+  TraceWalk w;
+  w.trace = &trace;
+  diagnoses::FactsGatherer facts(trace);
+  trace.for_each_call([&](const CallView& c) {
+    w.first_start_ns = std::min(w.first_start_ns, c.rec().start_ns);
+    if (c.in_flight() || options.all_calls) {
+      json j = call_to_json(c);
+      if (c.in_flight()) w.in_flight.push_back(j);
+      if (options.all_calls) w.calls.push_back(std::move(j));
+    }
+    facts.add(c);
+  });
+  w.facts = facts.finish();
+  return w;
+}
+
+// Whether every trace has the clock pair (clock_realtime_ns, clock_monotonic_ns) that turns its
+// CLOCK_MONOTONIC stamps, which only one host's processes share, into wall time.
+bool all_have_wall_clock(const std::vector<TraceWalk>& walks) {
+  return std::all_of(walks.begin(), walks.end(), [](const TraceWalk& w) {
+    const ProcessInfo& p = w.trace->process();
+    return !p.get("clock_realtime_ns").empty() && !p.get("clock_monotonic_ns").empty();
+  });
+}
+
+// Processes in the order their first calls ran, on the wall clock when every trace has the pair.
+// Traces of older shims fall back on the start time (one-second resolution), then the first
+// call's CLOCK_MONOTONIC stamp.
+auto start_order(const TraceWalk& w, bool wall_clock) {
+  const ProcessInfo& p = w.trace->process();
+  uint64_t first_ns = w.first_start_ns;
+  if (wall_clock && first_ns != UINT64_MAX) {
+    int64_t wall = std::strtoll(p.get("clock_realtime_ns").c_str(), nullptr, 10);
+    int64_t mono = std::strtoll(p.get("clock_monotonic_ns").c_str(), nullptr, 10);
+    first_ns = static_cast<uint64_t>(wall + (static_cast<int64_t>(first_ns) - mono));
+  }
+  return std::make_tuple(wall_clock ? std::string() : p.get("start_time"), first_ns,
+                         std::strtoll(p.get("pid").c_str(), nullptr, 10), w.trace->path());
+}
+
+// One trace: path, process, environment, end, totals, first_failure, in_flight, calls.
+json trace_to_json(TraceWalk& walk, const ReportOptions& options) {
+  const TraceFile& trace = *walk.trace;
   const format::FileHeader& h = trace.header();
   const ProcessInfo& p = trace.process();
   json t;
@@ -207,13 +251,7 @@ json trace_to_json(const TraceFile& trace, const ReportOptions& options) {
   end["exit_status"] = optional_int(h.exit_status, state == format::EndState::kExited && h.exit_status >= 0);
   t["end"] = std::move(end);
 
-  json in_flight = json::array();
-  json calls = json::array();
-  trace.for_each_call([&](const CallView& c) {
-    if (c.in_flight()) in_flight.push_back(call_to_json(c));
-    if (options.all_calls) calls.push_back(call_to_json(c));
-  });
-
+  json in_flight = std::move(walk.in_flight);
   json totals;
   totals["calls"] = trace.total_calls();
   totals["failed"] = trace.total_failed();
@@ -238,13 +276,15 @@ json trace_to_json(const TraceFile& trace, const ReportOptions& options) {
   t["first_async_error"] =
       h.first_async_seq != 0
           ? json{{"call", h.first_async_seq}, {"error", h.first_async_error},
-                 {"error_name", cuda_error_name(h.first_async_error)}}
+                 {"error_name", name_or_unknown(NameSet::kCudaError, h.first_async_error)}}
           : json(nullptr);
   t["in_flight"] = std::move(in_flight);
-  t["calls"] = std::move(calls);
+  t["calls"] = std::move(walk.calls);
   t["calls_listed"] = options.all_calls;
   return t;
 }
+
+}  // namespace
 
 json diagnosis_to_json(const Diagnosis& d) {
   json j;
@@ -259,11 +299,21 @@ json diagnosis_to_json(const Diagnosis& d) {
 }
 
 json build_report(const std::vector<const TraceFile*>& traces, const ReportOptions& options) {
+  std::vector<TraceWalk> walks;
+  for (const TraceFile* t : traces) walks.push_back(walk_trace(*t, options));
+  const bool wall_clock = all_have_wall_clock(walks);
+  std::stable_sort(walks.begin(), walks.end(), [wall_clock](const TraceWalk& a, const TraceWalk& b) {
+    return start_order(a, wall_clock) < start_order(b, wall_clock);
+  });
   json report;
   report["traces"] = json::array();
-  for (const TraceFile* t : traces) report["traces"].push_back(trace_to_json(*t, options));
+  std::vector<diagnoses::TraceFacts> facts;
+  for (TraceWalk& w : walks) {
+    report["traces"].push_back(trace_to_json(w, options));
+    facts.push_back(std::move(w.facts));
+  }
   report["diagnoses"] = json::array();
-  for (const Diagnosis& d : diagnose(traces)) report["diagnoses"].push_back(diagnosis_to_json(d));
+  for (const Diagnosis& d : diagnoses::diagnose_facts(facts)) report["diagnoses"].push_back(diagnosis_to_json(d));
   return report;
 }
 

@@ -17,8 +17,9 @@ struct ReportOptions {
   bool all_calls = false;  // --all: list every record still held, in sequence order
 };
 
-// The traces of one report, opened and ordered by process start; the ones that could not be
-// read are named in `errors` ("<path>: <problem>", the reader's words).
+// The traces of one report, opened in the order given (build_report orders them by process
+// start); the ones that could not be read are named in `errors` ("<path>: <problem>", the
+// reader's words).
 struct OpenedTraces {
   std::vector<TraceFile> traces;
   std::vector<std::string> errors;
@@ -28,12 +29,11 @@ OpenedTraces open_traces(const std::vector<std::string>& paths);
 
 // One call, as docs/CONTRACT.md's CALL object.
 nlohmann::ordered_json call_to_json(const CallView& call);
-// One trace: path, process, environment, end, totals, first_failure, in_flight, calls.
-nlohmann::ordered_json trace_to_json(const TraceFile& trace, const ReportOptions& options);
 nlohmann::ordered_json diagnosis_to_json(const Diagnosis& diagnosis);
 
-// The whole document: {"traces": [...], "diagnoses": [...]}; the diagnoses come from
-// diagnose() over all the traces together.
+// The whole document: {"traces": [...], "diagnoses": [...]}, the traces in the order their
+// processes started. Each trace's ring is walked once: the calls listed, the order and the
+// facts the diagnoses (over all the traces together) rest on come from that one walk.
 nlohmann::ordered_json build_report(const std::vector<const TraceFile*>& traces, const ReportOptions& options);
 
 }  // namespace cublasspy::tools

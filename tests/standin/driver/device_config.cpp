@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/cuda_names.h"
 #include "driver_state.h"
 #include "stack_version.h"
 
@@ -36,13 +37,9 @@ long long env_int(const char* name, long long fallback) {
 // Known CUresult values keep their number; the runtime-only codes (35 insufficient driver and
 // the like) become CUDA_ERROR_UNKNOWN for the driver, which has no such code.
 CUresult driver_code_for(int runtime_code) {
-  static const int known[] = {
-#define STANDIN_CU_RESULT(code, name) code,
-#include "cu_result_list.inc"
-#undef STANDIN_CU_RESULT
-  };
-  for (int k : known)
-    if (k == runtime_code) return static_cast<CUresult>(runtime_code);
+  if (cublasspy::cuda_name(cublasspy::NameSet::kCuResult, runtime_code) != nullptr) {
+    return static_cast<CUresult>(runtime_code);
+  }
   return CUDA_ERROR_UNKNOWN;
 }
 

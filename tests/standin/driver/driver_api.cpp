@@ -3,9 +3,11 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/cuda_names.h"
 #include "device_attributes.h"
 #include "driver_bodies.h"
 #include "driver_entry.h"
+#include "error_texts.h"
 
 using namespace standin::driver;
 
@@ -230,35 +232,8 @@ STANDIN_EXPORT CUresult cuStreamSynchronize(CUstream hStream) { return stream_sy
 
 namespace {
 
-struct ErrorText {
-  int code;
-  const char* name;
-  const char* text;
-};
-
-// The driver's names (from cuda.h's CUresult) and, where the runtime has the same number, the
-// runtime's text, which is what the driver prints for the common codes.
-const char* runtime_text(int code) {
-  static const ErrorText table[] = {
-#define STANDIN_CUDA_ERROR(c, name, text) {c, name, text},
-#include "cudart_error_list.inc"
-#undef STANDIN_CUDA_ERROR
-  };
-  for (const ErrorText& e : table)
-    if (e.code == code) return e.text;
-  return nullptr;
-}
-
-const char* driver_name(int code) {
-  static const ErrorText table[] = {
-#define STANDIN_CU_RESULT(c, name) {c, name, nullptr},
-#include "cu_result_list.inc"
-#undef STANDIN_CU_RESULT
-  };
-  for (const ErrorText& e : table)
-    if (e.code == code) return e.name;
-  return nullptr;
-}
+// The driver's names are CUresult's (cuda.h), its texts the runtime's for the same number.
+const char* driver_name(int code) { return cublasspy::cuda_name(cublasspy::NameSet::kCuResult, code); }
 
 }  // namespace
 
@@ -279,7 +254,7 @@ STANDIN_EXPORT CUresult cuGetErrorString(CUresult error, const char** pStr) {
     *pStr = nullptr;
     return CUDA_ERROR_INVALID_VALUE;
   }
-  const char* text = runtime_text(error);
+  const char* text = standin::runtime_error_text(error);
   *pStr = text ? text : driver_name(error);
   return CUDA_SUCCESS;
 }

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/cuda_names.h"
+#include "error_texts.h"
 #include "runtime_state.h"
 #include "stack_version.h"
 
@@ -308,43 +310,17 @@ STANDIN_EXPORT cudaError_t cudaPeekAtLastError(void) {
   return last_error();
 }
 
-}  // extern "C"
-
-namespace {
-
-struct ErrorText {
-  int code;
-  const char* name;
-  const char* text;
-};
-
-// Taken from the real libcudart by tools/gen_error_tables.sh.
-const ErrorText kErrors[] = {
-#define STANDIN_CUDA_ERROR(code, name, text) {code, name, text},
-#include "cudart_error_list.inc"
-#undef STANDIN_CUDA_ERROR
-};
-
-const ErrorText* find_error(cudaError_t error) {
-  for (const ErrorText& e : kErrors)
-    if (e.code == static_cast<int>(error)) return &e;
-  return nullptr;
-}
-
-}  // namespace
-
-extern "C" {
-
+// The names are cudaError_t's (driver_types.h), the texts the real libcudart's.
 STANDIN_EXPORT const char* cudaGetErrorName(cudaError_t error) {
   standin_enter("cudaGetErrorName");  // counted; there is no status to fail with
-  const ErrorText* e = find_error(error);
-  return e ? e->name : "unrecognized error code";
+  const char* name = cublasspy::cuda_name(cublasspy::NameSet::kCudaError, error);
+  return name ? name : "unrecognized error code";
 }
 
 STANDIN_EXPORT const char* cudaGetErrorString(cudaError_t error) {
   standin_enter("cudaGetErrorString");
-  const ErrorText* e = find_error(error);
-  return e ? e->text : "unrecognized error code";
+  const char* text = standin::runtime_error_text(error);
+  return text ? text : "unrecognized error code";
 }
 
 // ---- driver entry points: forwarded to the driver's cuGetProcAddress_v2 -----------------------

@@ -1,25 +1,18 @@
 // cublasStatus_t names and strings, as the real cuBLAS and cuBLASLt print them (checked against
 // cublasGetStatusName / cublasGetStatusString of the CUDA 13 libraries, which work driverless).
+// The names are cublasspy's CUDA vocabulary (common/cuda_names.h); the strings are the
+// libraries' own, which no header holds.
 #pragma once
 
 #include <cublas_api.h>
 
+#include "common/cuda_names.h"
+
 namespace standin {
 
 inline const char* blas_status_name(cublasStatus_t status) {
-  switch (status) {
-    case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
-    case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
-    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
-    case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
-    case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
-    case CUBLAS_STATUS_MAPPING_ERROR: return "CUBLAS_STATUS_MAPPING_ERROR";
-    case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
-    case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
-    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
-    case CUBLAS_STATUS_LICENSE_ERROR: return "CUBLAS_STATUS_LICENSE_ERROR";
-  }
-  return "unrecognized status";
+  const char* name = cublasspy::cuda_name(cublasspy::NameSet::kCublasStatus, status);
+  return name ? name : "unrecognized status";
 }
 
 inline const char* blas_status_string(cublasStatus_t status) {
