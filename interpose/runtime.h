@@ -52,7 +52,8 @@ Runtime* runtime();
 bool ensure_trace(Runtime& rt);
 
 // Called after CUBLASSPY_ON_ERROR applies: abort or trap once the record of `function`'s call
-// is complete (an abort names the call and its status first).
-void apply_error_policy(const Runtime& rt, const char* function, const format::Record& rec);
+// is complete (an abort names the call and its status, in the words of the function's library,
+// the function table's, first).
+void apply_error_policy(const Runtime& rt, const char* function, format::Library library, const format::Record& rec);
 
 }  // namespace cublasspy
