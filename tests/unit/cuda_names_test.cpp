@@ -122,6 +122,17 @@ TEST(CudaNames, Spellings) {
   EXPECT_EQ(math_mode_text(1000), "1000");
 }
 
+// The function table's library picks the vocabulary (what the reader and the shim use).
+TEST(CudaNames, ALibrarysStatusesAreItsApis) {
+  using cublasspy::format::Library;
+  EXPECT_EQ(status_set_of(Library::kCublas), NameSet::kCublasStatus);
+  EXPECT_EQ(status_set_of(Library::kCublasLt), NameSet::kCublasStatus);
+  EXPECT_EQ(status_set_of(Library::kCudart), NameSet::kCudaError);
+  EXPECT_EQ(status_set_of(Library::kCuda), NameSet::kCuResult);
+  EXPECT_EQ(status_set_of(Library::kSystem), std::nullopt);
+  EXPECT_EQ(status_set_of(Library::kUnknown), std::nullopt);
+}
+
 TEST(CudaNames, AFunctionsStatusIsNamedByItsApi) {
   EXPECT_EQ(status_set_for("cublasSgemm_v2"), NameSet::kCublasStatus);
   EXPECT_EQ(status_set_for("cublasLtMatmul"), NameSet::kCublasStatus);
