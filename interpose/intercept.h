@@ -114,9 +114,7 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   rec.duration_ns = call_clock::elapsed_ns(start);
   if (recording) {
     rt->writer.complete(slot, seq, failed, rec.tid);
-    if (failed || outcome.finding) {
-      apply_error_policy(*rt, hook_name(id), static_cast<format::Library>(function_table()[id].library), rec);
-    }
+    if (failed || outcome.finding) apply_error_policy(*rt, id, rec);
   }
   if constexpr (!std::is_void_v<Ret>) return result;
 }

@@ -195,13 +195,14 @@ bool ensure_trace(Runtime& rt) {
   return ok;
 }
 
-void apply_error_policy(const Runtime& rt, const char* function, format::Library library, const format::Record& rec) {
+void apply_error_policy(const Runtime& rt, uint16_t id, const format::Record& rec) {
   switch (rt.config.on_error) {
     case OnError::kContinue: return;
     case OnError::kAbort: {
       // "cublasSgemm_v2 returned CUBLAS_STATUS_EXECUTION_FAILED (13)": the vocabulary's names.
+      const auto library = static_cast<format::Library>(function_table()[id].library);
       const std::optional<NameSet> statuses = status_set_of(library);
-      std::string what = std::string(function) + " returned " +
+      std::string what = std::string(hook_name(id)) + " returned " +
                          (statuses ? name_and_number(*statuses, rec.status) : std::to_string(rec.status));
       if (rec.async_status != 0) what += ", then " + name_and_number(NameSet::kCudaError, rec.async_status);
       if (rec.status == 0 && rec.async_status == 0) what += " and was flagged by CUBLASSPY_CHECK or CUBLASSPY_SCAN";

@@ -51,9 +51,9 @@ Runtime* runtime();
 // Opens the trace if this process (or this forked child) has none yet. Cold path.
 bool ensure_trace(Runtime& rt);
 
-// Called after CUBLASSPY_ON_ERROR applies: abort or trap once the record of `function`'s call
-// is complete (an abort names the call and its status, in the words of the function's library,
-// the function table's, first).
-void apply_error_policy(const Runtime& rt, const char* function, format::Library library, const format::Record& rec);
+// Called after CUBLASSPY_ON_ERROR applies: abort or trap once the record of hook `id`'s call is
+// complete (an abort names the call and its status first, in the words of the function's
+// library, the function table's).
+void apply_error_policy(const Runtime& rt, uint16_t id, const format::Record& rec);
 
 }  // namespace cublasspy
