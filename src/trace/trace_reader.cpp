@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <string_view>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -177,7 +178,11 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
   std::memcpy(t.functions_.data(), t.base_ + h.functions_offset, sizeof(FunctionEntry) * h.function_count);
   for (FunctionEntry& f : t.functions_) {
     f.name[kFunctionNameBytes - 1] = '\0';
-    if (f.arg_count > kMaxArgs) return fail(fmt::format("corrupt function table entry '{}'", f.name));
+    // The name comes from the file: quoted and escaped ({:?}), so the refusal stays one line.
+    if (f.arg_count > kMaxArgs) {
+      return fail(fmt::format("corrupt function table entry {:?}: {} argument slots, at most {}",
+                              std::string_view(f.name), f.arg_count, kMaxArgs));
+    }
     for (ArgDescriptor& a : f.args) a.name[kArgNameBytes - 1] = '\0';
     // Before version 3 the table held names only: what they mean is derived here, once, so
     // every reader of the table finds fields by role whatever the version.

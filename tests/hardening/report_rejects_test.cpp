@@ -214,6 +214,16 @@ TEST_F(ReportRejects, GarbageRecordsAreSkippedNotTrusted) {
   ProcessResult r = report("functions-garbage", bytes);
   EXPECT_EQ(r.exit_code, 2) << "an argument count of 0x7878 is refused";
   EXPECT_NE(r.err.find("corrupt function table"), std::string::npos) << r.err;
+
+  // A name with a newline (found by the fuzzer): the refusal is still one line, the name escaped.
+  bytes = seed_;
+  auto* entry = reinterpret_cast<format::FunctionEntry*>(bytes.data() + functions);
+  std::memcpy(entry->name, "bad\nname", 9);
+  entry->arg_count = format::kMaxArgs + 1;
+  r = report("function-name-newline", bytes);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("corrupt function table entry \"bad\\nname\""), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
 }
 
 }  // namespace
