@@ -9,6 +9,7 @@
 #include "operand_dump.h"
 #include "operand_scan.h"
 #include "hook_table.h"
+#include "machine_record.h"
 #include "shim_driver.h"
 #include "trace/process_info.h"
 
@@ -32,9 +33,12 @@ void read_versions(Runtime& rt) {
   }
 }
 
+// Taken by whoever appends to the process section (TraceWriter::append_process_entry).
+constinit std::atomic<bool> g_process_section_busy{false};
+
 // Libraries loaded since the trace opened (cuBLAS loading cuBLASLt, cudart loading libcuda).
 void refresh_libraries(Runtime& rt) {
-  static std::atomic<bool> busy{false};
+  std::atomic<bool>& busy = g_process_section_busy;
   bool expected = false;
   if (!busy.compare_exchange_strong(expected, true)) return;  // another thread is at it
   for (const std::string& lib : loaded_cuda_libraries()) {
@@ -74,6 +78,12 @@ bool is_setup_call(uint16_t id) {
          id == static_cast<uint16_t>(FnId::kcublasCreate_v2) ||
          id == static_cast<uint16_t>(FnId::kcuInit) ||
          id == static_cast<uint16_t>(FnId::kcuDeviceGetCount);
+}
+
+// The set-up calls whose first failure records the machine's state (docs/FORMAT.md).
+bool is_evidence_call(uint16_t id) {
+  return is_setup_call(id) || id == static_cast<uint16_t>(FnId::kcudaSetDevice) ||
+         id == static_cast<uint16_t>(FnId::kcublasLtCreate);
 }
 
 }  // namespace
@@ -129,6 +139,7 @@ PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
     ts.internal--;
     if (!failed) rt.cuda_ready.store(true, std::memory_order_relaxed);
   }
+  if (failed && is_evidence_call(id)) record_machine_evidence(rt, id, ctx.rec.status, g_process_section_busy);
   return outcome;
 }
 

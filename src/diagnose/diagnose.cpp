@@ -27,6 +27,7 @@ namespace {
 constexpr Rule kRules[] = {
     &rule_no_driver,
     &rule_driver_too_old,
+    &rule_machine,
     &rule_device_enumeration,
     &rule_fork_after_cuda_init,
     &rule_cublas_init,

@@ -38,11 +38,14 @@ Diagnosis finding(const char* id, Severity severity, const TraceFacts& facts);
 // once one stands, later failures there are its consequences, not findings of their own.
 inline constexpr std::initializer_list<const char*> kSetupFailureIds = {
     "no-driver", "driver-too-old", "no-device", "invalid-visible-devices",
-    "device-enumeration-failed", "cublas-init-failed", "fork-after-cuda-init"};
+    "device-enumeration-failed", "cublas-init-failed", "fork-after-cuda-init",
+    "kernel-module-not-loaded", "device-nodes-inaccessible", "uvm-not-loaded",
+    "fabric-manager-not-running", "forward-compat-unsupported", "out-of-memory-at-init"};
 
 // The rules, one per file (or per closely related group).
 void rule_no_driver(RuleContext& ctx);               // no-driver
 void rule_driver_too_old(RuleContext& ctx);          // driver-too-old
+void rule_machine(RuleContext& ctx);                 // the machine evidence's ids (machine_state.h)
 void rule_device_enumeration(RuleContext& ctx);      // invalid-visible-devices, no-device,
                                                      // device-enumeration-failed
 void rule_fork_after_cuda_init(RuleContext& ctx);    // fork-after-cuda-init

@@ -74,7 +74,9 @@ uint64_t not_initialized_after(const TraceFacts& f, uint64_t seq) {
 void rule_cublas_init(RuleContext& ctx) {
   for (const TraceFacts& f : ctx.traces()) {
     if (ctx.found_for(f, {"no-driver", "driver-too-old", "no-device", "invalid-visible-devices",
-                          "device-enumeration-failed", "fork-after-cuda-init"})) {
+                          "device-enumeration-failed", "fork-after-cuda-init", "kernel-module-not-loaded",
+                          "device-nodes-inaccessible", "uvm-not-loaded", "fabric-manager-not-running",
+                          "forward-compat-unsupported", "out-of-memory-at-init"})) {
       continue;  // the driver or the devices already explain it
     }
     const CallView* create = nullptr;

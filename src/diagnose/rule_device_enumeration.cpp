@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "diagnose/advice.h"
+#include "diagnose/machine_state.h"
 #include "diagnose/rule.h"
 
 namespace cublasspy::diagnoses {
@@ -149,7 +150,10 @@ void check_visible_devices(RuleContext& ctx, const TraceFacts& f, const Enumerat
 
 void rule_device_enumeration(RuleContext& ctx) {
   for (const TraceFacts& f : ctx.traces()) {
-    if (ctx.found_for(f, {"no-driver", "driver-too-old"})) continue;
+    if (ctx.found_for(f, {"no-driver", "driver-too-old", "kernel-module-not-loaded", "device-nodes-inaccessible",
+                          "uvm-not-loaded", "fabric-manager-not-running", "forward-compat-unsupported"})) {
+      continue;  // the machine evidence already explains it
+    }
     const Enumeration e = enumeration_of(f);
     check_visible_devices(ctx, f, e);
     if (ctx.found_for(f, {"invalid-visible-devices"})) continue;
@@ -159,7 +163,12 @@ void rule_device_enumeration(RuleContext& ctx) {
       const CallView& at = failed_no_device ? *e.first_failure : *e.zero_count;
       Diagnosis d = finding("no-device", Severity::kError, f);
       d.call = at.seq;
-      d.summary = "the NVIDIA driver works but CUDA sees no GPU";
+      // "The driver works" only when the machine evidence shows its module and nodes working;
+      // a trace without evidence (older shims) cannot tell.
+      const MachineState m = machine_state_from(f.trace->process().entries);
+      d.summary = m.recorded && m.module_loaded() && m.any_gpu_node
+                      ? "the NVIDIA driver is loaded and its device nodes are usable, but CUDA sees no GPU"
+                      : "CUDA sees no GPU (the trace holds no machine evidence that the driver works)";
       d.evidence = fmt::format("{} returned {}{}; {}{}.", call_name(at), status_text(at),
                                at.rec().status == 0 ? " with a count of 0" : "", f.env_text("CUDA_VISIBLE_DEVICES"),
                                f.env_value("NVIDIA_VISIBLE_DEVICES") ? ", " + f.env_text("NVIDIA_VISIBLE_DEVICES") : "");

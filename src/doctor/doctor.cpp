@@ -1,5 +1,10 @@
 #include "doctor/doctor.h"
 
+#include <algorithm>
+
+#include "diagnose/machine_state.h"
+#include "trace/machine_evidence.h"
+
 namespace cublasspy::doctor {
 
 const char* check_status_name(CheckStatus s) {
@@ -11,6 +16,55 @@ const char* check_status_name(CheckStatus s) {
   }
   return "info";
 }
+
+namespace {
+
+class VectorSink final : public EvidenceSink {
+ public:
+  explicit VectorSink(std::vector<std::pair<std::string, std::string>>& out) : out_(out) {}
+  void add(const char* key, const char* value) override { out_.emplace_back(key, value); }
+ private:
+  std::vector<std::pair<std::string, std::string>>& out_;
+};
+
+const char* view_var(void* context, const char* name) {
+  const auto& env = static_cast<const MachineView*>(context)->env;
+  auto it = env.find(name);
+  return it == env.end() ? nullptr : it->second.c_str();
+}
+
+bool has(const std::vector<Diagnosis>& found, const char* id) {
+  return std::any_of(found.begin(), found.end(), [&](const Diagnosis& d) { return d.id == id; });
+}
+
+// The machine evidence, through the collector the shim records with, and the findings the
+// trace rules draw from it (diagnose/machine_state.h): same ids, same words.
+void add_machine_findings(const MachineView& m, DoctorReport& r, bool driver_works) {
+  MachineSource source;
+  source.root = m.root.c_str();
+  source.get_var = view_var;
+  source.var_context = const_cast<MachineView*>(&m);
+  source.driver_library = r.facts.libraries.driver_file.empty() ? nullptr : r.facts.libraries.driver_file.c_str();
+  VectorSink sink(r.facts.evidence);
+  collect_machine_evidence(source, sink);
+  const diagnoses::MachineState state = diagnoses::machine_state_from(r.facts.evidence);
+  std::optional<diagnoses::SetupFailure> setup;
+  const DriverProbe& p = r.facts.probe;
+  if (!driver_works && !has(r.diagnoses, "no-driver")) {
+    setup = diagnoses::SetupFailure{p.init_status > 0 ? p.init_status : 0,
+                                    p.ran && p.init_status >= 0 ? "The doctor's probe: cuInit returned " + std::to_string(p.init_status)
+                                                                : "CUDA was not shown to work here",
+                                    std::nullopt, false};
+  }
+  size_t at = 0;
+  for (Diagnosis& d : diagnoses::machine_findings(state, setup, std::nullopt)) {
+    if (has(r.diagnoses, d.id.c_str())) continue;
+    // Root causes first; the doctor's own findings stay (what the probe saw, with its advice).
+    r.diagnoses.insert(r.diagnoses.begin() + static_cast<std::ptrdiff_t>(at++), std::move(d));
+  }
+}
+
+}  // namespace
 
 DoctorReport run_doctor(const MachineView& m) {
   DoctorReport r;
@@ -44,6 +98,7 @@ DoctorReport run_doctor(const MachineView& m) {
     }
   }
   r.diagnoses = diagnose_machine(f);
+  add_machine_findings(m, r, driver_works);
   return r;
 }
 

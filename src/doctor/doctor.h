@@ -95,6 +95,8 @@ struct MachineFacts {
   LibraryFacts libraries;
   VisibleDeviceFacts visible;
   DriverProbe probe;
+  // The machine evidence (trace/machine_evidence.h), as a trace would hold it.
+  std::vector<std::pair<std::string, std::string>> evidence;
 };
 
 // ---- the checks: each fills its facts and returns its checklist line(s) ----

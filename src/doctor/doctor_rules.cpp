@@ -166,7 +166,8 @@ void device_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
   }
   if (no_device) {
     Diagnosis d = make("no-device", Severity::kError);
-    d.summary = "the NVIDIA driver works but CUDA sees no GPU";
+    d.summary = f.module.loaded && f.nodes.any_gpu_node ? "the NVIDIA driver library loads but CUDA sees no GPU"
+                                                        : "CUDA sees no GPU, and the kernel side of the driver is missing";
     std::vector<std::string> e{status == 100 ? "cuInit returned " + status_text("cuInit", 100) : "cuDeviceGetCount counts 0 devices"};
     for (const std::string& s : kernel_side(f)) e.push_back(s);
     if (f.mig.enabled()) e.push_back("MIG mode is enabled: CUDA sees only MIG instances, and there may be none");

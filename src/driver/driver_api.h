@@ -81,6 +81,9 @@ struct DriverApi {
 
   // cuDriverGetVersion: FileHeader::driver_version (works before cuInit). Missing: stays -1.
   decltype(&::cuDriverGetVersion) driver_get_version = nullptr;
+  // cuMemGetInfo_v2: free and total device memory when cublasCreate fails for memory
+  // (interpose/machine_record.cpp), asked only while a context is current. Missing: not recorded.
+  decltype(&::cuMemGetInfo_v2) mem_get_info = nullptr;
 
   bool can_copy() const { return ctx_get_current && stream_synchronize && memcpy_dtoh; }
   bool can_launch() const {

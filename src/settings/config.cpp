@@ -90,6 +90,14 @@ Config parse_config(GetEnv getenv_fn, std::vector<std::string>& errors) {
       c.log = l;
     }
   }
+  if (const char* r = getenv_fn("CUBLASSPY_MACHINE_ROOT")) {
+    if (*r != '/' || std::string_view(r).size() > 256) {
+      errors.push_back(std::string("cublasspy: ignoring CUBLASSPY_MACHINE_ROOT='") + r +
+                       "': accepted values are an absolute path of at most 256 bytes; using /");
+    } else {
+      c.machine_root = r;
+    }
+  }
   return c;
 }
 

@@ -31,6 +31,9 @@ struct Config {
   uint64_t dump_max_mb = kDefaultDumpMaxMb;  // the most operand data one process dumps; 0: none
   std::string trace_template = "cublasspy-%p.cbt";
   std::string log = "stderr";  // "stderr", "off", or a file path
+  // Where the machine evidence is read from (/proc, /dev under it): "/" but in a container that
+  // mounts the host's elsewhere, and in tests that fake a machine.
+  std::string machine_root = "/";
 };
 
 // Reads a variable through `getenv_fn` (so tests can feed their own) and appends one message per

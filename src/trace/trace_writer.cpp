@@ -299,15 +299,22 @@ void TraceWriter::complete(RecordSlot* slot, uint64_t seq, bool failed, uint32_t
 }
 
 void TraceWriter::append_process_entry(const std::string& key, const std::string& value) {
-  // One thread at a time: the only caller, refresh_libraries() in interpose/post_call.cpp, lets
-  // a thread in by a compare-and-swap on an atomic flag, and a thread that finds the flag taken
+  append_process_entry(key.c_str(), value.c_str());
+}
+
+void TraceWriter::append_process_entry(const char* key, const char* value) {
+  // One thread at a time: the callers in interpose/post_call.cpp (library refresh, machine
+  // evidence) hold its process-section flag, taken by
+  // a compare-and-swap on an atomic flag, and a thread that finds the flag taken
   // skips the refresh instead of waiting (no lock). Readers see the entry once process_used,
   // stored last with release, covers it.
+  if (header_ == nullptr) return;
+  const size_t key_size = std::strlen(key), value_size = std::strlen(value);
   uint64_t used = header_->process_used;
-  uint64_t need = key.size() + value.size() + 2;
+  uint64_t need = key_size + value_size + 2;
   if (used + need + 2 > kProcessSectionBytes) return;
-  std::memcpy(process_ + used, key.c_str(), key.size() + 1);
-  std::memcpy(process_ + used + key.size() + 1, value.c_str(), value.size() + 1);
+  std::memcpy(process_ + used, key, key_size + 1);
+  std::memcpy(process_ + used + key_size + 1, value, value_size + 1);
   atom(header_->process_used).store(used + need, std::memory_order_release);
 }
 

@@ -62,6 +62,8 @@ class TraceWriter {
 
   // Appends "key\0value\0" to the process section if it fits (libraries found later).
   void append_process_entry(const std::string& key, const std::string& value);
+  // The same without allocating (machine evidence, interpose/machine_record.cpp).
+  void append_process_entry(const char* key, const char* value);
 
   // Async-signal-safe: record how the process ended.
   void mark_signaled(int sig);

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -81,6 +82,11 @@ TracedRun run_traced(const std::string& program, const RunOptions& o) {
   env.push_back("CUBLASSPY_TRACE=" + run.dir + "/t-%p.cbt");
   env.push_back("CUBLASSPY_LOG=off");
   if (o.preload_shim) env.push_back("LD_PRELOAD=" + shim_path());
+  if (!o.machine_root.empty()) {
+    env.push_back("CUBLASSPY_MACHINE_ROOT=" + o.machine_root);
+  } else if (o.stack == Stack::kStandin && !o.env.count("CUBLASSPY_MACHINE_ROOT")) {
+    env.push_back("CUBLASSPY_MACHINE_ROOT=" + write_healthy_machine(run.dir + "/machine"));
+  }
   std::string library_path = o.stack == Stack::kStandin ? standin_dir() : "";
   for (const auto& [k, v] : o.env) {
     if (k == "LD_LIBRARY_PATH") {
@@ -183,6 +189,20 @@ bool wait_for_trace(const std::string& dir, const std::function<bool(const Trace
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return false;
+}
+
+std::string write_healthy_machine(const std::string& root) {
+  auto put = [&](const std::string& path, const std::string& text) {
+    std::filesystem::create_directories(std::filesystem::path(root + path).parent_path());
+    std::ofstream(root + path) << text;
+    ::chmod((root + path).c_str(), 0666);
+  };
+  put("/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.163.01  Fri Jan 10 2025\n");
+  put("/proc/modules", "nvidia_uvm 1798144 0 - Live 0x0000000000000000 (POE)\n"
+                       "nvidia 60882944 1 nvidia_uvm, Live 0x0000000000000000 (POE)\n"
+                       "ext4 1024000 1 - Live 0x0000000000000000\n");
+  for (const char* node : {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia0"}) put(node, "");
+  return root;
 }
 
 TracedRun run_workload(std::map<std::string, std::string> env, std::vector<std::string> args) {

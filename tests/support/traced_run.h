@@ -31,6 +31,10 @@ struct RunOptions {
   std::map<std::string, std::string> env;  // added to a clean environment (no CUBLASSPY_/STANDIN_/CUDA_ vars)
   std::vector<std::string> args;
   bool preload_shim = true;
+  // The machine whose evidence the shim records (CUBLASSPY_MACHINE_ROOT). On the stand-in, ""
+  // means a fake healthy GPU machine (write_healthy_machine) made for the run, since the
+  // stand-in plays a working driver; with the real libraries, "" means this machine.
+  std::string machine_root;
   int timeout_s = 60;
   // Called while the program runs (for tests that act on a live process); the run then waits.
   std::function<void(pid_t pid, const std::string& trace_dir)> while_running;
@@ -52,6 +56,10 @@ struct TracedRun {
 };
 
 TracedRun run_traced(const std::string& program, const RunOptions& options);
+// Writes under `root` a machine as a working driver shows it: /proc/driver/nvidia/version
+// (550.163.01), /proc/modules with nvidia and nvidia_uvm, /dev/nvidiactl, /dev/nvidia-uvm and
+// /dev/nvidia0 (plain files, mode 0666). Returns `root`.
+std::string write_healthy_machine(const std::string& root);
 // The usual case: diag_workload on the stand-in under the shim, with these variables and args.
 TracedRun run_workload(std::map<std::string, std::string> env, std::vector<std::string> args = {});
 

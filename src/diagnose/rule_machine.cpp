@@ -1,0 +1,46 @@
+// The machine evidence the shim recorded at the first failed set-up call (machine_state.h):
+// the kernel module, the device nodes, nvidia_uvm, Fabric Manager, forward compatibility, the
+// memory at cublasCreate and the libcublas/libcublasLt pair. From the trace alone: the same
+// findings on any machine that reads it.
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "diagnose/machine_state.h"
+#include "diagnose/rule.h"
+
+namespace cublasspy::diagnoses {
+namespace {
+
+bool is_create(const CallView& c) {
+  return std::strcmp(c.function_name(), "cublasCreate_v2") == 0 || std::strcmp(c.function_name(), "cublasLtCreate") == 0;
+}
+
+}  // namespace
+
+void rule_machine(RuleContext& ctx) {
+  for (const TraceFacts& f : ctx.traces()) {
+    const MachineState m = machine_state_from(f.trace->process().entries);
+    if (!m.recorded) continue;
+    std::optional<SetupFailure> setup, create;
+    for (const CallView& c : f.device_calls) {
+      if (c.state != format::RecordState::kCompleted || c.rec().status == 0) continue;
+      setup = SetupFailure{c.rec().status, fmt::format("{} returned {}", call_name(c), status_text(c)), c.seq, false};
+      break;
+    }
+    for (const CallView& c : f.handle_creates) {
+      const int s = c.rec().status;
+      if (c.state != format::RecordState::kCompleted || (s != 1 && s != 3) || !is_create(c)) continue;
+      create = SetupFailure{s, fmt::format("{} returned {}", call_name(c), status_text(c)), c.seq, true};
+      break;
+    }
+    // No driver library at all is no-driver's finding, not the module's.
+    const bool no_driver = ctx.found_for(f, {"no-driver"}) != nullptr;
+    for (Diagnosis& d : machine_findings(m, no_driver ? std::nullopt : setup, create)) {
+      d.pid = f.pid;
+      ctx.add(std::move(d));
+    }
+  }
+}
+
+}  // namespace cublasspy::diagnoses

@@ -1,0 +1,297 @@
+// The machine evidence (src/trace/machine_evidence.h) and the findings drawn from it
+// (src/diagnose/machine_state.h): the collector on fake /proc and /dev trees, then real runs
+// under the shim on the stand-in, each recorded on a fake machine (CUBLASSPY_MACHINE_ROOT) and
+// diagnosed from its trace alone.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "diagnose/machine_state.h"
+#include "support/diagnose_helpers.h"
+#include "trace/machine_evidence.h"
+
+namespace cublasspy::test {
+namespace {
+
+namespace fs = std::filesystem;
+using Entries = std::vector<std::pair<std::string, std::string>>;
+
+class VectorSink final : public EvidenceSink {
+ public:
+  void add(const char* key, const char* value) override { entries.emplace_back(key, value); }
+  Entries entries;
+};
+
+class FakeTree {
+ public:
+  FakeTree() {
+    std::string templ = (fs::temp_directory_path() / "cbs-evidence-XXXXXX").string();
+    root = mkdtemp(templ.data());
+  }
+  ~FakeTree() {
+    std::error_code ec;
+    fs::remove_all(root, ec);
+  }
+  FakeTree& file(const std::string& path, const std::string& text = "", mode_t mode = 0666) {
+    fs::create_directories(fs::path(root + path).parent_path());
+    std::ofstream(root + path) << text;
+    chmod((root + path).c_str(), mode);
+    return *this;
+  }
+  FakeTree& remove(const std::string& path) {
+    fs::remove(root + path);
+    return *this;
+  }
+  Entries collect(const char* (*get_var)(void*, const char*) = nullptr, const char* driver = nullptr) const {
+    MachineSource s;
+    s.root = root.c_str();
+    s.get_var = get_var;
+    s.driver_library = driver;
+    VectorSink sink;
+    collect_machine_evidence(s, sink);
+    return sink.entries;
+  }
+  std::string root;
+};
+
+std::vector<std::string> values(const Entries& e, const std::string& key) {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : e) {
+    if (k == key) out.push_back(v);
+  }
+  return out;
+}
+
+bool any_contains(const std::vector<std::string>& items, const std::string& part) {
+  for (const std::string& s : items) {
+    if (contains(s, part)) return true;
+  }
+  return false;
+}
+
+const char* fake_vars(void*, const char* name) {
+  return std::string(name) == "CUDA_VISIBLE_DEVICES" ? "1,0" : nullptr;
+}
+
+TEST(MachineEvidence, HealthyMachine) {
+  FakeTree t;
+  write_healthy_machine(t.root);
+  t.file("/dev/nvidia-caps/nvidia-cap1", "", 0400).file("/.dockerenv");
+  const Entries e = t.collect(fake_vars, "/usr/lib/x86_64-linux-gnu/libcuda.so.550.163.01");
+  EXPECT_EQ(values(e, "machine.nvidia_version").at(0).find("NVRM version"), 0u);
+  EXPECT_EQ(values(e, "machine.proc_modules"), std::vector<std::string>{"read"});
+  const auto modules = values(e, "machine.module");
+  ASSERT_EQ(modules.size(), 2u);  // nvidia_uvm and nvidia, not ext4
+  EXPECT_EQ(modules[0].rfind("nvidia_uvm ", 0), 0u);
+  const auto nodes = values(e, "machine.node");
+  EXPECT_TRUE(any_contains(nodes, "/dev/nvidia0 -rw-rw-rw- uid")) << testing::PrintToString(nodes);
+  EXPECT_TRUE(any_contains(nodes, "/dev/nvidiactl -rw-rw-rw-")) << testing::PrintToString(nodes);
+  EXPECT_TRUE(any_contains(nodes, "/dev/nvidia-caps/nvidia-cap1 -r--------")) << testing::PrintToString(nodes);
+  EXPECT_FALSE(any_contains(nodes, "missing")) << testing::PrintToString(nodes);
+  EXPECT_EQ(values(e, "machine.container"), std::vector<std::string>{"/.dockerenv"});
+  EXPECT_TRUE(any_contains(values(e, "machine.env"), "CUDA_VISIBLE_DEVICES=1,0"));
+  EXPECT_TRUE(any_contains(values(e, "machine.env"), "NVIDIA_VISIBLE_DEVICES"));
+  EXPECT_EQ(values(e, "machine.driver_library").at(0), "/usr/lib/x86_64-linux-gnu/libcuda.so.550.163.01");
+
+  const diagnoses::MachineState m = diagnoses::machine_state_from(e);
+  EXPECT_TRUE(m.module_loaded());
+  EXPECT_TRUE(m.has_module("nvidia_uvm"));
+  EXPECT_TRUE(m.any_gpu_node);
+  // A working machine explains nothing, even with a failure to explain.
+  auto found = diagnoses::machine_findings(m, diagnoses::SetupFailure{100, "cuInit returned 100", 1, false}, std::nullopt);
+  EXPECT_TRUE(found.empty()) << found.front().id;
+}
+
+TEST(MachineEvidence, NoModuleNoNodes) {
+  FakeTree t;
+  t.file("/proc/modules", "ext4 1024000 1 - Live 0x0\n").file("/dev/null");
+  const Entries e = t.collect();
+  EXPECT_EQ(values(e, "machine.nvidia_version"), std::vector<std::string>{""});
+  EXPECT_TRUE(values(e, "machine.module").empty());
+  const auto nodes = values(e, "machine.node");
+  EXPECT_TRUE(any_contains(nodes, "/dev/nvidiactl missing"));
+  EXPECT_TRUE(any_contains(nodes, "/dev/nvidia<N> missing"));
+  const diagnoses::MachineState m = diagnoses::machine_state_from(e);
+  EXPECT_FALSE(m.module_loaded());
+  auto found = diagnoses::machine_findings(m, diagnoses::SetupFailure{100, "cuInit returned 100", 1, false}, std::nullopt);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].id, "kernel-module-not-loaded");
+  EXPECT_TRUE(contains(found[0].advice, "modprobe nvidia")) << found[0].advice;
+}
+
+TEST(MachineEvidence, UnreadableModulesAreNotAbsentModules) {
+  FakeTree t;
+  write_healthy_machine(t.root);
+  t.remove("/proc/modules");
+  const diagnoses::MachineState m = diagnoses::machine_state_from(t.collect());
+  EXPECT_TRUE(m.module_loaded());  // the version file says so
+  auto found = diagnoses::machine_findings(m, diagnoses::SetupFailure{999, "cuInit returned 999", 1, false}, std::nullopt);
+  for (const Diagnosis& d : found) EXPECT_NE(d.id, "uvm-not-loaded");
+}
+
+// A node this process may not open: the collector asks with the effective ids, so the check runs
+// in a child that drops root.
+TEST(MachineEvidence, NodeThisUserMayNotOpen) {
+  FakeTree t;
+  write_healthy_machine(t.root);
+  t.file("/dev/nvidia0", "", 0660);
+  chmod(t.root.c_str(), 0755);
+  int pipe_fd[2];
+  ASSERT_EQ(pipe(pipe_fd), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(pipe_fd[0]);
+    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(2);
+    std::string text;
+    for (const auto& [k, v] : t.collect()) text += k + "=" + v + "\n";
+    (void)!write(pipe_fd[1], text.data(), text.size());
+    _exit(0);
+  }
+  close(pipe_fd[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(pipe_fd[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  close(pipe_fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child could not drop root";
+  EXPECT_TRUE(contains(text, "/dev/nvidia0 -rw-rw---- uid 0 gid 0 denied")) << text;
+  EXPECT_TRUE(contains(text, "/dev/nvidiactl -rw-rw-rw- uid 0 gid 0 open")) << text;
+
+  Entries e;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t end = text.find('\n', pos);
+    std::string line = text.substr(pos, end - pos);
+    size_t eq = line.find('=');
+    e.emplace_back(line.substr(0, eq), line.substr(eq + 1));
+    pos = end + 1;
+  }
+  auto found = diagnoses::machine_findings(diagnoses::machine_state_from(e),
+                                           diagnoses::SetupFailure{999, "cuInit returned 999", 1, false}, std::nullopt);
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(found[0].id, "device-nodes-inaccessible");
+  EXPECT_TRUE(contains(found[0].evidence, "/dev/nvidia0")) << found[0].evidence;
+}
+
+TEST(MachineEvidence, LibraryOrigin) {
+  EXPECT_STREQ(library_origin("/venv/lib/python3.11/site-packages/nvidia/cublas/lib/libcublas.so.12", nullptr, "/"), "pip-wheel");
+  EXPECT_STREQ(library_origin("/opt/conda/envs/x/lib/libcublas.so.12", "/opt/conda/envs/x", "/"), "conda");
+  EXPECT_STREQ(library_origin("/usr/local/cuda/lib64/libcublas.so.13", nullptr, "/"), "system");
+  EXPECT_STREQ(library_origin("/home/me/libs/libcublasLt.so.12", nullptr, "/"), "other");
+  FakeTree t;
+  t.file("/home/me/env/conda-meta/history").file("/home/me/env/lib/libcublas.so.12");
+  EXPECT_STREQ(library_origin("/home/me/env/lib/libcublas.so.12", nullptr, t.root.c_str()), "conda");
+  EXPECT_TRUE(is_ld_library_path_entry("/a/b", 4, "/x:/a/b/:/y"));
+  EXPECT_FALSE(is_ld_library_path_entry("/a/b", 4, "/x:/a/bc"));
+}
+
+// ---- real runs on the stand-in, each recorded on its own fake machine ----
+
+struct Machine {
+  FakeTree tree;
+  Machine() { write_healthy_machine(tree.root); }
+};
+
+TracedRun run_on(const Machine& m, std::map<std::string, std::string> env, std::vector<std::string> args = {}) {
+  RunOptions o;
+  o.env = std::move(env);
+  o.args = std::move(args);
+  o.machine_root = m.tree.root;
+  return run_traced(program_path("diag_workload"), o);
+}
+
+TEST(MachineDiagnoses, KernelModuleNotLoaded) {
+  Machine m;
+  m.tree.remove("/proc/driver/nvidia/version").file("/proc/modules", "ext4 1 0 - Live 0x0\n");
+  TracedRun run = run_on(m, {{"STANDIN_DEVICE_COUNT_ERROR", "100"}});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "kernel-module-not-loaded");
+  EXPECT_TRUE(contains(d.evidence, "cudaErrorNoDevice (100)")) << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, "/proc/modules lists no nvidia module")) << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, "libcuda")) << d.evidence;  // the stand-in's driver library
+  EXPECT_FALSE(has_id(found, "no-device")) << explain(run, found);
+  EXPECT_FALSE(has_id(found, "cublas-init-failed")) << explain(run, found);
+}
+
+TEST(MachineDiagnoses, UvmNotLoadedOn999) {
+  Machine m;
+  m.tree.file("/proc/modules", "nvidia 60882944 0 - Live 0x0 (POE)\n");
+  TracedRun run = run_on(m, {{"STANDIN_DEVICE_COUNT_ERROR", "999"}});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "uvm-not-loaded");
+  EXPECT_TRUE(contains(d.advice, "modprobe nvidia_uvm")) << d.advice;
+  EXPECT_TRUE(contains(d.evidence, "cudaErrorUnknown (999)")) << d.evidence;
+  EXPECT_FALSE(has_id(found, "device-enumeration-failed")) << explain(run, found);
+}
+
+TEST(MachineDiagnoses, With999AndUvmLoadedTheChecklistStays) {
+  Machine m;
+  TracedRun run = run_on(m, {{"STANDIN_DEVICE_COUNT_ERROR", "999"}});
+  auto found = run.diagnose();
+  EXPECT_FALSE(has_id(found, "uvm-not-loaded")) << explain(run, found);
+  EXPECT_TRUE(has_id(found, "device-enumeration-failed")) << explain(run, found);
+}
+
+TEST(MachineDiagnoses, FabricManagerOn802) {
+  Machine m;
+  m.tree.file("/proc/driver/nvidia-nvswitch/devices/0000:05:00.0", "");
+  TracedRun run = run_on(m, {{"STANDIN_DEVICE_COUNT_ERROR", "802"}});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "fabric-manager-not-running");
+  EXPECT_TRUE(contains(d.evidence, "0000:05:00.0")) << d.evidence;
+  EXPECT_TRUE(contains(d.advice, "nvidia-fabricmanager")) << d.advice;
+  EXPECT_FALSE(has_id(found, "device-enumeration-failed")) << explain(run, found);
+}
+
+TEST(MachineDiagnoses, ForwardCompatOn804) {
+  Machine m;
+  TracedRun run = run_on(m, {{"STANDIN_DEVICE_COUNT_ERROR", "804"}});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "forward-compat-unsupported");
+  EXPECT_TRUE(contains(d.advice, "compat")) << d.advice;
+  EXPECT_FALSE(has_id(found, "device-enumeration-failed")) << explain(run, found);
+}
+
+TEST(MachineDiagnoses, OutOfMemoryAtCreate) {
+  Machine m;
+  TracedRun run = run_on(m, {{"STANDIN_FAIL", "cublasCreate_v2:1:3"}, {"STANDIN_DEVICE_MEMORY", "268435456"}},
+                         {"--set-device", "0"});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "out-of-memory-at-init");
+  EXPECT_TRUE(contains(d.summary, "MiB free of 256 MiB")) << d.summary << "\n" << explain(run, found);
+  EXPECT_TRUE(contains(d.advice, "XLA_PYTHON_CLIENT_PREALLOCATE")) << d.advice;
+  EXPECT_TRUE(contains(d.advice, "nvidia-smi")) << d.advice;
+  EXPECT_FALSE(has_id(found, "cublas-init-failed")) << explain(run, found);
+}
+
+// The evidence is the recording machine's: this machine has no nvidia module, the trace's
+// machine had one, and the findings follow the trace, before and after its machine is gone.
+TEST(MachineDiagnoses, ReadOnAnotherMachine) {
+  auto m = std::make_unique<Machine>();
+  m->tree.file("/proc/modules", "nvidia 60882944 0 - Live 0x0 (POE)\n");
+  TracedRun run = run_on(*m, {{"STANDIN_DEVICE_COUNT_ERROR", "999"}});
+  const std::string before = ids_of(run.diagnose());
+  m.reset();  // the recording machine's files are gone
+  ASSERT_FALSE(fs::exists("/proc/driver/nvidia/version")) << "this test expects a machine without the module";
+  std::vector<TraceFile> reread;
+  for (const std::string& path : run.traces) {
+    std::string error;
+    auto t = TraceFile::open(path, error);
+    ASSERT_TRUE(t) << error;
+    reread.push_back(std::move(*t));
+  }
+  std::vector<const TraceFile*> pointers;
+  for (const TraceFile& t : reread) pointers.push_back(&t);
+  const auto after = diagnose(pointers);
+  EXPECT_EQ(ids_of(after), before);
+  EXPECT_TRUE(has_id(after, "uvm-not-loaded")) << ids_of(after);
+  EXPECT_FALSE(has_id(after, "kernel-module-not-loaded")) << ids_of(after);
+}
+
+}  // namespace
+}  // namespace cublasspy::test
