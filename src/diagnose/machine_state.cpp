@@ -271,7 +271,20 @@ std::vector<Diagnosis> machine_findings(const MachineState& m, const std::option
       const MachineState::Library* odd = lt->on_ld_library_path && !cublas->on_ld_library_path   ? lt
                                          : cublas->on_ld_library_path && !lt->on_ld_library_path ? cublas
                                                                                                  : nullptr;
-      if (odd != nullptr) {
+      std::string search_path;
+      for (const auto& [name, value] : m.env) {
+        if (name == "LD_LIBRARY_PATH" && value) search_path = ":" + *value + ":";
+      }
+      auto position = [&](const MachineState::Library& l) {
+        size_t at = search_path.find(":" + dir_of(l.path) + ":");
+        if (at == std::string::npos) at = search_path.find(":" + dir_of(l.path) + "/:");
+        return at;
+      };
+      if (odd == nullptr && cublas->on_ld_library_path && lt->on_ld_library_path && position(*lt) != position(*cublas)) {
+        odd = position(*lt) < position(*cublas) ? lt : cublas;
+        d.evidence += fmt::format(" LD_LIBRARY_PATH lists {} before {}, so {} came from there.", dir_of(odd->path),
+                                  dir_of((odd == lt ? cublas : lt)->path), odd->family);
+      } else if (odd != nullptr) {
         d.evidence += fmt::format(" LD_LIBRARY_PATH put {} first.", dir_of(odd->path));
       } else if (cublas->origin != lt->origin) {
         d.evidence += fmt::format(" One comes from {}, the other from {}.", cublas->origin, lt->origin);

@@ -207,7 +207,7 @@ void collect_container(const MachineSource& s, EvidenceSink& sink) {
 void collect_variables(const MachineSource& s, EvidenceSink& sink) {
   if (s.get_var == nullptr) return;
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
-                           "NVIDIA_DRIVER_CAPABILITIES"}) {
+                           "NVIDIA_DRIVER_CAPABILITIES", "LD_LIBRARY_PATH"}) {
     Text t;
     t.add(name);
     if (const char* v = s.get_var(s.var_context, name)) t.add("=").add(v);

@@ -293,5 +293,25 @@ TEST(MachineDiagnoses, ReadOnAnotherMachine) {
   EXPECT_FALSE(has_id(after, "kernel-module-not-loaded")) << ids_of(after);
 }
 
+// The commonest field cause: a libcublasLt of another directory first on LD_LIBRARY_PATH. The
+// real CUDA 13 libraries, with a copy of libcublasLt.so.13 in a directory of its own.
+TEST(MachineDiagnoses, CublasLtFromAnotherDirectory) {
+  FakeTree other;
+  const std::string lt = other.root + "/odd-lt";
+  fs::create_directories(lt);
+  fs::copy_file(cuda_libdir() + "/libcublasLt.so.13", lt + "/libcublasLt.so.13");
+  RunOptions o;
+  o.stack = Stack::kRealLibraries;
+  o.env = {{"LD_LIBRARY_PATH", lt + ":" + cuda_libdir()}};
+  TracedRun run = run_traced(program_path("diag_workload"), o);
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "cublas-lt-mismatch");
+  EXPECT_TRUE(contains(d.evidence, lt + "/libcublasLt.so.13")) << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, fs::canonical(cuda_libdir()).string()) || contains(d.evidence, cuda_libdir()))
+      << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, "LD_LIBRARY_PATH lists " + lt + " before")) << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, "version 13.")) << d.evidence;  // as the libraries report it
+}
+
 }  // namespace
 }  // namespace cublasspy::test

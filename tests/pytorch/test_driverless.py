@@ -2,9 +2,8 @@
 libcuda (550), no stand-in, on a machine without the NVIDIA kernel module.
 
 PyTorch's output and exit status must be the same with and without the shim, and the report
-must not claim a GPU. Known gap (docs/PYTORCH.md, findings): the report says "no-device" (the
-driver works but CUDA sees no GPU), while the cause is the kernel module that is not loaded;
-the environment evidence that tells the two apart is another issue's work.
+must not claim a GPU. The machine evidence in the trace names the cause: the kernel module is
+not loaded (kernel-module-not-loaded), and no finding says the driver works.
 Usage: test_driverless.py <repository root> <build directory>
 """
 import sys
@@ -42,7 +41,15 @@ def main():
             not set(ids) & {"cublas-init-failed", "execution-failed", "async-error"} and
             all("1 device" not in d["evidence"] for d in report["diagnoses"]),
             [(d["id"], d["summary"]) for d in report["diagnoses"]])
-    print("today:", [(d["id"], d["summary"]) for d in report["diagnoses"]])
+    s.check("the cause is the kernel module that is not loaded", "kernel-module-not-loaded" in ids, ids)
+    s.check("no finding says the driver works", "no-device" not in ids and
+            all("driver works" not in d["summary"] for d in report["diagnoses"]),
+            [(d["id"], d["summary"]) for d in report["diagnoses"]])
+    module = next((d for d in report["diagnoses"] if d["id"] == "kernel-module-not-loaded"), {"evidence": ""})
+    s.check("the evidence names the driver library and the missing module file",
+            "libcuda.so.550.163.01" in module["evidence"] and "/proc/driver/nvidia/version" in module["evidence"],
+            module["evidence"])
+    print("diagnoses:", [(d["id"], d["summary"]) for d in report["diagnoses"]])
     return s.finish()
 
 
