@@ -88,7 +88,7 @@ class Scenario:
             os.chmod(path, 0o666)
         return root
 
-    def torch(self, code, shim=True, env=None, standin=True, trace="t-%p.cbt", argv=None, timeout=240):
+    def torch(self, code, shim=True, env=None, standin=True, trace="t-%p.cbt", argv=None, timeout=240, options=()):
         """Runs `code` (Python source) with python3 in the root. With shim, CUBLASSPY_TRACE puts
         the traces in a fresh directory of their own (Run.traces)."""
         trace_dir = tempfile.mkdtemp(prefix="traces.", dir=self.work)
@@ -98,7 +98,7 @@ class Scenario:
         env = dict(env or {})
         if shim:
             env.setdefault("CUBLASSPY_TRACE", os.path.join(trace_dir, trace))
-        cmd = self.root_command(argv or ["python3", script], env, standin, shim)
+        cmd = self.root_command(argv or ["python3", script], env, standin, shim, options)
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         return Run(proc, trace_dir)
 

@@ -10,6 +10,8 @@ import sys
 
 from scenario import Scenario, calls
 
+DRIVER = "/usr/lib/x86_64-linux-gnu/nvidia/current/libcuda.so.550.163.01"
+
 PROGRAM = """
 import warnings
 import torch
@@ -50,6 +52,15 @@ def main():
             "libcuda.so.550.163.01" in module["evidence"] and "/proc/driver/nvidia/version" in module["evidence"],
             module["evidence"])
     print("diagnoses:", [(d["id"], d["summary"]) for d in report["diagnoses"]])
+
+    # /dev/null bound over the driver library (in the call's private mount namespace): no driver,
+    # and that, not the module, is the finding.
+    gone = s.torch(PROGRAM, standin=False, options=["--bind", "/dev/null:" + DRIVER])
+    s.check("without the driver library PyTorch still sees no GPU", "available False count 0" in gone.stdout,
+            gone.stdout + gone.stderr[-300:])
+    ids = [d["id"] for d in s.report(*gone.traces)["diagnoses"]]
+    s.check("/dev/null as the driver library: no-driver", ids[:1] == ["no-driver"], ids)
+    s.check("/dev/null as the driver library: not the module", "kernel-module-not-loaded" not in ids, ids)
     return s.finish()
 
 
