@@ -6,12 +6,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <signal.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
 
 #include "diagnose/machine_state.h"
+#include "doctor/python_env.h"
 #include "support/diagnose_helpers.h"
 #include "trace/machine_evidence.h"
 
@@ -311,6 +315,38 @@ TEST(MachineDiagnoses, CublasLtFromAnotherDirectory) {
       << d.evidence;
   EXPECT_TRUE(contains(d.evidence, "LD_LIBRARY_PATH lists " + lt + " before")) << d.evidence;
   EXPECT_TRUE(contains(d.evidence, "version 13.")) << d.evidence;  // as the libraries report it
+}
+
+// doctor --python: an interpreter that does not answer is killed at the time limit, with what it
+// started (its own process group).
+TEST(DoctorPython, HangingInterpreterIsKilled) {
+  FakeTree t;
+  t.file("/python", "#!/bin/sh\nsleep 300 &\necho $! > " + t.root + "/child\nsleep 300\n", 0755);
+  const auto start = std::chrono::steady_clock::now();
+  doctor::PythonEnv env = doctor::probe_python(t.root + "/python", 1);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_TRUE(env.timed_out);
+  EXPECT_TRUE(contains(env.error, "did not answer within 1 s")) << env.error;
+  std::ifstream in(t.root + "/child");
+  int grandchild = 0;
+  in >> grandchild;
+  ASSERT_GT(grandchild, 0);
+  // Gone, or a zombie its new parent has not reaped yet (PID 1 in a container may never reap).
+  auto alive = [&] {
+    std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
+    std::string pid, comm, state;
+    return static_cast<bool>(stat >> pid >> comm >> state) && state != "Z";
+  };
+  for (int i = 0; i < 100 && alive(); ++i) usleep(10000);
+  EXPECT_FALSE(alive()) << "the interpreter's own child survived";
+}
+
+TEST(DoctorPython, AnswerWithoutTorch) {
+  doctor::PythonEnv env = doctor::probe_python("python3", 60);
+  ASSERT_TRUE(env.error.empty()) << env.error;
+  EXPECT_FALSE(env.python_version.empty());
+  EXPECT_TRUE(env.torch_version.empty() ? !env.torch_error.empty() : true);
+  EXPECT_FALSE(doctor::python_env_from_json("not json").error.empty());
 }
 
 }  // namespace

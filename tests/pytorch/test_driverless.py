@@ -6,6 +6,8 @@ must not claim a GPU. The machine evidence in the trace names the cause: the ker
 not loaded (kernel-module-not-loaded), and no finding says the driver works.
 Usage: test_driverless.py <repository root> <build directory>
 """
+import json
+import subprocess
 import sys
 
 from scenario import Scenario, calls
@@ -61,6 +63,19 @@ def main():
     ids = [d["id"] for d in s.report(*gone.traces)["diagnoses"]]
     s.check("/dev/null as the driver library: no-driver", ids[:1] == ["no-driver"], ids)
     s.check("/dev/null as the driver library: not the module", "kernel-module-not-loaded" not in ids, ids)
+
+    # doctor --python with the root's python3 and real PyTorch, doctor itself in the root.
+    doc = subprocess.run(s.root_command([s.cli, "doctor", "--json", "--python", "python3"], standin=False),
+                         capture_output=True, text=True, timeout=240)
+    details = {}
+    for check in json.loads(doc.stdout or "{}").get("checks", []):
+        details.setdefault(check["name"], []).append(check["detail"])
+    s.check("doctor --python: torch and its CUDA", details.get("torch") == ["torch 2.6.0+debian, built for CUDA 12.4"], details.get("torch"))
+    s.check("doctor --python: the libcublas import torch maps, with its version",
+            any("libcublas.so.12" in d and "version 12.4" in d for d in details.get("mapped by torch", [])),
+            details.get("mapped by torch"))
+    s.check("doctor --python: the version table", any("torch CUDA 12.4, driver supports CUDA" in d for d in details.get("versions", [])),
+            details.get("versions"))
     return s.finish()
 
 

@@ -11,8 +11,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "diagnose/machine_state.h"
 #include "doctor/doctor.h"
 #include "doctor/doctor_json.h"
+#include "doctor/python_env.h"
 #include "report/report_model.h"
 #include "report/report_text.h"
 #include "cli/subcommand.h"
@@ -26,7 +28,72 @@ struct DoctorArgs {
   bool json = false;
   std::string color = "auto";
   int probe_timeout = 20;
+  std::string python;  // --python [PYTHON]: "" when not asked
 };
+
+// "12.4" of a CUDA version number (12040).
+std::string cuda_text(int v) { return v > 0 ? fmt::format("{}.{}", v / 1000, v % 1000 / 10) : "unknown"; }
+
+// The system toolkit's version, from /usr/local/cuda/version.json ("cuda": {"version": ...}).
+std::string toolkit_version() {
+  std::FILE* f = std::fopen("/usr/local/cuda/version.json", "r");
+  if (f == nullptr) return "";
+  std::string text(1 << 16, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.contains("cuda") || !j["cuda"].is_object()) return "";
+  return j["cuda"].value("version", std::string());
+}
+
+std::string major_of_text(const std::string& v) { return v.substr(0, v.find('.')); }
+
+// The version table of the field reports: torch's CUDA against the driver's and the toolkit's,
+// and the libraries `import torch` mapped. Their libcublas/libcublasLt pair is judged by the
+// trace rules' cublas-lt-mismatch.
+void add_python_checks(const DoctorArgs& a, doctor::DoctorReport& r) {
+  doctor::PythonEnv py = doctor::probe_python(a.python, a.probe_timeout);
+  using doctor::CheckResult;
+  using doctor::CheckStatus;
+  if (!py.error.empty()) {
+    r.checks.push_back({"python", CheckStatus::kProblem, a.python + ": " + py.error});
+    return;
+  }
+  r.checks.push_back({"python", CheckStatus::kInfo, a.python + " " + py.python_version});
+  if (py.torch_version.empty()) {
+    r.checks.push_back({"torch", CheckStatus::kWarning, "import torch failed: " + py.torch_error});
+  } else {
+    r.checks.push_back({"torch", CheckStatus::kInfo,
+                        fmt::format("torch {}, built for CUDA {}", py.torch_version, py.torch_cuda.empty() ? "none (CPU)" : py.torch_cuda)});
+  }
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (const doctor::PythonLibrary& lib : py.libraries) {
+    r.checks.push_back({"mapped by torch", CheckStatus::kInfo,
+                        fmt::format("{} ({})", lib.path, lib.version.empty() ? "version not reported" : "version " + lib.version)});
+    const std::string name = lib.path.substr(lib.path.rfind('/') + 1);
+    const char* family = name.rfind("libcublasLt.so", 0) == 0 ? "libcublasLt" : name.rfind("libcublas.so", 0) == 0 ? "libcublas" : nullptr;
+    if (family != nullptr) entries.emplace_back("machine.library", fmt::format("{}\t{}\t{}\tother\t-", family, lib.path, lib.version));
+  }
+  for (const auto& [name, version] : py.wheels) r.checks.push_back({"pip wheel", CheckStatus::kInfo, name + " " + version});
+  const int driver = r.facts.probe.driver_version;
+  const std::string toolkit = toolkit_version();
+  if (!py.torch_cuda.empty()) {
+    CheckResult c{"versions", CheckStatus::kOk, ""};
+    c.detail = fmt::format("torch CUDA {}, driver supports CUDA {}, system toolkit {}", py.torch_cuda, cuda_text(driver),
+                           toolkit.empty() ? "none" : toolkit);
+    if (driver > 0 && std::stoi(major_of_text(py.torch_cuda)) > driver / 1000) {
+      c.status = CheckStatus::kProblem;
+      c.detail += ": the driver is older than torch's CUDA";
+    } else if (!toolkit.empty() && major_of_text(toolkit) != major_of_text(py.torch_cuda)) {
+      c.status = CheckStatus::kWarning;
+      c.detail += ": the toolkit's major differs (extensions built with its nvcc will not match torch)";
+    }
+    r.checks.push_back(std::move(c));
+  }
+  for (Diagnosis& d : diagnoses::machine_findings(diagnoses::machine_state_from(entries), std::nullopt, std::nullopt)) {
+    r.diagnoses.insert(r.diagnoses.begin(), std::move(d));
+  }
+}
 
 std::string doctor_text(const doctor::DoctorReport& r, bool color) {
   const char* reset = color ? "\033[0m" : "";
@@ -62,6 +129,7 @@ int run_doctor_command(const DoctorArgs& a) {
   const int seconds = a.probe_timeout;
   machine.probe_driver = [seconds] { return doctor::probe_driver_in_child(seconds); };
   doctor::DoctorReport report = doctor::run_doctor(machine);
+  if (!a.python.empty()) add_python_checks(a, report);
   if (a.json) {
     std::string text = doctor::doctor_json(report, &diagnosis_to_json).dump(2, ' ', false, json::error_handler_t::replace);
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -91,6 +159,12 @@ SubcommandAction attach_doctor(CLI::App& app) {
                  "Seconds to wait for the driver to answer before calling it hung (default 20)")
       ->check(CLI::Range(1, 600))
       ->type_name("SECONDS");
+  app.add_option("--python", a->python,
+                 "Also run PYTHON (default python3, in a child killed after --probe-timeout): torch's "
+                 "versions, the CUDA libraries import torch maps, the nvidia-* wheels")
+      ->expected(0, 1)
+      ->default_str("python3")
+      ->type_name("PYTHON");
   app.footer(
       "Checks the driver library and its version, the kernel module, /dev/nvidia*, NVML against\n"
       "CUDA, CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER, the CUDA libraries on the search path,\n"
