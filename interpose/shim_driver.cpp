@@ -53,6 +53,7 @@ bool fill(DriverApi& t) {
   cuda.find(t.ctx_get_device, "cuCtxGetDevice");
   cuda.find(t.device_get_attribute, "cuDeviceGetAttribute");
   cuda.find(t.driver_get_version, "cuDriverGetVersion");
+  cuda.find(t.func_get_name, "cuFuncGetName");
   return true;
 }
 
