@@ -2,6 +2,7 @@
 // variant it routes to, and where alpha/beta live. Filled by the argument tags (arg_tags.h).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -42,6 +43,13 @@ struct CallContext {
   // trace mode never builds one.
   std::optional<GemmCall> gemm;
 };
+
+// The slot a call's record lives in (the record is its first member): for the fields a slot
+// holds beside the record (RecordSlot::pending_error).
+inline format::RecordSlot& slot_of(CallContext& ctx) {
+  static_assert(offsetof(format::RecordSlot, call) == 0);
+  return *reinterpret_cast<format::RecordSlot*>(&ctx.rec);
+}
 
 // Reads alpha or beta from host memory into `out` when the pointer mode says it is there.
 // Called late: a bad host pointer crashes here as it would in cuBLAS, and the record, already

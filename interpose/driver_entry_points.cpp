@@ -55,6 +55,10 @@ void redirect(const char* symbol, void** pfn) {
   int id = find_hook(symbol);
   if (id < 0 || hook_library(static_cast<uint16_t>(id)) != Library::kCuda) return;
   remember_real(Library::kCuda, static_cast<uint16_t>(id), *pfn);
+  // The wrapper calls the one real function remembered for its name: when the driver hands out
+  // another for it (cuLaunchKernel's per-thread-default-stream form, asked for with
+  // CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM), the program keeps the driver's own.
+  if (resolve_real(Library::kCuda, static_cast<uint16_t>(id), symbol, kDefaultVariant) != *pfn) return;
   *pfn = hook_address(static_cast<uint16_t>(id));
 }
 

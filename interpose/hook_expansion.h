@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "arg_tags.h"
+#include "launch_tags.h"
 #include "spec/foreach.h"
 #include "spec/hook_list.h"
 #include "hook_table.h"

@@ -20,12 +20,14 @@ namespace cublasspy {
 // loader's in dlopen_hook.cpp.
 extern const HookInfo kLegacyHooks[];
 extern const HookInfo kLoaderHooks[];
+extern const HookInfo kLaunchHooks[];  // launch_hooks.cpp
 
 namespace {
 
 #define CBS_COUNT(...) +1
 constexpr uint32_t kMainHooks = 0 CUBLASSPY_HOOKS(CBS_COUNT);
 constexpr uint32_t kLegacyCount = 0 CUBLASSPY_LEGACY_HOOKS(CBS_COUNT);
+constexpr uint32_t kLoaderCount = 0 CUBLASSPY_LOADER_HOOKS(CBS_COUNT);
 #undef CBS_COUNT
 
 const HookInfo kHooks[] = {CUBLASSPY_HOOKS(CBS_HOOK_INFO)};
@@ -34,7 +36,8 @@ static_assert(sizeof(kHooks) / sizeof(kHooks[0]) == kMainHooks);
 const HookInfo& info(uint16_t id) {
   if (id < kMainHooks) return kHooks[id];
   if (id < kMainHooks + kLegacyCount) return kLegacyHooks[id - kMainHooks];
-  return kLoaderHooks[id - kMainHooks - kLegacyCount];
+  if (id < kMainHooks + kLegacyCount + kLoaderCount) return kLoaderHooks[id - kMainHooks - kLegacyCount];
+  return kLaunchHooks[id - kMainHooks - kLegacyCount - kLoaderCount];
 }
 
 void describe_param(format::FunctionEntry& entry, const char* c_name, format::ArgKind kind, format::ArgRole role) {

@@ -61,6 +61,7 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   rec.pointer_mode = -1;
   rec.math_mode = -1;
   rec.async_status = 0;
+  slot->pending_error = 0;
   rec.check_bits = 0;
   rec.alpha[0] = rec.alpha[1] = rec.beta[0] = rec.beta[1] = 0;
   rec.check_detail[0] = rec.check_detail[1] = 0;

@@ -88,8 +88,29 @@ bool is_evidence_call(uint16_t id) {
 
 }  // namespace
 
+namespace {
+
+// CUBLASSPY_SYNC, before a GEMM: wait for its stream first. An error it reports was left by
+// work launched earlier (the driver's sticky error, which the wait returns without clearing
+// it): the GEMM did not cause it, and the record says so instead of pinning it on the GEMM.
+void check_pending_error(Runtime& rt, CallContext& ctx) {
+  int rc = 0;
+  ThreadState& ts = thread_state();
+  ts.internal++;
+  const bool synced = synchronize_stream(ctx.rec.stream, &rc);
+  ts.internal--;
+  if (!synced || rc == 0) return;
+  slot_of(ctx).pending_error = rc;
+  note_first_async_error(rt, format::word_seq(ctx.rec.word), rc);
+}
+
+}  // namespace
+
 void before_real_call(Runtime& rt, CallContext& ctx) {
   if (rt.config.check) run_checks(rt, ctx);
+  if (rt.config.sync && format::is_gemm_family(function_table()[ctx.rec.function_id].family)) {
+    check_pending_error(rt, ctx);
+  }
 }
 
 void after_scalars_read(Runtime& rt, CallContext& ctx) {
@@ -102,7 +123,8 @@ PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
   uint16_t family = function_table()[id].family;
   uint64_t seq = format::word_seq(ctx.rec.word);
   ThreadState& ts = thread_state();
-  if (rt.config.sync && !failed && format::is_gemm_family(family)) {
+  // A call that found an error pending is not synchronized again: the error is not its own.
+  if (rt.config.sync && !failed && format::is_gemm_family(family) && slot_of(ctx).pending_error == 0) {
     int rc = 0;
     ts.internal++;
     const bool synced = synchronize_stream(ctx.rec.stream, &rc);

@@ -54,6 +54,7 @@ bool fill(DriverApi& t) {
   cuda.find(t.device_get_attribute, "cuDeviceGetAttribute");
   cuda.find(t.driver_get_version, "cuDriverGetVersion");
   cuda.find(t.mem_get_info, "cuMemGetInfo_v2");
+  cuda.find(t.func_get_name, "cuFuncGetName");
   return true;
 }
 

@@ -94,6 +94,23 @@ def main():
     results["bad_pointer"] = {"ok": bool(call and call["function"] == "cublasSgemm_v2"),
                               "diagnosis": d, "function": call and call["function"]}
 
+    # 4b. The field's case (issue 14): an embedding index out of range before a Linear layer.
+    # Under --sync all the launch recorder pins the device assert on the embedding's own kernel
+    # (an index_select / gather kernel of at::native), not on the Linear's GEMM; under --sync the
+    # GEMM finds it pending and is not blamed. Hook for the `stacks` part: the diagnosis's call
+    # location should name workloads.py's EMBEDDING-LINE (check it in results["embedding..."]).
+    proc, rep = run(a.cublasspy, a.out, "embedding_out_of_range", ["--sync", "all"])
+    d = find_diagnosis(rep, "async-error")
+    summary = (d or {}).get("summary", "")
+    blames_kernel = bool(d) and re.search(r"index|gather|embedding", summary, re.I) is not None and "gemm" not in summary.lower()
+    proc2, rep2 = run(a.cublasspy, a.out, "embedding_out_of_range.sync", ["--sync"])
+    d2 = find_diagnosis(rep2, "async-error")
+    gemm_cleared = bool(d2) and ("did not cause it" in d2["summary"] or re.search(r"index|gather|embedding", d2["summary"], re.I))
+    results["embedding_out_of_range"] = {
+        "ok": blames_kernel and bool(gemm_cleared) and "--sync all" not in (d or {}).get("advice", "x"),
+        "diagnosis_sync_all": d, "diagnosis_sync": d2,
+        "python_line_marker": "EMBEDDING-LINE"}
+
     # 5. CUDA_VISIBLE_DEVICES naming a device that does not exist.
     proc, rep = run(a.cublasspy, a.out, "missing_device", env={"CUDA_VISIBLE_DEVICES": "97"})
     ids = diagnosis_ids(rep)

@@ -77,6 +77,24 @@ def bad_pointer():
     print(f"sgemm status={st} sync error={err}")
 
 
+def embedding_out_of_range():
+    """The field's case (issue 14): an embedding index out of range, then a Linear layer. The
+    embedding's gather kernel trips a device-side assert; cuBLAS only reports it at the Linear's
+    GEMM (or PyTorch at the next copy). Under `--sync all` the report must blame the embedding's
+    kernel. The line of this file that made the call is the `stacks` part's to check: keep the
+    embedding call on the line marked EMBEDDING-LINE."""
+    import torch
+    emb = torch.nn.Embedding(100, 64).cuda()
+    lin = torch.nn.Linear(64, 32).cuda()
+    idx = torch.tensor([1, 2, 300], device="cuda")  # 300 >= 100: out of range
+    try:
+        h = emb(idx)  # EMBEDDING-LINE
+        y = lin(h)
+        print("result", y.sum().item())
+    except RuntimeError as e:
+        print("ERROR:", str(e).splitlines()[0])
+
+
 def missing_device():
     """CUDA_VISIBLE_DEVICES names a device that does not exist (set by the caller)."""
     import torch

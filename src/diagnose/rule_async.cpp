@@ -57,11 +57,108 @@ const char* kDeviceFaultAdvice =
     "works for other programs, also look at `sudo dmesg | grep -i NVRM` (Xid errors: hardware, "
     "temperature, power).";
 
+// "at::native::fill_kernel<float> (cudaLaunchKernel, grid 4x1x1, block 256x1x1, stream 0x0,
+// launch #12)" or "cudaMemsetAsync (48 bytes, stream 0x5581..., launch #3)".
+std::string launch_text(const LaunchView& l) {
+  const format::LaunchEntry& e = l.entry;
+  const std::string where = fmt::format("stream {:#x}, launch #{}", e.stream, l.ticket + 1);
+  if (e.bytes != 0 || (e.grid[0] == 0 && e.block[0] == 0)) {
+    return fmt::format("{} ({} bytes, {})", l.function_name(), e.bytes, where);
+  }
+  return fmt::format("{} ({}, grid {}x{}x{}, block {}x{}x{}, {})", l.kernel.empty() ? "an unnamed kernel" : l.kernel,
+                     l.function_name(), e.grid[0], e.grid[1], e.grid[2], e.block[0], e.block[1], e.block[2], where);
+}
+
+// CUBLASSPY_SYNC=all synchronized after a launch and found the error: that launch faulted.
+Diagnosis pinned_launch(const TraceFacts& f, const LaunchView& l) {
+  const int code = l.entry.async_status;
+  Diagnosis d = finding("async-error", Severity::kError, f);
+  d.summary = fmt::format("the GPU work launched by {} failed with {}", l.kernel.empty() ? l.function_name() : l.kernel,
+                          error_name(code));
+  d.evidence = fmt::format("{} returned {}, then synchronizing its stream (CUBLASSPY_SYNC=all) reported {}: {}.",
+                           launch_text(l), status_text_for(l.library(), l.entry.status), error_name(code),
+                           what_it_means(code));
+  if (uint64_t later = failures_from(f, 0); later > 0) {
+    d.evidence += fmt::format(" The error is sticky: {} call{} failed because of it.", later, plural(later));
+  }
+  d.advice = "That kernel is the culprit (launched by the program, not by cuBLAS): check the indices "
+             "and sizes it is given (an embedding's or a gather's indices against the table's size, "
+             "the usual cause of a device-side assert), or run it under `compute-sanitizer --tool "
+             "memcheck` for the faulting address. ";
+  d.advice += kDeviceFaultAdvice;
+  return d;
+}
+
+// How to pin down work the shim synchronized around only at GEMMs: --sync all waits after each
+// recorded launch as well; work the shim does not record needs CUDA_LAUNCH_BLOCKING=1.
+std::string pin_down_advice(const TraceFacts& f) {
+  if (f.sync_all()) {
+    return "CUBLASSPY_SYNC=all synchronized after every launch the shim records, so the failing "
+           "work was launched by something it does not record: run with CUDA_LAUNCH_BLOCKING=1 "
+           "(every kernel launch then reports its own error) or under `compute-sanitizer`, which "
+           "names the faulting kernel. ";
+  }
+  return "To pin down the work that faulted, rerun with `cublasspy run --sync all -- ...` "
+         "(CUBLASSPY_SYNC=all): it also synchronizes after every kernel launch, copy and memset "
+         "the shim records and names the one that failed (CUDA_LAUNCH_BLOCKING=1 does the same "
+         "for every kernel, without the record). ";
+}
+
+// CUBLASSPY_SYNC found the error pending before a GEMM ran: the GEMM did not cause it.
+Diagnosis pending_before_call(const TraceFacts& f) {
+  const CallView& call = *f.pending_at;
+  const int code = call.slot.pending_error;
+  Diagnosis d = finding("async-error", Severity::kError, f);
+  d.call = call.seq;
+  d.summary = fmt::format("an asynchronous GPU error ({}) was already pending before {}: the GEMM did not cause it",
+                          error_name(code), call_name(call));
+  d.evidence = fmt::format("CUBLASSPY_SYNC synchronized the stream before {} ran, and it reported {}: "
+                           "{}, in work launched earlier.",
+                           call_name(call), error_name(code), what_it_means(code));
+  const std::string since = f.pending_clean_sync ? fmt::format(" after call #{}", f.pending_clean_sync->seq) : "";
+  if (!f.pending_launches.empty()) {
+    std::string list;
+    for (const LaunchView& l : f.pending_launches) list += (list.empty() ? "" : "; ") + launch_text(l);
+    const uint64_t n = f.pending_launches_total;
+    const uint64_t more = n > f.pending_launches.size() ? n - f.pending_launches.size() : 0;
+    d.evidence += fmt::format(" It is one of the {} launch{} made since the last clean synchronization{}: {}{}.", n,
+                              n == 1 ? "" : "es", since, list, more ? fmt::format(" (and {} earlier)", more) : std::string());
+  } else if (!f.pending_suspects.empty()) {
+    std::string list;
+    for (const CallView& s : f.pending_suspects) list += (list.empty() ? "" : "; ") + suspect_text(*f.trace, s);
+    const uint64_t n = f.pending_suspects_total;
+    const uint64_t more = n > f.pending_suspects.size() ? n - f.pending_suspects.size() : 0;
+    d.evidence += fmt::format(" It is one of the {} launch{} recorded since the last clean synchronization{}: {}{}.",
+                              n, n == 1 ? "" : "es", since, list, more ? fmt::format(" and {} earlier", more) : std::string());
+  } else {
+    d.evidence += fmt::format(" No work the shim records was launched since the last clean synchronization{}: the "
+                              "failing work was launched by something it does not record (a kernel of the "
+                              "program's own, another library).",
+                              since);
+  }
+  if (uint64_t later = failures_from(f, call.seq); later > 0) {
+    d.evidence += fmt::format(" The error is sticky: {} call{} from there on failed because of it.", later, plural(later));
+  }
+  d.advice = pin_down_advice(f) + kDeviceFaultAdvice;
+  return d;
+}
+
 }  // namespace
 
 void rule_async_error(RuleContext& ctx) {
   for (const TraceFacts& f : ctx.traces()) {
     const format::FileHeader& h = f.header();
+    // Pinned to a launch by CUBLASSPY_SYNC=all: the kernel itself.
+    if (f.launch_error && f.launch_error->entry.async_status != 0 &&
+        (f.async_pinned.empty() || f.launch_error->entry.start_ns < f.async_pinned.front().rec().start_ns)) {
+      ctx.add(pinned_launch(f, *f.launch_error));
+      continue;
+    }
+    // Found pending before a GEMM, unless a call before it was pinned as its cause.
+    if (f.pending_at && (f.async_pinned.empty() || !began_before(f.async_pinned.front(), *f.pending_at))) {
+      ctx.add(pending_before_call(f));
+      continue;
+    }
     if (!f.async_pinned.empty()) {
       const CallView& call = f.async_pinned.front();
       const int code = call.rec().async_status;
@@ -89,6 +186,21 @@ void rule_async_error(RuleContext& ctx) {
       }
       if (surfaced) code = surfaced->rec().status;
     }
+    if (code == 0 && f.launch_error) {
+      // It surfaced in a launch (an asynchronous copy returning it): no record names it.
+      const LaunchView& l = *f.launch_error;
+      Diagnosis d = finding("async-error", Severity::kError, f);
+      d.summary = fmt::format("an asynchronous GPU error ({}) surfaced at {}", error_name(l.entry.status), l.function_name());
+      d.evidence = fmt::format("{} returned {}: {}; it reports work launched earlier, not its own.", launch_text(l),
+                               status_text_for(l.library(), l.entry.status), what_it_means(l.entry.status));
+      d.advice = (f.sync_mode() ? pin_down_advice(f)
+                                : std::string("The culprit is not pinned: rerun with `cublasspy run --sync all -- ...` "
+                                              "(CUBLASSPY_SYNC=all), which synchronizes after each GEMM and each "
+                                              "launch the shim records and names the one that failed. ")) +
+                 kDeviceFaultAdvice;
+      ctx.add(std::move(d));
+      continue;
+    }
     if (code == 0) continue;
 
     Diagnosis d = finding("async-error", Severity::kError, f);
@@ -115,8 +227,7 @@ void rule_async_error(RuleContext& ctx) {
       d.evidence += " CUBLASSPY_SYNC was on and no intercepted call was found failing, so the "
                     "failing work was launched by something the shim does not intercept (a custom "
                     "kernel, another library).";
-      d.advice = "Run with CUDA_LAUNCH_BLOCKING=1 (every kernel launch then reports its own error) "
-                 "or under `compute-sanitizer`, which names the faulting kernel. ";
+      d.advice = pin_down_advice(f);
       d.advice += kDeviceFaultAdvice;
     } else {
       d.advice = "The culprit is not pinned: rerun with `cublasspy run --sync ...` (or "

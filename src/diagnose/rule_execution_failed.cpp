@@ -28,9 +28,19 @@ bool explained_by_findings(const CallView& c) {
   return false;
 }
 
-std::string cublas_advice(int status) {
+// `synced`: the run already had CUBLASSPY_SYNC on, so the advice never asks for it again (it
+// found no earlier GPU fault, or a finding before this one would have explained the failure).
+std::string cublas_advice(int status, bool synced) {
   switch (status) {
     case 13:  // EXECUTION_FAILED
+      if (synced) {
+        return "EXECUTION_FAILED is a result, not a cause: the GPU could not run the call's kernel. "
+               "CUBLASSPY_SYNC was on and found no earlier GPU fault pending before the call. Rerun "
+               "with `cublasspy run --check --scan all ...`: --check validates pointers, lds and "
+               "strides, --scan finds NaN/Inf in the operands. If that is clean, suspect the "
+               "environment: a minimal matmul loop on the same GPU, `sudo dmesg | grep -i NVRM` for "
+               "Xid errors, `nvidia-smi -q -d TEMPERATURE,POWER`, and a smaller batch size.";
+      }
       return "EXECUTION_FAILED is a result, not a cause: the GPU could not run the call's kernel. "
              "Rerun with `cublasspy run --sync --check --scan all ...`: --sync pins a GPU fault to "
              "the call that caused it, --check validates pointers, lds and strides, --scan finds "
@@ -54,21 +64,25 @@ std::string cublas_advice(int status) {
              "processes in `nvidia-smi`, torch.cuda.empty_cache()), lower the batch size, or give "
              "the handle a workspace of its own (cublasSetWorkspace).";
     case 14:  // INTERNAL_ERROR
-      return "An internal CUDA operation of cuBLAS failed, usually an allocation or a CUDA error "
-             "left by earlier work. Rerun with `cublasspy run --sync` to see whether an earlier "
-             "call's GPU work failed, and check free memory in `nvidia-smi`.";
+      return std::string("An internal CUDA operation of cuBLAS failed, usually an allocation or a CUDA "
+                         "error left by earlier work. ") +
+             (synced ? "CUBLASSPY_SYNC found no earlier GPU fault pending; check free memory in `nvidia-smi`."
+                     : "Rerun with `cublasspy run --sync` to see whether an earlier call's GPU work "
+                       "failed, and check free memory in `nvidia-smi`.");
     case 1:  // NOT_INITIALIZED
       return "The handle passed to the call was never created successfully or was already "
              "destroyed. Check the status of cublasCreate and the order of cublasDestroy in the "
              "report's calls.";
     default:
-      return "The report's calls list (`cublasspy report --all TRACE`) shows the arguments of "
-             "the failing call; rerun with `cublasspy run --sync --check` to rule out argument "
-             "errors and earlier GPU faults.";
+      return std::string("The report's calls list (`cublasspy report --all TRACE`) shows the arguments of "
+                         "the failing call; ") +
+             (synced ? "rerun with `cublasspy run --check` to rule out argument errors."
+                     : "rerun with `cublasspy run --sync --check` to rule out argument errors and "
+                       "earlier GPU faults.");
   }
 }
 
-std::string cuda_advice(const CallView& c, int status) {
+std::string cuda_advice(const CallView& c, int status, bool synced) {
   switch (status) {
     case 2:
       return fmt::format("The GPU ran out of memory{}. See what holds it in `nvidia-smi`, free "
@@ -85,8 +99,9 @@ std::string cuda_advice(const CallView& c, int status) {
       return "A stream, event or handle passed to the call was already destroyed or belongs to "
              "another device or context.";
     default:
-      return "The report's calls list (`cublasspy report --all TRACE`) shows the failing call's "
-             "arguments; rerun with `cublasspy run --sync` to rule out an earlier GPU fault.";
+      return std::string("The report's calls list (`cublasspy report --all TRACE`) shows the failing call's "
+                         "arguments") +
+             (synced ? "." : "; rerun with `cublasspy run --sync` to rule out an earlier GPU fault.");
   }
 }
 
@@ -114,7 +129,7 @@ void rule_execution_failed(RuleContext& ctx) {
       if (f.successful_work > 0 && is_cublas_call(first)) {
         d.evidence += fmt::format(" {} other GEMM call{} succeeded in this process.", f.successful_work, plural(f.successful_work));
       }
-      d.advice = is_cublas_call(first) ? cublas_advice(status) : cuda_advice(first, status);
+      d.advice = is_cublas_call(first) ? cublas_advice(status, f.sync_mode()) : cuda_advice(first, status, f.sync_mode());
       ctx.add(std::move(d));
     }
   }

@@ -71,6 +71,8 @@ bool TraceFacts::sync_mode() const {
   return v && *v != "0" && !v->empty();
 }
 
+bool TraceFacts::sync_all() const { return env_value("CUBLASSPY_SYNC") == "all"; }
+
 format::Family family_of(const CallView& call) {
   return call.function ? static_cast<format::Family>(call.function->family) : format::Family::kOther;
 }
@@ -146,6 +148,13 @@ void FactsGatherer::add(const CallView& call) {
       f.async_pinned.size() < kKeepFindings) {
     f.async_pinned.push_back(call);
   }
+  if (call.slot.pending_error != 0 && !f.pending_at) {
+    // Before this call joins the suspects: it is the one the error was found pending at.
+    f.pending_at = call;
+    f.pending_suspects.assign(since_sync_.begin(), since_sync_.end());
+    f.pending_suspects_total = since_sync_total_;
+    f.pending_clean_sync = last_clean_sync_;
+  }
   if (call.state != format::RecordState::kCompleted) return;
 
   if (launches_device_work(call)) {
@@ -163,9 +172,12 @@ void FactsGatherer::add(const CallView& call) {
     }
     f.async_suspects_total = since_sync_total_;
   }
-  if (is_sync_point(call) && rec.status == 0) {
+  // A GEMM synchronized cleanly after it under CUBLASSPY_SYNC is a clean sync point too.
+  const bool synced_clean = (rec.flags & format::kFlagSynced) && rec.async_status == 0 && rec.status == 0;
+  if ((is_sync_point(call) && rec.status == 0) || synced_clean) {
     since_sync_.clear();
     since_sync_total_ = 0;
+    last_clean_sync_ = call;
   }
 
   if (rec.status != 0) {
@@ -178,6 +190,27 @@ void FactsGatherer::add(const CallView& call) {
     it->second.count++;
     if (fresh) f.failure_order.push_back(key);
   }
+}
+
+TraceFacts FactsGatherer::finish() {
+  TraceFacts& f = f_;
+  f.launch_error = f.trace->first_launch_error();
+  if (f.pending_at) {
+    // The work launched between the last clean synchronization and the GEMM that found the
+    // error pending (start times are one clock in the ring and the records).
+    const uint64_t from = f.pending_clean_sync ? f.pending_clean_sync->rec().start_ns : 0;
+    const uint64_t to = f.pending_at->rec().start_ns;
+    std::deque<LaunchView> recent;
+    f.trace->for_each_launch([&](const LaunchView& l) {
+      if (l.entry.start_ns < from || l.entry.start_ns > to) return;
+      if (static_cast<format::Family>(l.function->family) != format::Family::kLaunch) return;
+      f.pending_launches_total++;
+      recent.push_back(l);
+      if (recent.size() > kKeepSuspects) recent.pop_front();
+    });
+    f.pending_launches.assign(recent.begin(), recent.end());
+  }
+  return std::move(f_);
 }
 
 TraceFacts gather_facts(const TraceFile& trace) {

@@ -67,6 +67,20 @@ struct TraceFacts {
   std::vector<CallView> async_suspects;
   uint64_t async_suspects_total = 0;
 
+  // CUBLASSPY_SYNC: the first GEMM whose stream reported an error before the call ran
+  // (RecordSlot::pending_error), and the device work launched since the last clean
+  // synchronization before it: the GEMM did not cause the error, one of these did.
+  std::optional<CallView> pending_at;
+  std::vector<CallView> pending_suspects;
+  uint64_t pending_suspects_total = 0;
+  std::optional<CallView> pending_clean_sync;  // that synchronization, when recorded
+  // The launch ring's part (format version 4): the launches made between that synchronization
+  // and the GEMM (the last few, and how many), and the first launch found with an asynchronous
+  // error (pinned by CUBLASSPY_SYNC=all, or surfacing in a copy).
+  std::vector<LaunchView> pending_launches;
+  uint64_t pending_launches_total = 0;
+  std::optional<LaunchView> launch_error;
+
   const format::FileHeader& header() const { return trace->header(); }
   // The earliest failing call (not a library load), nullptr when none failed.
   const CallView* first_failed_call() const;
@@ -74,6 +88,7 @@ struct TraceFacts {
   // The value a recorded variable had, or "unset".
   std::string env_text(const std::string& name) const;
   bool sync_mode() const;  // CUBLASSPY_SYNC was on
+  bool sync_all() const;   // CUBLASSPY_SYNC=all: also synchronized after each recorded launch
 };
 
 // Gathers a trace's facts one record at a time, in the order for_each_call visits them, so a
@@ -82,12 +97,13 @@ class FactsGatherer {
  public:
   explicit FactsGatherer(const TraceFile& trace);
   void add(const CallView& call);
-  TraceFacts finish() { return std::move(f_); }
+  TraceFacts finish();
 
  private:
   TraceFacts f_;
   std::deque<CallView> since_sync_;  // device work launched since the last clean sync point
   uint64_t since_sync_total_ = 0;
+  std::optional<CallView> last_clean_sync_;
 };
 
 // A walk of its own.

@@ -85,6 +85,12 @@ struct DriverApi {
   // (interpose/machine_record.cpp), asked only while a context is current. Missing: not recorded.
   decltype(&::cuMemGetInfo_v2) mem_get_info = nullptr;
 
+  // --- The launch recorder (interpose/launch_hooks.cpp).
+
+  // cuFuncGetName: the name of a kernel launched through cuLaunchKernel(Ex), once per function
+  // (CUDA 12.3 and later drivers). Missing: the kernel is recorded unnamed.
+  decltype(&::cuFuncGetName) func_get_name = nullptr;
+
   bool can_copy() const { return ctx_get_current && stream_synchronize && memcpy_dtoh; }
   bool can_launch() const {
     return can_copy() && mem_get_address_range && module_load_data && module_get_function &&

@@ -28,6 +28,12 @@ bool parse_bool(std::string_view text, bool& out) {
   if (text == "1") return out = true, true;
   return false;
 }
+bool parse_sync_mode(std::string_view text, SyncMode& out) {
+  if (text == "0") return out = SyncMode::kOff, true;
+  if (text == "1") return out = SyncMode::kCalls, true;
+  if (text == "all") return out = SyncMode::kAll, true;
+  return false;
+}
 bool parse_scan_mode(std::string_view t, ScanMode& out) { return parse_named(t, kScanNames, out); }
 bool parse_on_error(std::string_view t, OnError& out) { return parse_named(t, kOnErrorNames, out); }
 bool parse_dump_mode(std::string_view t, DumpMode& out) { return parse_named(t, kDumpNames, out); }
@@ -37,6 +43,15 @@ bool parse_ring(std::string_view text, uint64_t& out) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size()) return false;
   if (value < kMinRing || value > kMaxRing) return false;
+  out = value;
+  return true;
+}
+
+bool parse_launch_ring(std::string_view text, uint64_t& out) {
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return false;
+  if (value != 0 && (value < kMinRing || value > kMaxLaunchRing)) return false;
   out = value;
   return true;
 }
@@ -66,12 +81,15 @@ Config parse_config(GetEnv getenv_fn, std::vector<std::string>& errors) {
   };
   read("CUBLASSPY_DISABLE", parse_bool, c.disabled, "0 or 1");
   read("CUBLASSPY_CHECK", parse_bool, c.check, "0 or 1");
-  read("CUBLASSPY_SYNC", parse_bool, c.sync, "0 or 1");
+  read("CUBLASSPY_SYNC", parse_sync_mode, c.sync_mode, "0, 1 or all");
+  c.sync = c.sync_mode != SyncMode::kOff;
   read("CUBLASSPY_SCAN", parse_scan_mode, c.scan, "none, inputs, outputs, all");
   read("CUBLASSPY_ON_ERROR", parse_on_error, c.on_error, "continue, abort, trap");
   read("CUBLASSPY_DUMP", parse_dump_mode, c.dump, "none, failing, all");
   read("CUBLASSPY_RING", parse_ring, c.ring,
        "a whole number of records from 16 to 4194304 (default 8192)");
+  read("CUBLASSPY_LAUNCH_RING", parse_launch_ring, c.launch_ring,
+       "0 (launches not recorded) or a whole number of launches from 16 to 16777216 (default 16384)");
   read("CUBLASSPY_DUMP_MAX_MB", parse_dump_max_mb, c.dump_max_mb,
        "a whole number of MiB, 0 for no dumps (default 256)");
   if (const char* t = getenv_fn("CUBLASSPY_TRACE")) {

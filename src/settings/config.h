@@ -13,21 +13,27 @@ namespace cublasspy {
 enum class ScanMode : uint8_t { kNone, kInputs, kOutputs, kAll };
 enum class OnError : uint8_t { kContinue, kAbort, kTrap };
 enum class DumpMode : uint8_t { kNone, kFailing, kAll };
+// CUBLASSPY_SYNC: 0 off; 1 synchronize around each GEMM; all also after each recorded launch.
+enum class SyncMode : uint8_t { kOff, kCalls, kAll };
 
 inline constexpr uint64_t kDefaultRing = 8192;   // records; 8 MiB of trace at 1 KiB a record
 inline constexpr uint64_t kMinRing = 16;
 inline constexpr uint64_t kMaxRing = 1u << 22;  // 4 GiB of trace: beyond that, a mistake
+inline constexpr uint64_t kDefaultLaunchRing = 16384;  // launches; 1.25 MiB at 80 bytes each
+inline constexpr uint64_t kMaxLaunchRing = 1u << 24;     // 1.25 GiB: beyond that, a mistake
 inline constexpr uint64_t kDefaultDumpMaxMb = 256;
 inline constexpr uint64_t kMaxDumpMaxMb = 1ull << 40;  // a mistake, not a budget
 
 struct Config {
   bool disabled = false;
   bool check = false;
-  bool sync = false;
+  bool sync = false;  // sync_mode != kOff
+  SyncMode sync_mode = SyncMode::kOff;
   ScanMode scan = ScanMode::kNone;
   OnError on_error = OnError::kContinue;
   DumpMode dump = DumpMode::kNone;
   uint64_t ring = kDefaultRing;
+  uint64_t launch_ring = kDefaultLaunchRing;  // CUBLASSPY_LAUNCH_RING; 0: launches not recorded
   uint64_t dump_max_mb = kDefaultDumpMaxMb;  // the most operand data one process dumps; 0: none
   std::string trace_template = "cublasspy-%p.cbt";
   std::string log = "stderr";  // "stderr", "off", or a file path
@@ -43,10 +49,12 @@ Config parse_config(GetEnv getenv_fn, std::vector<std::string>& errors);
 
 // The individual parsers, exposed for the tools (`run` maps its options to the same names).
 bool parse_bool(std::string_view text, bool& out);
+bool parse_sync_mode(std::string_view text, SyncMode& out);  // 0, 1, all
 bool parse_scan_mode(std::string_view text, ScanMode& out);
 bool parse_on_error(std::string_view text, OnError& out);
 bool parse_dump_mode(std::string_view text, DumpMode& out);
 bool parse_ring(std::string_view text, uint64_t& out);
+bool parse_launch_ring(std::string_view text, uint64_t& out);  // 0, or 16 to kMaxLaunchRing
 bool parse_dump_max_mb(std::string_view text, uint64_t& out);  // whole MiB, 0 to kMaxDumpMaxMb
 
 const char* to_string(ScanMode m);

@@ -214,5 +214,68 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
   X(kSystem, void*, dlopen, nullptr, kLibraryLoad, (const char*, filename, LoadedFile),        \
     (int, flags, Int<Role::kLoadFlags>))
 
-#define CUBLASSPY_ALL_HOOKS(X) CUBLASSPY_HOOKS(X) CUBLASSPY_LEGACY_HOOKS(X) CUBLASSPY_LOADER_HOOKS(X)
+// GPU work launched outside the GEMMs: kernel launches, asynchronous copies and memsets. They go
+// to the launch ring (format::LaunchEntry), not the call records, by a lean path of their own
+// (interpose/launch_hooks.cpp): a launch costs tens of nanoseconds, and a program launching
+// thousands of kernels per GEMM keeps its GEMMs in the flight recorder. Their tags
+// (launch_tags.h) say where each argument goes in the entry. The _ptsz forms are the per-thread
+// default stream's; the driver forms are also handed out through cuGetProcAddress
+// (driver_entry_points.cpp).
+#define CBS_KERNEL_LAUNCH_PARAMS                                                                \
+  (const void*, func, KernelStub), (dim3, gridDim, Grid), (dim3, blockDim, Block),               \
+  (void**, args, Unrecorded), (size_t, sharedMem, SharedMem), (cudaStream_t, stream, LaunchStream)
+#define CBS_KERNEL_LAUNCH_EX_PARAMS                                                             \
+  (const cudaLaunchConfig_t*, config, LaunchConfig), (const void*, func, KernelStub),            \
+  (void**, args, Unrecorded)
+#define CBS_DRIVER_LAUNCH_PARAMS                                                                \
+  (CUfunction, f, DriverKernel), (unsigned int, gridDimX, GridX), (unsigned int, gridDimY, GridY), \
+  (unsigned int, gridDimZ, GridZ), (unsigned int, blockDimX, BlockX),                            \
+  (unsigned int, blockDimY, BlockY), (unsigned int, blockDimZ, BlockZ),                          \
+  (unsigned int, sharedMemBytes, SharedMem), (CUstream, hStream, LaunchStream),                  \
+  (void**, kernelParams, Unrecorded), (void**, extra, Unrecorded)
+#define CBS_DRIVER_LAUNCH_EX_PARAMS                                                             \
+  (const CUlaunchConfig*, config, DriverLaunchConfig), (CUfunction, f, DriverKernel),            \
+  (void**, kernelParams, Unrecorded), (void**, extra, Unrecorded)
+#define CBS_MEMSET_ASYNC_PARAMS                                                                 \
+  (void*, devPtr, Unrecorded), (int, value, Unrecorded), (size_t, count, Bytes),                 \
+  (cudaStream_t, stream, LaunchStream)
+#define CBS_MEMCPY_ASYNC_PARAMS                                                                 \
+  (void*, dst, Unrecorded), (const void*, src, Unrecorded), (size_t, count, Bytes),              \
+  (cudaMemcpyKind, kind, Unrecorded), (cudaStream_t, stream, LaunchStream)
+#define CUBLASSPY_LAUNCH_HOOKS(X)                                                               \
+  X(kCudart, cudaError_t, cudaLaunchKernel, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
+  X(kCudart, cudaError_t, cudaLaunchKernel_ptsz, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
+  X(kCudart, cudaError_t, cudaLaunchCooperativeKernel, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
+  X(kCudart, cudaError_t, cudaLaunchCooperativeKernel_ptsz, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
+  X(kCudart, cudaError_t, cudaLaunchKernelExC, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_EX_PARAMS) \
+  X(kCudart, cudaError_t, cudaLaunchKernelExC_ptsz, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_EX_PARAMS) \
+  X(kCuda, CUresult, cuLaunchKernel, CUDA_ERROR_NOT_INITIALIZED, kLaunch, CBS_DRIVER_LAUNCH_PARAMS) \
+  X(kCuda, CUresult, cuLaunchKernel_ptsz, CUDA_ERROR_NOT_INITIALIZED, kLaunch, CBS_DRIVER_LAUNCH_PARAMS) \
+  X(kCuda, CUresult, cuLaunchKernelEx, CUDA_ERROR_NOT_INITIALIZED, kLaunch, CBS_DRIVER_LAUNCH_EX_PARAMS) \
+  X(kCuda, CUresult, cuLaunchKernelEx_ptsz, CUDA_ERROR_NOT_INITIALIZED, kLaunch, CBS_DRIVER_LAUNCH_EX_PARAMS) \
+  X(kCudart, cudaError_t, cudaMemsetAsync, cudaErrorInsufficientDriver, kLaunch, CBS_MEMSET_ASYNC_PARAMS) \
+  X(kCudart, cudaError_t, cudaMemsetAsync_ptsz, cudaErrorInsufficientDriver, kLaunch, CBS_MEMSET_ASYNC_PARAMS) \
+  X(kCudart, cudaError_t, cudaMemcpyAsync, cudaErrorInsufficientDriver, kLaunch, CBS_MEMCPY_ASYNC_PARAMS) \
+  X(kCudart, cudaError_t, cudaMemcpyAsync_ptsz, cudaErrorInsufficientDriver, kLaunch, CBS_MEMCPY_ASYNC_PARAMS) \
+  X(kCuda, CUresult, cuMemsetD8Async, CUDA_ERROR_NOT_INITIALIZED, kLaunch,                       \
+    (CUdeviceptr, dstDevice, Unrecorded), (unsigned char, uc, Unrecorded), (size_t, N, Bytes),   \
+    (CUstream, hStream, LaunchStream))                                                           \
+  X(kCuda, CUresult, cuMemsetD32Async, CUDA_ERROR_NOT_INITIALIZED, kLaunch,                      \
+    (CUdeviceptr, dstDevice, Unrecorded), (unsigned int, ui, Unrecorded), (size_t, N, Words),    \
+    (CUstream, hStream, LaunchStream))                                                           \
+  X(kCuda, CUresult, cuMemcpyAsync, CUDA_ERROR_NOT_INITIALIZED, kLaunch,                         \
+    (CUdeviceptr, dst, Unrecorded), (CUdeviceptr, src, Unrecorded), (size_t, ByteCount, Bytes),  \
+    (CUstream, hStream, LaunchStream))                                                           \
+  X(kCuda, CUresult, cuMemcpyHtoDAsync_v2, CUDA_ERROR_NOT_INITIALIZED, kLaunch,                  \
+    (CUdeviceptr, dstDevice, Unrecorded), (const void*, srcHost, Unrecorded),                   \
+    (size_t, ByteCount, Bytes), (CUstream, hStream, LaunchStream))                               \
+  X(kCuda, CUresult, cuMemcpyDtoHAsync_v2, CUDA_ERROR_NOT_INITIALIZED, kLaunch,                  \
+    (void*, dstHost, Unrecorded), (CUdeviceptr, srcDevice, Unrecorded),                         \
+    (size_t, ByteCount, Bytes), (CUstream, hStream, LaunchStream))                               \
+  X(kCuda, CUresult, cuMemcpyDtoDAsync_v2, CUDA_ERROR_NOT_INITIALIZED, kLaunch,                  \
+    (CUdeviceptr, dstDevice, Unrecorded), (CUdeviceptr, srcDevice, Unrecorded),                 \
+    (size_t, ByteCount, Bytes), (CUstream, hStream, LaunchStream))
+
+#define CUBLASSPY_ALL_HOOKS(X) CUBLASSPY_HOOKS(X) CUBLASSPY_LEGACY_HOOKS(X) CUBLASSPY_LOADER_HOOKS(X) \
+  CUBLASSPY_LAUNCH_HOOKS(X)
 // clang-format on

@@ -27,7 +27,10 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //   3  the function table says what each slot means (ArgDescriptor::role) and which library
 //      each function belongs to (FunctionEntry::library); readers of versions 1 and 2 derive
 //      both from the names (trace_reader.cpp, the one place names are interpreted).
-inline constexpr uint32_t kFormatVersion = 3;
+//   4  launches: RecordSlot::pending_error (CUBLASSPY_SYNC's check before each GEMM), in bytes
+//      that were padding; the launch ring and its kernel table (FileHeader bytes [736, 800)).
+//      Readers of older versions read both as absent.
+inline constexpr uint32_t kFormatVersion = 4;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
 inline constexpr uint32_t kHeaderBytes = 4096;
@@ -137,8 +140,14 @@ static_assert(sizeof(Record) == 120 + 8 * kMaxArgs);
 struct RecordSlot {
   Record call;
   ScanSummary scan[4];
-  uint8_t pad[kRecordBytes - sizeof(Record) - 4 * sizeof(ScanSummary)];
+  // Version 4, launches (bytes [696, 760)). CUBLASSPY_SYNC synchronizes a GEMM's stream before
+  // the call: an error it reports was already pending, left by earlier work, not the GEMM's.
+  int32_t pending_error;  // cudaError_t / CUresult found pending before the call; 0 if none
+  uint8_t reserved_launches[60];
+  uint8_t pad[kRecordBytes - 760];
 };
+static_assert(offsetof(RecordSlot, pending_error) == 696);
+static_assert(offsetof(RecordSlot, pad) == 760);
 static_assert(sizeof(RecordSlot) == kRecordBytes);
 
 // What an argument slot means, whatever the function calls it: readers find a call's fields by
@@ -220,6 +229,7 @@ enum class Family : uint16_t {
   kOther = 0, kDevice = 1, kHandle = 2, kGemm = 3, kGemmBatched = 4, kGemmStridedBatched = 5,
   kGemmGrouped = 6, kLtMatmul = 7, kLtDescriptor = 8, kLibraryLoad = 9, kLegacyGemm = 10,
   kSync = 11, kMemory = 12,
+  kLaunch = 13,  // version 4: puts work on a stream (kernels, async copies and memsets): the launch ring
 };
 
 // The families that compute a GEMM on the device (launch work on a stream).
@@ -308,6 +318,18 @@ struct FileHeader {
   // in order without a pass over the whole ring.
   uint64_t skipped_count;
   uint64_t skipped[kSkippedSlots];
+  // Version 4, launches (bytes [736, 800)): the launch ring (LaunchEntry[launch_capacity]) and
+  // the kernel table (KernelEntry[kernel_capacity]); all zero when the trace has none.
+  uint64_t launch_offset;
+  uint64_t launch_capacity;
+  uint64_t launch_next;          // launch tickets handed out (entry ticket % capacity)
+  uint64_t kernels_offset;
+  uint32_t kernel_capacity;
+  uint32_t launch_entry_bytes;   // sizeof(LaunchEntry): a reader refuses another size
+  uint64_t kernels_unnamed;      // launches of functions the full kernel table could not take
+  uint64_t first_launch_error;   // ticket + 1 of the first launch whose own status or
+                                 // CUBLASSPY_SYNC=all synchronization was an asynchronous error
+  uint8_t reserved_launches[8];
 };
 static_assert(offsetof(FileHeader, format_version) == 12);
 static_assert(offsetof(FileHeader, process_offset) == 32);
@@ -315,7 +337,60 @@ static_assert(offsetof(FileHeader, next_seq) == 96);
 static_assert(offsetof(FileHeader, end_state) == 120);
 static_assert(offsetof(FileHeader, claim_block) == 200);
 static_assert(offsetof(FileHeader, skipped_count) == 216);
-static_assert(sizeof(FileHeader) == 224 + 8 * kSkippedSlots);
+static_assert(offsetof(FileHeader, launch_offset) == 736);
+static_assert(offsetof(FileHeader, kernels_offset) == 760);
+static_assert(offsetof(FileHeader, first_launch_error) == 784);
+static_assert(sizeof(FileHeader) == 800);
+static_assert(sizeof(FileHeader) <= kHeaderBytes);
+
+// Version 4: one launch of GPU work the program made outside the GEMMs (a kernel, an
+// asynchronous copy or memset), in a ring of its own so that a program launching thousands of
+// kernels per GEMM does not push its GEMMs out of the flight recorder. Written once, by the
+// launching thread: kWriting while written, kCompleted after (the reader keeps an entry only if
+// `word` reads the same before and after its copy).
+struct LaunchEntry {
+  uint64_t word;          // pack_word(ticket + 1, state)
+  uint16_t function_id;   // the hook (function table): cudaLaunchKernel, cudaMemsetAsync, ...
+  uint16_t kernel;        // index into the kernel table; kNoKernel when none
+  uint32_t tid;
+  uint64_t start_ns;      // CLOCK_MONOTONIC, the clock of Record::start_ns
+  uint64_t stream;
+  uint64_t bytes;         // copies and memsets: the byte count; kernels: 0
+  uint32_t grid[3];       // kernels: grid and block dimensions, dynamic shared memory
+  uint32_t block[3];
+  uint32_t shared_mem;
+  int32_t status;         // what the launch call returned
+  int32_t async_status;   // CUBLASSPY_SYNC=all: the error synchronizing after it reported; 0 none
+  uint32_t flags;         // LaunchFlags
+};
+static_assert(offsetof(LaunchEntry, stream) == 24);
+static_assert(offsetof(LaunchEntry, grid) == 40);
+static_assert(offsetof(LaunchEntry, status) == 68);
+static_assert(sizeof(LaunchEntry) == 80);
+
+inline constexpr uint16_t kNoKernel = 0xffff;
+inline constexpr uint32_t kKernelNameBytes = 232;
+inline constexpr uint32_t kMaxKernels = 0xfffe;  // kernel indices are < this (a reader refuses more)
+inline constexpr uint32_t kKernelTableEntries = 1024;  // what the writer uses
+
+enum LaunchFlags : uint32_t {
+  kLaunchSynced = 1u << 0,  // CUBLASSPY_SYNC=all: the stream was synchronized after the launch
+};
+
+// Version 4: one launched function, named once, with its totals (so they survive the ring's
+// wrap-around). `function` is the key the writer claims the entry with (the host stub's or the
+// CUfunction's address, or for copies and memsets the hook's id + 1); the name is valid once
+// `named` is 1: the symbol as the shim found it (mangled; the reader demangles), "" if unknown.
+struct KernelEntry {
+  uint64_t function;
+  uint64_t launches;
+  uint32_t named;
+  uint16_t function_id;  // the hook it was first launched through
+  uint16_t reserved;
+  char name[kKernelNameBytes];
+};
+static_assert(offsetof(KernelEntry, name) == 24);
+static_assert(sizeof(KernelEntry) == 256);
 static_assert(sizeof(FileHeader) <= kHeaderBytes);
 
 }  // namespace cublasspy::format

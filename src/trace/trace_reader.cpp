@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cxxabi.h>
+
 #include <fmt/format.h>
 
 #include "trace/process_info.h"
@@ -159,6 +161,23 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
       !inside(h.first_failure_offset, kRecordBytes, size) ||
       !inside(h.ring_offset, h.ring_capacity * kRecordBytes, size)) {
     return fail("corrupt header: a section lies outside the file");
+  }
+
+  // Version 4: the launch ring and the kernel table, where there are any; older versions had
+  // none (their bytes there are zero, and read as zero whatever they hold).
+  if (h.format_version < 4) {
+    std::memset(reinterpret_cast<char*>(&t.header_) + offsetof(FileHeader, launch_offset), 0,
+                offsetof(FileHeader, reserved_launches) + sizeof h.reserved_launches - offsetof(FileHeader, launch_offset));
+  } else if (h.launch_offset != 0 || h.launch_capacity != 0) {
+    if (h.launch_entry_bytes != sizeof(LaunchEntry) || h.launch_capacity == 0 || h.launch_capacity > (1ull << 32) ||
+        h.kernel_capacity > kMaxKernels) {
+      return fail(fmt::format("corrupt header: launch ring of {} entries of {} bytes, {} kernels", h.launch_capacity,
+                              h.launch_entry_bytes, h.kernel_capacity));
+    }
+    if (!inside(h.launch_offset, h.launch_capacity * sizeof(LaunchEntry), size) ||
+        !inside(h.kernels_offset, uint64_t{h.kernel_capacity} * sizeof(KernelEntry), size)) {
+      return fail("corrupt header: the launch ring lies outside the file");
+    }
   }
 
   // Process section: "key\0value\0" pairs.
@@ -409,12 +428,90 @@ void TraceFile::for_each_call(const std::function<void(const CallView&)>& visit)
   counted_ = true;
 }
 
+std::string demangle(const std::string& symbol) {
+  int status = -1;
+  std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && text ? std::string(text.get()) : symbol;
+}
+
+format::Library LaunchView::library() const {
+  return function ? static_cast<format::Library>(function->library) : format::Library::kUnknown;
+}
+
+std::string TraceFile::kernel_name(uint16_t index) const {
+  const FileHeader& h = header_;
+  if (index == kNoKernel || index >= h.kernel_capacity) return "";
+  KernelEntry k;
+  std::memcpy(&k, base_ + h.kernels_offset + uint64_t{index} * sizeof(KernelEntry), sizeof k);
+  if (std::atomic_ref<uint32_t>(k.named).load() != 1) return "";
+  k.name[kKernelNameBytes - 1] = '\0';
+  return demangle(k.name);
+}
+
+bool TraceFile::copy_launch(uint64_t ticket, LaunchView& out) const {
+  const FileHeader& h = header_;
+  const char* at = base_ + h.launch_offset + (ticket % h.launch_capacity) * sizeof(LaunchEntry);
+  // A seqlock: the entry counts only if its word is the same before and after the copy.
+  auto word = [&] { return std::atomic_ref<const uint64_t>(*reinterpret_cast<const uint64_t*>(at)).load(); };
+  const uint64_t before = word();
+  std::memcpy(&out.entry, at, sizeof out.entry);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (word() != before || before != pack_word(ticket + 1, RecordState::kCompleted)) return false;
+  if (out.entry.function_id >= functions_.size()) return false;
+  out.ticket = ticket;
+  out.function = &functions_[out.entry.function_id];
+  out.kernel = kernel_name(out.entry.kernel);
+  return true;
+}
+
+void TraceFile::for_each_launch(const std::function<void(const LaunchView&)>& visit) const {
+  const FileHeader& h = header_;
+  if (h.launch_capacity == 0) return;
+  const uint64_t next = std::atomic_ref<const uint64_t>(
+                            *reinterpret_cast<const uint64_t*>(base_ + offsetof(FileHeader, launch_next)))
+                            .load();
+  LaunchView v;
+  for (uint64_t t = next > h.launch_capacity ? next - h.launch_capacity : 0; t < next; ++t) {
+    if (copy_launch(t, v)) visit(v);
+  }
+}
+
+std::optional<LaunchView> TraceFile::first_launch_error() const {
+  const FileHeader& h = header_;
+  const uint64_t first = std::atomic_ref<const uint64_t>(
+                             *reinterpret_cast<const uint64_t*>(base_ + offsetof(FileHeader, first_launch_error)))
+                             .load();
+  if (h.launch_capacity == 0 || first == 0) return std::nullopt;
+  LaunchView v;
+  if (!copy_launch(first - 1, v)) return std::nullopt;
+  return v;
+}
+
+std::vector<KernelTotal> TraceFile::kernel_totals() const {
+  const FileHeader& h = header_;
+  std::vector<KernelTotal> out;
+  for (uint32_t i = 0; i < h.kernel_capacity; ++i) {
+    KernelEntry k;
+    std::memcpy(&k, base_ + h.kernels_offset + uint64_t{i} * sizeof(KernelEntry), sizeof k);
+    if (k.function == 0 || k.launches == 0) continue;
+    KernelTotal total;
+    total.launches = k.launches;
+    if (k.function_id < functions_.size()) total.function = &functions_[k.function_id];
+    total.name = kernel_name(static_cast<uint16_t>(i));
+    out.push_back(std::move(total));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const KernelTotal& a, const KernelTotal& b) { return a.launches > b.launches; });
+  return out;
+}
+
 bool TraceFile::copy_view(const RecordSlot& slot, CallView& out) const {
   const uint64_t word = slot.call.word;
   const RecordState state = word_state(word);
   if (state != RecordState::kInFlight && state != RecordState::kCompleted) return false;
   if (slot.call.function_id >= functions_.size()) return false;
   std::memcpy(&out.slot, &slot, offsetof(RecordSlot, pad));  // the padding carries nothing
+  // Bytes that were padding before version 4 carry nothing either.
+  if (header_.format_version < 4) out.slot.pending_error = 0;
   out.seq = word_seq(word);
   out.state = state;
   out.function = &functions_[slot.call.function_id];

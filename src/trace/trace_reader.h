@@ -66,6 +66,27 @@ inline bool began_before(const CallView& a, const CallView& b) {
   return a.seq < b.seq;
 }
 
+// One entry of the launch ring (format version 4), copied out and checked.
+struct LaunchView {
+  uint64_t ticket = 0;  // its place in launch order (0-based)
+  format::LaunchEntry entry{};
+  const format::FunctionEntry* function = nullptr;  // the hook it was made through
+  std::string kernel;   // the kernel's name, demangled; "" when unknown or not a kernel
+  const char* function_name() const { return function ? function->name : "?"; }
+  format::Library library() const;
+};
+
+// A launched function's total launches (the kernel table), whatever the ring still holds.
+struct KernelTotal {
+  std::string name;          // demangled; "" when unknown (copies and memsets: "")
+  const format::FunctionEntry* function = nullptr;  // the hook it was first launched through
+  uint64_t launches = 0;
+};
+
+// A symbol demangled ("_Z4fillPfi" -> "fill(float*, int)"); the text itself when it is not a
+// mangled C++ name.
+std::string demangle(const std::string& symbol);
+
 struct ProcessInfo {
   std::vector<std::pair<std::string, std::string>> entries;  // in file order, keys repeat
   std::string get(const std::string& key) const;             // first value, "" if none
@@ -103,6 +124,13 @@ class TraceFile {
     return header_.format_version < 2 ? header_.parent_seq_at_fork : header_.parent_calls_at_fork;
   }
   uint64_t total_failed() const;
+  // Version 4: the launch ring's entries still held, oldest first (none in older traces), and
+  // the kernel table's totals, most launched first.
+  void for_each_launch(const std::function<void(const LaunchView&)>& visit) const;
+  std::vector<KernelTotal> kernel_totals() const;
+  // The launch the header's first_launch_error names, if the ring still holds it.
+  std::optional<LaunchView> first_launch_error() const;
+  uint64_t total_launches() const { return header_.launch_next; }
 
   std::optional<CallView> first_failure() const;
   // Visits every intact record still in the ring, in the order the calls began (format version
@@ -128,6 +156,8 @@ class TraceFile {
   template <typename Visit>
   void walk_ring(Visit&& visit) const;
   void count_records() const;
+  bool copy_launch(uint64_t ticket, LaunchView& out) const;
+  std::string kernel_name(uint16_t index) const;
   std::vector<uint64_t> passed_over_slots() const;
   uint64_t load_header_u64(size_t offset) const;
   // Whether a record's word belongs to the ticket its slot was last handed out for.

@@ -21,10 +21,10 @@ uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 struct Layout {
   uint64_t process_offset, functions_offset, counters_offset, first_failure_offset, ring_offset,
-      file_bytes;
+      launch_offset, kernels_offset, file_bytes;
 };
 
-Layout layout_for(uint32_t function_count, uint64_t capacity) {
+Layout layout_for(uint32_t function_count, uint64_t capacity, uint64_t launch_capacity) {
   Layout l{};
   l.process_offset = kHeaderBytes;
   l.functions_offset = l.process_offset + kProcessSectionBytes;
@@ -33,7 +33,13 @@ Layout layout_for(uint32_t function_count, uint64_t capacity) {
       round_up(l.counters_offset + sizeof(FunctionCounters) * function_count * kCounterStripes,
                kRecordBytes);
   l.ring_offset = l.first_failure_offset + kRecordBytes;
-  l.file_bytes = round_up(l.ring_offset + capacity * kRecordBytes, 4096);
+  uint64_t end = l.ring_offset + capacity * kRecordBytes;
+  if (launch_capacity != 0) {
+    l.launch_offset = end;
+    l.kernels_offset = round_up(l.launch_offset + launch_capacity * sizeof(LaunchEntry), 64);
+    end = l.kernels_offset + uint64_t{kKernelTableEntries} * sizeof(KernelEntry);
+  }
+  l.file_bytes = round_up(end, 4096);
   return l;
 }
 
@@ -127,9 +133,9 @@ std::string fallback_trace_path(const std::string& path) {
 
 OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
                              const FunctionEntry* functions, uint32_t function_count,
-                             const std::string& process_section) {
+                             const std::string& process_section, uint64_t launch_capacity) {
   OpenResult result;
-  Layout l = layout_for(function_count, capacity);
+  Layout l = layout_for(function_count, capacity, launch_capacity);
   std::string path = requested;
   std::string why;
   void* base = map_file(path, l.file_bytes, why);
@@ -201,6 +207,16 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   h.ring_offset = l.ring_offset;
   h.ring_capacity = capacity;
   h.file_bytes = l.file_bytes;
+  if (launch_capacity != 0) {
+    h.launch_offset = l.launch_offset;
+    h.launch_capacity = launch_capacity;
+    h.kernels_offset = l.kernels_offset;
+    h.kernel_capacity = kKernelTableEntries;
+    h.launch_entry_bytes = sizeof(LaunchEntry);
+  }
+  launches_ = launch_capacity != 0 ? reinterpret_cast<LaunchEntry*>(bytes + l.launch_offset) : nullptr;
+  kernels_ = launch_capacity != 0 ? reinterpret_cast<KernelEntry*>(bytes + l.kernels_offset) : nullptr;
+  launch_capacity_ = launch_capacity;
   h.exit_status = -1;
   h.driver_version = -1;
   h.runtime_version = -1;
@@ -255,6 +271,51 @@ RecordSlot* TraceWriter::claim(ClaimCursor& cursor, uint64_t* seq_out, RecordSlo
   atom(h.dropped_records).fetch_add(1, std::memory_order_relaxed);
   *seq_out = atom(h.next_ticket).fetch_add(1, std::memory_order_relaxed) + 1;  // a ticket no slot gets
   return scratch;
+}
+
+LaunchEntry* TraceWriter::claim_launch(uint64_t* ticket_out) {
+  if (launches_ == nullptr) return nullptr;
+  const uint64_t ticket = atom(header_->launch_next).fetch_add(1, std::memory_order_relaxed);
+  LaunchEntry* e = &launches_[ticket % launch_capacity_];
+  // Entries are written once and never wait: a reader that finds the word changed while it
+  // copied (another thread came round the ring) drops the entry.
+  atom(e->word).store(pack_word(ticket + 1, RecordState::kWriting), std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  *ticket_out = ticket;
+  return e;
+}
+
+void TraceWriter::complete_launch(LaunchEntry* e, uint64_t ticket) {
+  atom(e->word).store(pack_word(ticket + 1, RecordState::kCompleted), std::memory_order_release);
+}
+
+void TraceWriter::note_launch_error(uint64_t ticket) {
+  uint64_t none = 0;
+  atom(header_->first_launch_error).compare_exchange_strong(none, ticket + 1, std::memory_order_relaxed);
+}
+
+uint16_t TraceWriter::kernel_index(uint64_t function, uint16_t function_id, NameKernel name, void* context) {
+  if (kernels_ == nullptr || function == 0) return kNoKernel;
+  // Open addressing on the function's address, lock-free: an entry is claimed once with a
+  // compare-and-swap of its key and never moves or goes away, so a lookup is a probe or two.
+  uint64_t i = (function >> 4) * 0x9E3779B97F4A7C15ull >> 54;  // 10 bits: kKernelTableEntries
+  for (uint32_t probe = 0; probe < kKernelTableEntries; ++probe, i = (i + 1) % kKernelTableEntries) {
+    KernelEntry& e = kernels_[i];
+    uint64_t key = atom(e.function).load(std::memory_order_acquire);
+    if (key == 0 && atom(e.function).compare_exchange_strong(key, function, std::memory_order_acq_rel)) {
+      e.function_id = function_id;
+      name(context, e.name, sizeof e.name);  // once per function, by the thread that claimed it
+      e.name[sizeof e.name - 1] = '\0';
+      atom(e.named).store(1, std::memory_order_release);
+      key = function;
+    }
+    if (key == function) {
+      atom(e.launches).fetch_add(1, std::memory_order_relaxed);
+      return static_cast<uint16_t>(i);
+    }
+  }
+  atom(header_->kernels_unnamed).fetch_add(1, std::memory_order_relaxed);
+  return kNoKernel;
 }
 
 void TraceWriter::publish_in_flight(RecordSlot* slot, uint64_t seq) {
@@ -361,6 +422,8 @@ void TraceWriter::abandon_after_fork() {
   header_ = nullptr;
   ring_ = first_failure_ = nullptr;
   counters_ = nullptr;
+  launches_ = nullptr;
+  kernels_ = nullptr;
   process_ = nullptr;
   file_backed_ = false;
   ++generation_;

@@ -37,9 +37,10 @@ class TraceWriter {
   // Creates the trace: never follows a symlink, never clobbers an existing file (adds a suffix),
   // reserves the blocks up front (a full disk fails here, not later with SIGBUS), and falls back
   // to $TMPDIR, then to anonymous memory. `functions` has function_count entries.
+  // `launch_capacity`: entries of the launch ring (0: the trace has none, nor a kernel table).
   OpenResult open(const std::string& path, uint64_t ring_capacity,
                   const format::FunctionEntry* functions, uint32_t function_count,
-                  const std::string& process_section);
+                  const std::string& process_section, uint64_t launch_capacity = 0);
 
   bool is_open() const { return header_ != nullptr; }
   format::FileHeader* header() { return header_; }
@@ -59,6 +60,17 @@ class TraceWriter {
   // The seq of the last call `cursor`'s thread made into this trace; without one, the tickets
   // handed out (every call so far has a seq no greater). For the fork record.
   uint64_t last_seq_of(const ClaimCursor& cursor) const;
+
+  // The launch ring (format::LaunchEntry). claim_launch: the next entry, marked kWriting, and
+  // its ticket; nullptr when the trace has no launch ring. Never blocks, never allocates.
+  format::LaunchEntry* claim_launch(uint64_t* ticket);
+  static void complete_launch(format::LaunchEntry* entry, uint64_t ticket);
+  // The first launch found with an asynchronous error (FileHeader::first_launch_error).
+  void note_launch_error(uint64_t ticket);
+  // The kernel table index of `function` (counting this launch), or format::kNoKernel. The
+  // first launch of a function names it: name(context, out, size) writes its symbol into `out`.
+  using NameKernel = void (*)(void* context, char* out, size_t size);
+  uint16_t kernel_index(uint64_t function, uint16_t function_id, NameKernel name, void* context);
 
   // Appends "key\0value\0" to the process section if it fits (libraries found later).
   void append_process_entry(const std::string& key, const std::string& value);
@@ -99,6 +111,9 @@ class TraceWriter {
   format::RecordSlot* ring_ = nullptr;
   format::RecordSlot* first_failure_ = nullptr;
   format::FunctionCounters* counters_ = nullptr;
+  format::LaunchEntry* launches_ = nullptr;
+  format::KernelEntry* kernels_ = nullptr;
+  uint64_t launch_capacity_ = 0;
   char* process_ = nullptr;
   uint64_t capacity_ = 0;
   uint32_t function_count_ = 0;

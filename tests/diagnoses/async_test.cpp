@@ -41,6 +41,55 @@ TEST(AsyncError, PinnedToTheGemmWithSync) {
   EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
 }
 
+// The field's case on the stand-in: a cudaMemsetAsync "faults" (it stands for a kernel of the
+// program's own), then a correct cublasSgemm reports the sticky error.
+TracedRun faulting_memset_then_gemm(const char* sync) {
+  std::map<std::string, std::string> env{{"STANDIN_ASYNC_ERROR", "cudaMemsetAsync:1:700"}};
+  if (sync != nullptr) env["CUBLASSPY_SYNC"] = sync;
+  return run_workload(env, {"--memset-first", "--gemms", "2"});
+}
+
+TEST(AsyncError, PendingBeforeTheGemmIsNotBlamedOnIt) {
+  TracedRun run = faulting_memset_then_gemm("1");
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  ASSERT_TRUE(d.call && d.pid) << explain(run, found);
+  EXPECT_EQ(function_of_call(run, *d.pid, *d.call), "cublasSgemm_v2");
+  EXPECT_TRUE(contains(d.summary, "already pending before cublasSgemm_v2")) << d.summary;
+  EXPECT_TRUE(contains(d.summary, "the GEMM did not cause it")) << d.summary;
+  EXPECT_TRUE(contains(d.summary, "cudaErrorIllegalAddress (700)")) << d.summary;
+  // The advice pins it down with --sync all and never asks a --sync run for --sync.
+  EXPECT_TRUE(contains(d.advice, "--sync all")) << d.advice;
+  EXPECT_FALSE(contains(d.advice, "run --sync -")) << d.advice;
+  EXPECT_FALSE(contains(d.advice, "run --sync --")) << d.advice;
+  // The suspect, from the launch ring: the memset made since the last clean synchronization
+  // (the cudaMemcpy that filled C), with its size.
+  EXPECT_TRUE(contains(d.evidence, "one of the 1 launch made since the last clean synchronization after call #")) << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, "cudaMemsetAsync (48 bytes, stream 0x")) << d.evidence;
+  // The GEMM's failure is the sticky error's consequence, not a finding of its own.
+  EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
+  for (const Diagnosis& other : found) EXPECT_FALSE(contains(other.advice, "run --sync --")) << other.advice;
+}
+
+TEST(AsyncError, SyncAllPinsTheFaultingLaunch) {
+  TracedRun run = faulting_memset_then_gemm("all");
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  EXPECT_TRUE(contains(d.summary, "the GPU work launched by cudaMemsetAsync failed with cudaErrorIllegalAddress (700)"))
+      << explain(run, found);
+  EXPECT_TRUE(contains(d.evidence, "CUBLASSPY_SYNC=all")) << d.evidence;
+  EXPECT_FALSE(contains(d.advice, "rerun with `cublasspy run --sync")) << d.advice;
+  EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
+}
+
+TEST(AsyncError, FaultingMemsetWithoutSyncSurfacesAtTheGemm) {
+  TracedRun run = faulting_memset_then_gemm(nullptr);
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  EXPECT_TRUE(contains(d.advice, "--sync")) << explain(run, found);
+  EXPECT_FALSE(contains(d.summary, "did not cause it")) << d.summary;
+}
+
 TEST(AsyncError, SuspectFlaggedByTheChecksIsNamed) {
   // alpha/beta on the host with pointer mode DEVICE: the stand-in's kernel faults on them.
   RunOptions o;

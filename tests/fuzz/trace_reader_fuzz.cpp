@@ -70,6 +70,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   });
   if (seen > trace->header().ring_capacity) fail("more records than slots", std::to_string(seen));
   (void)trace->first_failure();
+  // Version 4: the launch ring and the kernel table, every offset and index from the file.
+  uint64_t launches = 0;
+  trace->for_each_launch([&](const LaunchView& l) {
+    if (l.function == nullptr) fail("launch without a function", std::to_string(l.ticket));
+    ++launches;
+  });
+  if (launches > trace->header().launch_capacity) fail("more launches than entries", std::to_string(launches));
+  (void)trace->kernel_totals();
+  (void)trace->first_launch_error();
   (void)trace->total_calls();
   (void)trace->total_failed();
 

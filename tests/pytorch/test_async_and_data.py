@@ -2,7 +2,9 @@
 
 - An illegal address inside a cublasSgemm (the stand-in's STANDIN_ASYNC_ERROR: the call
   succeeds, its "kernel" faults): PyTorch reports it at the next copy. Without --sync the report
-  says it surfaced later and to rerun with --sync; with CUBLASSPY_SYNC=1 it pins the GEMM.
+  says it surfaced at that cudaMemcpyAsync (the launch ring records it); with CUBLASSPY_SYNC=1 it
+  pins the GEMM.
+- A fill kernel (torch.full on the device): the launch ring records it by name.
 - A NaN in an nn.Linear input: CUBLASSPY_SCAN=inputs finds it in that call, at the right element.
 - An fp16 matmul that overflows: CUBLASSPY_SCAN=all reports half-overflow.
 - A GEMM that fails for its shape (STANDIN_FAIL_SHAPE): `cublasspy replay --emit-python` writes a
@@ -43,6 +45,18 @@ b = torch.full((48, 80), 300.0, dtype=torch.float16).cuda()
 print("inf in output:", torch.mm(a, b).cpu().isinf().all().item())
 """
 
+# The stand-in runs none of PyTorch's own kernels: it refuses the launch (no kernel image, 209),
+# which PyTorch raises. The launch is recorded, by name, all the same.
+FILL = """
+import torch
+try:
+    x = torch.full((1000,), 2.0, device="cuda")
+    torch.cuda.synchronize()
+    print("filled", flush=True)
+except RuntimeError as e:
+    print("launch refused:", str(e).splitlines()[0], flush=True)
+"""
+
 SHAPE_FAULT = {"STANDIN_FAIL_SHAPE": "80,64,48:13"}
 
 
@@ -53,12 +67,21 @@ def gemm(report, function="cublasSgemm_v2"):
 def main():
     s = Scenario(sys.argv[1], sys.argv[2])
     fault = {"STANDIN_ASYNC_ERROR": "cublasSgemm_v2:1:700"}
-    later, pinned, nan, overflow, shape = s.parallel(
+    later, pinned, nan, overflow, shape, fill = s.parallel(
         lambda: s.torch(ASYNC, env=fault),
         lambda: s.torch(ASYNC, env=dict(fault, CUBLASSPY_SYNC="1")),
         lambda: s.torch(NAN, env={"CUBLASSPY_SCAN": "inputs"}),
         lambda: s.torch(OVERFLOW, env={"CUBLASSPY_SCAN": "all"}),
-        lambda: s.torch(ASYNC, env=SHAPE_FAULT))
+        lambda: s.torch(ASYNC, env=SHAPE_FAULT),
+        lambda: s.torch(FILL))
+
+    report = s.report(*fill.traces)
+    kernels = [k for t in report["traces"] for k in (t.get("launches") or {}).get("kernels", [])]
+    s.check("fill kernel: the launch ring names PyTorch's fill kernel (demangled)",
+            ("filled" in fill.stdout or "launch refused" in fill.stdout) and
+            any("FillFunctor" in k["name"] and k["function"] == "cudaLaunchKernel" and k["launches"] >= 1
+                for k in kernels),
+            ([k["name"][:120] for k in kernels][:8], (fill.stdout + fill.stderr)[-400:]))
 
     for name, run in (("without --sync", later), ("with CUBLASSPY_SYNC=1", pinned)):
         s.check(f"illegal address {name}: PyTorch reports it at the copy after the GEMM",
@@ -68,12 +91,11 @@ def main():
         d = diagnosis(report, "async-error")
         sgemm = gemm(report)[0]
         if run is later:
-            # Known gap (docs/PYTORCH.md, findings): PyTorch's next call is cudaMemcpyAsync, which
-            # the shim does not record, and PyTorch raises there without synchronizing: the
-            # trace holds no call that saw the error, so the report cannot say the error surfaced later.
-            s.check("without --sync (known gap): no recorded call saw the error, no async-error",
-                    d is None and not any(c.get("async_status") for c in calls(report)) and
-                    report["traces"][0]["first_async_error"] is None, [x["id"] for x in report["diagnoses"]])
+            # PyTorch's next call is cudaMemcpyAsync, and PyTorch raises there without
+            # synchronizing: the launch ring records the copy and the error it returned.
+            s.check("without --sync: async-error surfaced at the cudaMemcpyAsync, advising --sync all",
+                    d is not None and "surfaced at cudaMemcpyAsync" in d["summary"] and "--sync all" in d["advice"],
+                    d or [x["id"] for x in report["diagnoses"]])
             continue
         s.check(f"illegal address {name}: diagnosis async-error", d is not None,
                 [x["id"] for x in report["diagnoses"]])

@@ -45,6 +45,8 @@ std::string type_token() {
   else if constexpr (std::is_same_v<T, format::Record>) return "Record";
   else if constexpr (std::is_same_v<T, format::ScanSummary>) return "ScanSummary";
   else if constexpr (std::is_same_v<T, format::ArgDescriptor>) return "ArgDescriptor";
+  else if constexpr (std::is_same_v<T, format::LaunchEntry>) return "LaunchEntry";
+  else if constexpr (std::is_same_v<T, format::KernelEntry>) return "KernelEntry";
   else static_assert(kUnknownType<T>, "give type_token a name for this member type");
 }
 
@@ -58,7 +60,7 @@ struct StructFact {
 const std::vector<StructFact> kStructs = {
     CBS_STRUCT(FileHeader),       CBS_STRUCT(FunctionEntry), CBS_STRUCT(ArgDescriptor),
     CBS_STRUCT(FunctionCounters), CBS_STRUCT(RecordSlot),    CBS_STRUCT(Record),
-    CBS_STRUCT(ScanSummary),
+    CBS_STRUCT(ScanSummary),      CBS_STRUCT(LaunchEntry),   CBS_STRUCT(KernelEntry),
 };
 
 struct FieldFact {
@@ -113,6 +115,36 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(FileHeader, parent_calls_at_fork),
     CBS_FIELD(FileHeader, skipped_count),
     CBS_FIELD(FileHeader, skipped),
+    CBS_FIELD(FileHeader, launch_offset),
+    CBS_FIELD(FileHeader, launch_capacity),
+    CBS_FIELD(FileHeader, launch_next),
+    CBS_FIELD(FileHeader, kernels_offset),
+    CBS_FIELD(FileHeader, kernel_capacity),
+    CBS_FIELD(FileHeader, launch_entry_bytes),
+    CBS_FIELD(FileHeader, kernels_unnamed),
+    CBS_FIELD(FileHeader, first_launch_error),
+    CBS_FIELD(FileHeader, reserved_launches),
+
+    CBS_FIELD(LaunchEntry, word),
+    CBS_FIELD(LaunchEntry, function_id),
+    CBS_FIELD(LaunchEntry, kernel),
+    CBS_FIELD(LaunchEntry, tid),
+    CBS_FIELD(LaunchEntry, start_ns),
+    CBS_FIELD(LaunchEntry, stream),
+    CBS_FIELD(LaunchEntry, bytes),
+    CBS_FIELD(LaunchEntry, grid),
+    CBS_FIELD(LaunchEntry, block),
+    CBS_FIELD(LaunchEntry, shared_mem),
+    CBS_FIELD(LaunchEntry, status),
+    CBS_FIELD(LaunchEntry, async_status),
+    CBS_FIELD(LaunchEntry, flags),
+
+    CBS_FIELD(KernelEntry, function),
+    CBS_FIELD(KernelEntry, launches),
+    CBS_FIELD(KernelEntry, named),
+    CBS_FIELD(KernelEntry, function_id),
+    CBS_FIELD(KernelEntry, reserved),
+    CBS_FIELD(KernelEntry, name),
 
     CBS_FIELD(FunctionEntry, name),
     CBS_FIELD(FunctionEntry, arg_count),
@@ -131,6 +163,8 @@ const std::vector<FieldFact> kFields = {
 
     CBS_FIELD(RecordSlot, call),
     CBS_FIELD(RecordSlot, scan),
+    CBS_FIELD(RecordSlot, pending_error),
+    CBS_FIELD(RecordSlot, reserved_launches),
     CBS_FIELD(RecordSlot, pad),
 
     CBS_FIELD(Record, word),
@@ -167,7 +201,7 @@ const std::vector<FieldFact> kFields = {
   X(Family, kOther) X(Family, kDevice) X(Family, kHandle) X(Family, kGemm)                     \
   X(Family, kGemmBatched) X(Family, kGemmStridedBatched) X(Family, kGemmGrouped)               \
   X(Family, kLtMatmul) X(Family, kLtDescriptor) X(Family, kLibraryLoad) X(Family, kLegacyGemm) \
-  X(Family, kSync) X(Family, kMemory)
+  X(Family, kSync) X(Family, kMemory) X(Family, kLaunch)
 #define CBS_ARG_KIND_VALUES(X)                                                                 \
   X(ArgKind, kNone) X(ArgKind, kInt) X(ArgKind, kPointer) X(ArgKind, kOperation)               \
   X(ArgKind, kDataType) X(ArgKind, kComputeType) X(ArgKind, kGemmAlgo) X(ArgKind, kPointerMode) \
@@ -262,6 +296,8 @@ const std::vector<ConstantFact> kConstants = {
     CBS_CONSTANT(kArgNameBytes),    CBS_CONSTANT(kFunctionNameBytes),
     CBS_CONSTANT(kCounterStripes),  CBS_CONSTANT(kMaxCounterStripes),
     CBS_CONSTANT(kSkippedSlots),    CBS_CONSTANT(kArgUnset),
+    CBS_CONSTANT(kNoKernel),        CBS_CONSTANT(kKernelNameBytes),
+    CBS_CONSTANT(kMaxKernels),      CBS_CONSTANT(kKernelTableEntries),
 };
 
 // ---- The page's side --------------------------------------------------------------------------

@@ -28,7 +28,7 @@ namespace {
 struct RunArgs {
   std::string trace_template;
   bool check = false;
-  bool sync = false;
+  std::string sync;  // "" not given, "1" (--sync), "all" (--sync all)
   std::string scan, dump, on_error, ring, log;
   std::string summary = "auto";
   std::vector<std::string> command;
@@ -98,7 +98,7 @@ int run_command(const RunArgs& a) {
   tmpl = absolute_template(tmpl, current_directory());
   set_variable(env, "CUBLASSPY_TRACE", tmpl);
   if (a.check) set_variable(env, "CUBLASSPY_CHECK", "1");
-  if (a.sync) set_variable(env, "CUBLASSPY_SYNC", "1");
+  if (!a.sync.empty()) set_variable(env, "CUBLASSPY_SYNC", a.sync);
   if (!a.scan.empty()) set_variable(env, "CUBLASSPY_SCAN", a.scan);
   if (!a.dump.empty()) set_variable(env, "CUBLASSPY_DUMP", a.dump);
   if (!a.on_error.empty()) set_variable(env, "CUBLASSPY_ON_ERROR", a.on_error);
@@ -161,8 +161,17 @@ SubcommandAction attach_run(CLI::App& app) {
           ""))
       ->type_name("TEMPLATE");
   app.add_flag("--check", a->check, "Validate the arguments before each call (CUBLASSPY_CHECK=1)");
-  app.add_flag("--sync", a->sync,
-               "Synchronize after each call and pin asynchronous errors to it (CUBLASSPY_SYNC=1)");
+  // `--sync` alone or `--sync all`; the command comes after "--", so the optional value cannot
+  // swallow it.
+  app.add_option("--sync", a->sync,
+                 "Synchronize before and after each GEMM and pin asynchronous errors to it "
+                 "(CUBLASSPY_SYNC=1); `--sync all` also after every kernel launch, copy and memset "
+                 "(CUBLASSPY_SYNC=all)")
+      ->expected(0, 1)
+      ->default_str("1")
+      ->check(CLI::IsMember({"", "1", "all"}))
+      ->each([a](const std::string& v) { a->sync = v.empty() ? "1" : v; })
+      ->type_name("[all]");
   app.add_option("--scan", a->scan, "NaN/Inf scan of GEMM operands (CUBLASSPY_SCAN)")
       ->check(config_validator(&parse_scan_mode, "none, inputs, outputs, all"))
       ->type_name("MODE");

@@ -137,6 +137,10 @@ json call_to_json(const CallView& call) {
     j["async_status_name"] = name_or_unknown(NameSet::kCudaError, rec.async_status);
     j["async_pinned"] = (rec.flags & format::kFlagAsyncPinned) != 0;
   }
+  if (call.slot.pending_error != 0) {  // CUBLASSPY_SYNC found it pending before the call
+    j["pending_error"] = call.slot.pending_error;
+    j["pending_error_name"] = name_or_unknown(NameSet::kCudaError, call.slot.pending_error);
+  }
   if (rec.check_bits != 0) j["check_bits"] = rec.check_bits;
   return j;
 }
@@ -270,6 +274,33 @@ json trace_to_json(TraceWalk& walk, const ReportOptions& options) {
   totals["dropped_records"] = h.dropped_records;
   totals["torn_records"] = trace.torn_records();
   t["totals"] = std::move(totals);
+
+  // Version 4: the GPU work launched outside the GEMMs, per kernel (the kernel table's totals).
+  if (h.launch_capacity != 0) {
+    json launches;
+    launches["total"] = trace.total_launches();
+    launches["ring_capacity"] = h.launch_capacity;
+    json kernels = json::array();
+    for (const KernelTotal& k : trace.kernel_totals()) {
+      json e;
+      e["name"] = k.name;
+      e["function"] = k.function ? json(k.function->name) : json(nullptr);
+      e["launches"] = k.launches;
+      kernels.push_back(std::move(e));
+    }
+    launches["kernels"] = std::move(kernels);
+    if (auto l = trace.first_launch_error()) {
+      json e;
+      e["launch"] = l->ticket + 1;
+      e["function"] = l->function_name();
+      e["kernel"] = l->kernel;
+      e["stream"] = l->entry.stream;
+      e["status"] = l->entry.status;
+      e["async_status"] = l->entry.async_status;
+      launches["first_error"] = std::move(e);
+    }
+    t["launches"] = std::move(launches);
+  }
 
   auto first = trace.first_failure();
   t["first_failure"] = first ? call_to_json(*first) : json(nullptr);

@@ -18,6 +18,9 @@
 //     --device-scalars   pointer mode DEVICE with alpha/beta in host memory (pointer-mode-mismatch)
 //     --bad-stride       one cublasSgemmStridedBatched, batch 2, strideC 1: the outputs overlap
 //                        (invalid-stride)
+//     --memset-first     a cudaMemsetAsync of C on the GEMMs' stream before them (the stand-in
+//                        fault STANDIN_ASYNC_ERROR=cudaMemsetAsync:1:700 makes it "a kernel that
+//                        faults", the usual cause of an EXECUTION_FAILED in the next GEMM)
 //     --oom-first        a cudaMalloc of 1 TiB (fails: out of memory) before cublasCreate
 //     --set-device N     cudaSetDevice(N) first
 //     --segv-after       die of SIGSEGV after the last call returned (no call in flight)
@@ -45,6 +48,7 @@ struct Options {
   bool nan_a = false, fp32_overflow = false, half_overflow = false, bad_lda = false;
   bool alias = false, host_a = false, misaligned_a = false, oom_first = false, segv_after = false;
   bool small_a = false, a_on_device_1 = false, device_scalars = false, bad_stride = false;
+  bool memset_first = false;
   int set_device = -1;
 };
 
@@ -62,6 +66,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--host-a") o.host_a = true;
     else if (a == "--misaligned-a") o.misaligned_a = true;
     else if (a == "--oom-first") o.oom_first = true;
+    else if (a == "--memset-first") o.memset_first = true;
     else if (a == "--segv-after") o.segv_after = true;
     else if (a == "--small-a") o.small_a = true;
     else if (a == "--a-on-device-1") o.a_on_device_1 = true;
@@ -145,6 +150,9 @@ int main(int argc, char** argv) {
                                                  static_cast<const float*>(db), kK, 0, &beta,
                                                  static_cast<float*>(dc2), kM, 1, 2);
     std::printf("cublasSgemmStridedBatched %d\n", static_cast<int>(s));
+  }
+  if (o.memset_first) {
+    std::printf("cudaMemsetAsync %d\n", static_cast<int>(cudaMemsetAsync(C, 0, kM * kN * sizeof(float), stream)));
   }
   for (int i = 0; i < o.gemms; ++i) {
     cublasStatus_t s = cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, kM, kN, kK, &alpha, A, lda,

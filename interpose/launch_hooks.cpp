@@ -1,0 +1,136 @@
+// The launch recorder: the exported wrappers of CUBLASSPY_LAUNCH_HOOKS (hook_list.h), each a
+// lean record of one kernel launch, asynchronous copy or memset into the launch ring
+// (format::LaunchEntry). No allocation, no lock, no record slot: a claimed ticket, a few stores,
+// the kernel table's lookup (lock-free; the name is found once per function), the real call.
+//
+// Not recorded: the shim's own launches (thread_state().internal) and launches made inside an
+// intercepted call or another launch (thread_state().depth): a GEMM's own kernels, and the
+// cuLaunchKernel the runtime makes for a cudaLaunchKernel, which would count it twice.
+#define __CUDA_API_VERSION_INTERNAL  // declares the driver's _ptsz forms too
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <dlfcn.h>
+
+#include <cstring>
+
+#include "common/cuda_errors.h"
+#include "hook_expansion.h"
+#include "shim_driver.h"
+
+// The runtime's per-thread-default-stream forms, which cuda_runtime_api.h declares only to
+// programs compiled with --default-stream per-thread (under other names). Same prototypes.
+extern "C" {
+cudaError_t cudaLaunchKernel_ptsz(const void*, dim3, dim3, void**, size_t, cudaStream_t);
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void*, dim3, dim3, void**, size_t, cudaStream_t);
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t*, const void*, void**);
+cudaError_t cudaMemsetAsync_ptsz(void*, int, size_t, cudaStream_t);
+cudaError_t cudaMemcpyAsync_ptsz(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t);
+}
+
+namespace cublasspy {
+namespace {
+
+// A runtime kernel's name: the host stub's symbol (nvcc gives the stub the kernel's mangled
+// name). dladdr knows the dynamic symbols only; a stub it cannot name stays "".
+void name_from_stub(void* context, char* out, size_t size) {
+  Dl_info info;
+  if (dladdr(context, &info) != 0 && info.dli_sname != nullptr) std::strncpy(out, info.dli_sname, size - 1);
+}
+
+// A driver kernel's name, from cuFuncGetName (CUDA 12.3 and later drivers; older: "").
+void name_from_function(void* context, char* out, size_t size) {
+  ThreadState& ts = thread_state();
+  ts.internal++;
+  DriverApi scratch;
+  const auto get_name = shim_driver(scratch).func_get_name;
+  const char* name = nullptr;
+  if (get_name != nullptr && get_name(&name, static_cast<CUfunction>(context)) == CUDA_SUCCESS && name != nullptr) {
+    std::strncpy(out, name, size - 1);
+  }
+  ts.internal--;
+}
+
+void no_name(void*, char*, size_t) {}
+
+// CUBLASSPY_SYNC=all: wait for the launch's stream, as CUDA_LAUNCH_BLOCKING=1 would, and keep
+// what it reports on the entry (the driver's wait returns the sticky error without clearing it).
+int synchronize_after(uint64_t stream) {
+  ThreadState& ts = thread_state();
+  ts.internal++;
+  DriverApi scratch;
+  const auto sync = shim_driver(scratch).stream_synchronize;
+  const int rc = sync != nullptr ? static_cast<int>(sync(reinterpret_cast<CUstream>(stream))) : 0;
+  ts.internal--;
+  return rc;
+}
+
+template <FnId kId, typename Ret, typename Fill, typename Invoke>
+Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
+  constexpr uint16_t id = static_cast<uint16_t>(kId);
+  void* fn = resolve_real(hook_library(id), id, hook_name(id), kDefaultVariant);
+  if (fn == nullptr) [[unlikely]] {
+    warn_unresolved(id);
+    return fail_value;
+  }
+  ThreadState& ts = thread_state();
+  if (ts.internal != 0 || ts.depth != 0) return invoke(fn);
+  Runtime* rt = runtime();
+  uint64_t ticket = 0;
+  format::LaunchEntry* e = rt != nullptr && ensure_trace(*rt) ? rt->writer.claim_launch(&ticket) : nullptr;
+  if (e == nullptr) return invoke(fn);
+
+  LaunchContext lc;
+  fill(lc);
+  e->function_id = id;
+  e->tid = current_tid(ts);
+  e->start_ns = call_clock::now().ns;
+  e->stream = lc.stream;
+  e->bytes = lc.bytes;
+  std::memcpy(e->grid, lc.grid, sizeof lc.grid);
+  std::memcpy(e->block, lc.block, sizeof lc.block);
+  e->shared_mem = lc.shared_mem;
+  e->status = 0;
+  e->async_status = 0;
+  e->flags = 0;
+  // Copies and memsets are counted under their function (key: the hook id + 1, never a code
+  // address); kernels under the function launched.
+  const uint64_t key = lc.function != 0 ? lc.function : uint64_t{id} + 1;
+  const TraceWriter::NameKernel namer = lc.function == 0 ? no_name : lc.driver_function ? name_from_function : name_from_stub;
+  e->kernel = rt->writer.kernel_index(key, id, namer, reinterpret_cast<void*>(lc.function));
+
+  ts.depth++;
+  const Ret ret = invoke(fn);
+  ts.depth--;
+  const int status = static_cast<int>(ret);
+  e->status = status;
+  // An asynchronous error a copy reports is earlier work's, surfacing here.
+  if (is_asynchronous_cuda_error(status)) rt->writer.note_launch_error(ticket);
+  if (rt->config.sync_mode == SyncMode::kAll && status == 0) {
+    e->async_status = synchronize_after(lc.stream);
+    e->flags |= format::kLaunchSynced;
+    if (e->async_status != 0) rt->writer.note_launch_error(ticket);
+  }
+  TraceWriter::complete_launch(e, ticket);
+  return ret;
+}
+
+}  // namespace
+}  // namespace cublasspy
+
+#define CBS_LAUNCH_ARG(type, name, tag) ::cublasspy::tags::tag::launch(lc, name)
+#define CBS_DEFINE_LAUNCH_WRAPPER(lib_, ret_, fn_, fail_, family_, ...)                        \
+  CUBLASSPY_EXPORT ret_ fn_(CBS_MAP_COMMA(CBS_PARAM, __VA_ARGS__)) {                            \
+    using Real = CBS_REAL_TYPE(ret_, __VA_ARGS__);                                              \
+    static_assert(sizeof(static_cast<Real>(&::fn_)) != 0,                                       \
+                  "hook_list.h prototype differs from the CUDA header: " #fn_);                 \
+    return ::cublasspy::record_launch<::cublasspy::FnId::k##fn_, ret_>(                         \
+        fail_, [&](::cublasspy::LaunchContext& lc) { CBS_MAP_SEMI(CBS_LAUNCH_ARG, __VA_ARGS__) }, \
+        [&](void* real) { return ::cublasspy::call_real<Real>(real, CBS_MAP_COMMA(CBS_NAME, __VA_ARGS__)); }); \
+  }
+
+CUBLASSPY_LAUNCH_HOOKS(CBS_DEFINE_LAUNCH_WRAPPER)
+
+namespace cublasspy {
+extern const HookInfo kLaunchHooks[] = {CUBLASSPY_LAUNCH_HOOKS(CBS_HOOK_INFO)};
+}  // namespace cublasspy

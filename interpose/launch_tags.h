@@ -1,0 +1,106 @@
+// How each argument of a launch hook (hook_list.h, CUBLASSPY_LAUNCH_HOOKS) lands in its launch
+// entry. A launch is not a call record: its tags only fill a LaunchContext, which
+// launch_hooks.cpp writes into the launch ring. kind/role describe the parameters in the
+// function table like any hook's (a reader of the table sees what the launch functions take).
+#pragma once
+
+#include <cstdint>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include "trace/trace_format.h"
+
+namespace cublasspy {
+
+// What one launch records, gathered from its arguments.
+struct LaunchContext {
+  uint64_t function = 0;     // the kernel table's key: the host stub's or the CUfunction's address
+  bool driver_function = false;  // `function` is a CUfunction (named by cuFuncGetName)
+  uint64_t stream = 0;
+  uint64_t bytes = 0;
+  uint32_t grid[3] = {0, 0, 0};
+  uint32_t block[3] = {0, 0, 0};
+  uint32_t shared_mem = 0;
+};
+
+namespace tags {
+
+template <format::ArgKind K, format::ArgRole R = format::ArgRole::kNone>
+struct LaunchArg {
+  static constexpr format::ArgKind kind = K;
+  static constexpr format::ArgRole role = R;
+  static constexpr int kSlots = 1;
+  static constexpr int kDerived = 0;
+  static void describe(format::FunctionEntry&, const char*) {}
+};
+
+// Passed through, not recorded (kernel arguments, addresses, fill values).
+struct Unrecorded : LaunchArg<format::ArgKind::kNone> {
+  template <typename T> static void launch(LaunchContext&, T) {}
+};
+struct KernelStub : LaunchArg<format::ArgKind::kPointer> {
+  static void launch(LaunchContext& c, const void* stub) { c.function = reinterpret_cast<uint64_t>(stub); }
+};
+struct DriverKernel : LaunchArg<format::ArgKind::kPointer> {
+  static void launch(LaunchContext& c, CUfunction f) {
+    c.function = reinterpret_cast<uint64_t>(f);
+    c.driver_function = true;
+  }
+};
+struct Grid : LaunchArg<format::ArgKind::kUInt> {
+  static void launch(LaunchContext& c, dim3 d) { c.grid[0] = d.x, c.grid[1] = d.y, c.grid[2] = d.z; }
+};
+struct Block : LaunchArg<format::ArgKind::kUInt> {
+  static void launch(LaunchContext& c, dim3 d) { c.block[0] = d.x, c.block[1] = d.y, c.block[2] = d.z; }
+};
+template <int kAxis>
+struct GridAxis : LaunchArg<format::ArgKind::kUInt> {
+  static void launch(LaunchContext& c, unsigned int v) { c.grid[kAxis] = v; }
+};
+template <int kAxis>
+struct BlockAxis : LaunchArg<format::ArgKind::kUInt> {
+  static void launch(LaunchContext& c, unsigned int v) { c.block[kAxis] = v; }
+};
+using GridX = GridAxis<0>;
+using GridY = GridAxis<1>;
+using GridZ = GridAxis<2>;
+using BlockX = BlockAxis<0>;
+using BlockY = BlockAxis<1>;
+using BlockZ = BlockAxis<2>;
+struct SharedMem : LaunchArg<format::ArgKind::kUInt> {
+  template <typename T> static void launch(LaunchContext& c, T v) { c.shared_mem = static_cast<uint32_t>(v); }
+};
+struct LaunchStream : LaunchArg<format::ArgKind::kPointer, format::ArgRole::kStream> {
+  template <typename T> static void launch(LaunchContext& c, T s) { c.stream = reinterpret_cast<uint64_t>(s); }
+};
+struct Bytes : LaunchArg<format::ArgKind::kUInt, format::ArgRole::kByteCount> {
+  static void launch(LaunchContext& c, size_t n) { c.bytes = n; }
+};
+// cuMemsetD32Async counts 4-byte words.
+struct Words : LaunchArg<format::ArgKind::kUInt, format::ArgRole::kByteCount> {
+  static void launch(LaunchContext& c, size_t n) { c.bytes = n * 4; }
+};
+// cudaLaunchKernelExC / cuLaunchKernelEx: the configuration struct (read before the launch, as
+// the launch itself reads it; a null one is the launch's own error to report).
+struct LaunchConfig : LaunchArg<format::ArgKind::kPointer> {
+  static void launch(LaunchContext& c, const cudaLaunchConfig_t* cfg) {
+    if (cfg == nullptr) return;
+    Grid::launch(c, cfg->gridDim);
+    Block::launch(c, cfg->blockDim);
+    c.shared_mem = static_cast<uint32_t>(cfg->dynamicSmemBytes);
+    c.stream = reinterpret_cast<uint64_t>(cfg->stream);
+  }
+};
+struct DriverLaunchConfig : LaunchArg<format::ArgKind::kPointer> {
+  static void launch(LaunchContext& c, const CUlaunchConfig* cfg) {
+    if (cfg == nullptr) return;
+    c.grid[0] = cfg->gridDimX, c.grid[1] = cfg->gridDimY, c.grid[2] = cfg->gridDimZ;
+    c.block[0] = cfg->blockDimX, c.block[1] = cfg->blockDimY, c.block[2] = cfg->blockDimZ;
+    c.shared_mem = cfg->sharedMemBytes;
+    c.stream = reinterpret_cast<uint64_t>(cfg->hStream);
+  }
+};
+
+}  // namespace tags
+}  // namespace cublasspy
