@@ -41,14 +41,19 @@ bool parse_ring(std::string_view text, uint64_t& out) {
   return true;
 }
 
-bool parse_dump_max_mb(std::string_view text, uint64_t& out) {
+namespace {
+bool parse_mb(std::string_view text, uint64_t max, uint64_t& out) {
   uint64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return false;
-  if (value > kMaxDumpMaxMb) return false;
+  if (value > max) return false;
   out = value;
   return true;
 }
+}  // namespace
+
+bool parse_dump_max_mb(std::string_view text, uint64_t& out) { return parse_mb(text, kMaxDumpMaxMb, out); }
+bool parse_side_mb(std::string_view text, uint64_t& out) { return parse_mb(text, kMaxSideMb, out); }
 
 const char* to_string(ScanMode m) { return kScanNames[static_cast<int>(m)]; }
 const char* to_string(OnError m) { return kOnErrorNames[static_cast<int>(m)]; }
@@ -74,6 +79,8 @@ Config parse_config(GetEnv getenv_fn, std::vector<std::string>& errors) {
        "a whole number of records from 16 to 4194304 (default 8192)");
   read("CUBLASSPY_DUMP_MAX_MB", parse_dump_max_mb, c.dump_max_mb,
        "a whole number of MiB, 0 for no dumps (default 256)");
+  read("CUBLASSPY_SIDE_MB", parse_side_mb, c.side_mb,
+       "a whole number of MiB from 0 to 4096 (default 4)");
   if (const char* t = getenv_fn("CUBLASSPY_TRACE")) {
     if (*t == '\0') {
       errors.push_back("cublasspy: ignoring CUBLASSPY_TRACE='': accepted values are a path "

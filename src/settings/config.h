@@ -18,6 +18,8 @@ inline constexpr uint64_t kDefaultRing = 8192;   // records; 8 MiB of trace at 1
 inline constexpr uint64_t kMinRing = 16;
 inline constexpr uint64_t kMaxRing = 1u << 22;  // 4 GiB of trace: beyond that, a mistake
 inline constexpr uint64_t kDefaultDumpMaxMb = 256;
+inline constexpr uint64_t kDefaultSideMb = 4;     // the trace's side area (stacks, groups)
+inline constexpr uint64_t kMaxSideMb = 4096;
 inline constexpr uint64_t kMaxDumpMaxMb = 1ull << 40;  // a mistake, not a budget
 
 struct Config {
@@ -29,6 +31,7 @@ struct Config {
   DumpMode dump = DumpMode::kNone;
   uint64_t ring = kDefaultRing;
   uint64_t dump_max_mb = kDefaultDumpMaxMb;  // the most operand data one process dumps; 0: none
+  uint64_t side_mb = kDefaultSideMb;         // CUBLASSPY_SIDE_MB: the side area; 0: none
   std::string trace_template = "cublasspy-%p.cbt";
   std::string log = "stderr";  // "stderr", "off", or a file path
 };
@@ -45,6 +48,7 @@ bool parse_on_error(std::string_view text, OnError& out);
 bool parse_dump_mode(std::string_view text, DumpMode& out);
 bool parse_ring(std::string_view text, uint64_t& out);
 bool parse_dump_max_mb(std::string_view text, uint64_t& out);  // whole MiB, 0 to kMaxDumpMaxMb
+bool parse_side_mb(std::string_view text, uint64_t& out);      // whole MiB, 0 to kMaxSideMb
 
 const char* to_string(ScanMode m);
 const char* to_string(OnError m);
