@@ -20,6 +20,7 @@ bool parse_named(std::string_view text, const char* const (&names)[N], Enum& out
 constexpr const char* kScanNames[] = {"none", "inputs", "outputs", "all"};
 constexpr const char* kOnErrorNames[] = {"continue", "abort", "trap"};
 constexpr const char* kDumpNames[] = {"none", "failing", "all"};
+constexpr const char* kStackNames[] = {"none", "failing", "all"};
 
 }  // namespace
 
@@ -31,6 +32,7 @@ bool parse_bool(std::string_view text, bool& out) {
 bool parse_scan_mode(std::string_view t, ScanMode& out) { return parse_named(t, kScanNames, out); }
 bool parse_on_error(std::string_view t, OnError& out) { return parse_named(t, kOnErrorNames, out); }
 bool parse_dump_mode(std::string_view t, DumpMode& out) { return parse_named(t, kDumpNames, out); }
+bool parse_stack_mode(std::string_view t, StackMode& out) { return parse_named(t, kStackNames, out); }
 
 bool parse_ring(std::string_view text, uint64_t& out) {
   uint64_t value = 0;
@@ -58,6 +60,7 @@ bool parse_side_mb(std::string_view text, uint64_t& out) { return parse_mb(text,
 const char* to_string(ScanMode m) { return kScanNames[static_cast<int>(m)]; }
 const char* to_string(OnError m) { return kOnErrorNames[static_cast<int>(m)]; }
 const char* to_string(DumpMode m) { return kDumpNames[static_cast<int>(m)]; }
+const char* to_string(StackMode m) { return kStackNames[static_cast<int>(m)]; }
 
 Config parse_config(GetEnv getenv_fn, std::vector<std::string>& errors) {
   Config c;
@@ -79,6 +82,7 @@ Config parse_config(GetEnv getenv_fn, std::vector<std::string>& errors) {
        "a whole number of records from 16 to 4194304 (default 8192)");
   read("CUBLASSPY_DUMP_MAX_MB", parse_dump_max_mb, c.dump_max_mb,
        "a whole number of MiB, 0 for no dumps (default 256)");
+  read("CUBLASSPY_STACKS", parse_stack_mode, c.stacks, "none, failing, all");
   read("CUBLASSPY_SIDE_MB", parse_side_mb, c.side_mb,
        "a whole number of MiB from 0 to 4096 (default 4)");
   if (const char* t = getenv_fn("CUBLASSPY_TRACE")) {

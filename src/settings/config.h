@@ -13,6 +13,8 @@ namespace cublasspy {
 enum class ScanMode : uint8_t { kNone, kInputs, kOutputs, kAll };
 enum class OnError : uint8_t { kContinue, kAbort, kTrap };
 enum class DumpMode : uint8_t { kNone, kFailing, kAll };
+// CUBLASSPY_STACKS: where the calls' Python and native locations are taken.
+enum class StackMode : uint8_t { kNone, kFailing, kAll };
 
 inline constexpr uint64_t kDefaultRing = 8192;   // records; 8 MiB of trace at 1 KiB a record
 inline constexpr uint64_t kMinRing = 16;
@@ -32,6 +34,7 @@ struct Config {
   uint64_t ring = kDefaultRing;
   uint64_t dump_max_mb = kDefaultDumpMaxMb;  // the most operand data one process dumps; 0: none
   uint64_t side_mb = kDefaultSideMb;         // CUBLASSPY_SIDE_MB: the side area; 0: none
+  StackMode stacks = StackMode::kFailing;    // CUBLASSPY_STACKS
   std::string trace_template = "cublasspy-%p.cbt";
   std::string log = "stderr";  // "stderr", "off", or a file path
 };
@@ -48,10 +51,12 @@ bool parse_on_error(std::string_view text, OnError& out);
 bool parse_dump_mode(std::string_view text, DumpMode& out);
 bool parse_ring(std::string_view text, uint64_t& out);
 bool parse_dump_max_mb(std::string_view text, uint64_t& out);  // whole MiB, 0 to kMaxDumpMaxMb
+bool parse_stack_mode(std::string_view text, StackMode& out);
 bool parse_side_mb(std::string_view text, uint64_t& out);      // whole MiB, 0 to kMaxSideMb
 
 const char* to_string(ScanMode m);
 const char* to_string(OnError m);
 const char* to_string(DumpMode m);
+const char* to_string(StackMode m);
 
 }  // namespace cublasspy
