@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 
+#include <atomic>
 #include <cstring>
 
 namespace cublasspy {
@@ -18,6 +19,47 @@ const void* shim_base() {
 }
 
 uint32_t clamp(size_t n, uint32_t max) { return n > max ? max : static_cast<uint32_t>(n); }
+
+// dladdr scans a module's whole symbol table (milliseconds in libtorch_cuda's hundreds of
+// thousands of symbols), so what it said about a return address is kept: a direct-mapped cache,
+// lock-free. An entry's key is 0 (empty), kBusy (being written: a reader misses, another writer
+// skips) or the address; a reader copies the entry and accepts it if the key still reads the
+// same afterwards. The names point into the modules' string tables (valid while loaded; a
+// module unloaded and another loaded at its address could be misnamed: rare, and only a name).
+constexpr uint64_t kBusy = 1;
+struct CachedFrame {
+  std::atomic<uint64_t> key{0};
+  const char* module = nullptr;
+  const void* base = nullptr;
+  const char* symbol = nullptr;
+  const void* symbol_start = nullptr;
+};
+CachedFrame g_frames[1024];
+
+CachedFrame& slot_for(uint64_t address) { return g_frames[(address * 0x9E3779B97F4A7C15ull) >> 54]; }
+
+bool lookup(uint64_t address, Dl_info& info) {
+  CachedFrame& c = slot_for(address);
+  if (c.key.load(std::memory_order_acquire) == address) {
+    Dl_info copy{c.module, const_cast<void*>(c.base), c.symbol, const_cast<void*>(c.symbol_start)};
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (c.key.load(std::memory_order_relaxed) == address) {
+      info = copy;
+      return true;
+    }
+  }
+  // A return address points after the call: the caller's symbol is the one holding address - 1.
+  if (dladdr(reinterpret_cast<void*>(address - 1), &info) == 0) return false;
+  uint64_t old = c.key.load(std::memory_order_relaxed);
+  if (old != kBusy && c.key.compare_exchange_strong(old, kBusy, std::memory_order_acquire)) {
+    c.module = info.dli_fname;
+    c.base = info.dli_fbase;
+    c.symbol = info.dli_sname;
+    c.symbol_start = info.dli_saddr;
+    c.key.store(address, std::memory_order_release);
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -39,8 +81,7 @@ bool take_native_stack(StackEncoder& out) {
   for (int i = 0; i < got && count < kMaxNativeFrames; ++i) {
     const auto address = reinterpret_cast<uint64_t>(addresses[i]);
     Dl_info info{};
-    // A return address points after the call: the caller's symbol is the one holding address - 1.
-    const bool known = dladdr(reinterpret_cast<void*>(address - 1), &info) != 0;
+    const bool known = lookup(address, info);
     if (known && info.dli_fbase == own) {
       if (!past_shim) continue;  // the shim's frames above the program's call
     } else {
