@@ -5,7 +5,9 @@
 #include <csignal>
 #include <cstring>
 #include <pthread.h>
+#include <ucontext.h>
 
+#include "native_stack.h"
 #include "runtime.h"
 #include "trace/trace_writer.h"
 
@@ -77,6 +79,20 @@ bool chain(int sig, siginfo_t* info, void* context) {
   return false;
 }
 
+// The program counter of the interrupted code, from the signal's context (0 if unknown).
+uint64_t faulting_pc(void* context) {
+  if (context == nullptr) return 0;
+  const auto* uc = static_cast<const ucontext_t*>(context);
+#if defined(__x86_64__)
+  return static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return static_cast<uint64_t>(uc->uc_mcontext.pc);
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
 void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   int saved_errno = errno;
   TraceWriter* writer = g_writer.load(std::memory_order_relaxed);
@@ -100,6 +116,13 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
     if (slot != nullptr && !(slot->call.flags & format::kFlagCrashed)) {
       slot->call.flags |= format::kFlagCrashed;
       flagged = true;
+      // The faulting PC, unresolved (native_stack.h says why nothing more is taken here).
+      const uint64_t pc = faulting_pc(context);
+      uint8_t entry[kFaultPcBytes];
+      if (pc != 0) {
+        writer->attach(slot, format::word_seq(slot->call.word), static_cast<uint32_t>(format::SideKind::kNativeStack),
+                       entry, encode_fault_pc(entry, pc));
+      }
     }
   }
   if (chain(sig, info, context)) {

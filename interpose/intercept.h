@@ -10,6 +10,7 @@
 
 #include "trace/call_clock.h"
 #include "call_context.h"
+#include "call_locations.h"
 #include "hook_table.h"
 #include "post_call.h"
 #include "runtime.h"
@@ -67,9 +68,18 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   rec.check_detail[0] = rec.check_detail[1] = 0;
   CallContext ctx{rec, slot->scan, caller};
   before(ctx);
+  // Whether this call may get a Python and native location (CUBLASSPY_STACKS), and whether it
+  // has one: under `all` every GEMM takes it before the real call, so a crash or hang in the
+  // call still has it.
+  const bool locatable = recording && may_take_locations(*rt, id, ts.depth);
+  bool located = false;
   if (recording) {
     rt->writer.count_call(id, rec.tid);
     TraceWriter::publish_in_flight(slot, seq);
+    if (locatable && rt->config.stacks == StackMode::kAll && format::is_gemm_family(function_table()[id].family)) {
+      take_locations(*rt, slot, seq);
+      located = true;
+    }
   }
   // Checks first: a device alpha under host pointer mode is flagged before late() would read it.
   if (recording) before_real_call(*rt, ctx);
@@ -113,6 +123,7 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   PostCallOutcome outcome = recording ? after_real_call(*rt, ctx, failed) : PostCallOutcome{};
   failed = failed || outcome.async_failure;
   rec.duration_ns = call_clock::elapsed_ns(start);
+  if (locatable && !located && (failed || outcome.finding)) take_locations(*rt, slot, seq);
   if (recording) {
     rt->writer.complete(slot, seq, failed, rec.tid);
     if (failed || outcome.finding) apply_error_policy(*rt, id, rec);

@@ -174,7 +174,8 @@ bool ensure_trace(Runtime& rt) {
   rt.libraries_recorded = loaded_cuda_libraries();
   KeyValueBlob info = collect_process_info(values.rank, values.start_time);
   OpenResult opened =
-      rt.writer.open(path, rt.config.ring, function_table(), function_count(), info.bytes(), rt.config.launch_ring);
+      rt.writer.open(path, rt.config.ring, function_table(), function_count(), info.bytes(),
+                     rt.config.side_mb << 20, rt.config.launch_ring);
   if (!opened.warning.empty()) log_warning(opened.warning);
   rt.trace_path = opened.file_backed ? opened.path : std::string();
   bool ok = opened.ok;

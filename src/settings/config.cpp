@@ -20,6 +20,7 @@ bool parse_named(std::string_view text, const char* const (&names)[N], Enum& out
 constexpr const char* kScanNames[] = {"none", "inputs", "outputs", "all"};
 constexpr const char* kOnErrorNames[] = {"continue", "abort", "trap"};
 constexpr const char* kDumpNames[] = {"none", "failing", "all"};
+constexpr const char* kStackNames[] = {"none", "failing", "all"};
 
 }  // namespace
 
@@ -37,6 +38,7 @@ bool parse_sync_mode(std::string_view text, SyncMode& out) {
 bool parse_scan_mode(std::string_view t, ScanMode& out) { return parse_named(t, kScanNames, out); }
 bool parse_on_error(std::string_view t, OnError& out) { return parse_named(t, kOnErrorNames, out); }
 bool parse_dump_mode(std::string_view t, DumpMode& out) { return parse_named(t, kDumpNames, out); }
+bool parse_stack_mode(std::string_view t, StackMode& out) { return parse_named(t, kStackNames, out); }
 
 bool parse_ring(std::string_view text, uint64_t& out) {
   uint64_t value = 0;
@@ -56,18 +58,24 @@ bool parse_launch_ring(std::string_view text, uint64_t& out) {
   return true;
 }
 
-bool parse_dump_max_mb(std::string_view text, uint64_t& out) {
+namespace {
+bool parse_mb(std::string_view text, uint64_t max, uint64_t& out) {
   uint64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return false;
-  if (value > kMaxDumpMaxMb) return false;
+  if (value > max) return false;
   out = value;
   return true;
 }
+}  // namespace
+
+bool parse_dump_max_mb(std::string_view text, uint64_t& out) { return parse_mb(text, kMaxDumpMaxMb, out); }
+bool parse_side_mb(std::string_view text, uint64_t& out) { return parse_mb(text, kMaxSideMb, out); }
 
 const char* to_string(ScanMode m) { return kScanNames[static_cast<int>(m)]; }
 const char* to_string(OnError m) { return kOnErrorNames[static_cast<int>(m)]; }
 const char* to_string(DumpMode m) { return kDumpNames[static_cast<int>(m)]; }
+const char* to_string(StackMode m) { return kStackNames[static_cast<int>(m)]; }
 
 Config parse_config(GetEnv getenv_fn, std::vector<std::string>& errors) {
   Config c;
@@ -92,6 +100,9 @@ Config parse_config(GetEnv getenv_fn, std::vector<std::string>& errors) {
        "0 (launches not recorded) or a whole number of launches from 16 to 16777216 (default 16384)");
   read("CUBLASSPY_DUMP_MAX_MB", parse_dump_max_mb, c.dump_max_mb,
        "a whole number of MiB, 0 for no dumps (default 256)");
+  read("CUBLASSPY_STACKS", parse_stack_mode, c.stacks, "none, failing, all");
+  read("CUBLASSPY_SIDE_MB", parse_side_mb, c.side_mb,
+       "a whole number of MiB from 0 to 4096 (default 4)");
   if (const char* t = getenv_fn("CUBLASSPY_TRACE")) {
     if (*t == '\0') {
       errors.push_back("cublasspy: ignoring CUBLASSPY_TRACE='': accepted values are a path "

@@ -15,6 +15,8 @@ enum class OnError : uint8_t { kContinue, kAbort, kTrap };
 enum class DumpMode : uint8_t { kNone, kFailing, kAll };
 // CUBLASSPY_SYNC: 0 off; 1 synchronize around each GEMM; all also after each recorded launch.
 enum class SyncMode : uint8_t { kOff, kCalls, kAll };
+// CUBLASSPY_STACKS: where the calls' Python and native locations are taken.
+enum class StackMode : uint8_t { kNone, kFailing, kAll };
 
 inline constexpr uint64_t kDefaultRing = 8192;   // records; 8 MiB of trace at 1 KiB a record
 inline constexpr uint64_t kMinRing = 16;
@@ -22,6 +24,8 @@ inline constexpr uint64_t kMaxRing = 1u << 22;  // 4 GiB of trace: beyond that, 
 inline constexpr uint64_t kDefaultLaunchRing = 16384;  // launches; 1.25 MiB at 80 bytes each
 inline constexpr uint64_t kMaxLaunchRing = 1u << 24;     // 1.25 GiB: beyond that, a mistake
 inline constexpr uint64_t kDefaultDumpMaxMb = 256;
+inline constexpr uint64_t kDefaultSideMb = 4;     // the trace's side area (stacks, groups)
+inline constexpr uint64_t kMaxSideMb = 4096;
 inline constexpr uint64_t kMaxDumpMaxMb = 1ull << 40;  // a mistake, not a budget
 
 struct Config {
@@ -35,6 +39,8 @@ struct Config {
   uint64_t ring = kDefaultRing;
   uint64_t launch_ring = kDefaultLaunchRing;  // CUBLASSPY_LAUNCH_RING; 0: launches not recorded
   uint64_t dump_max_mb = kDefaultDumpMaxMb;  // the most operand data one process dumps; 0: none
+  uint64_t side_mb = kDefaultSideMb;         // CUBLASSPY_SIDE_MB: the side area; 0: none
+  StackMode stacks = StackMode::kFailing;    // CUBLASSPY_STACKS
   std::string trace_template = "cublasspy-%p.cbt";
   std::string log = "stderr";  // "stderr", "off", or a file path
   // Where the machine evidence is read from (/proc, /dev under it): "/" but in a container that
@@ -56,9 +62,12 @@ bool parse_dump_mode(std::string_view text, DumpMode& out);
 bool parse_ring(std::string_view text, uint64_t& out);
 bool parse_launch_ring(std::string_view text, uint64_t& out);  // 0, or 16 to kMaxLaunchRing
 bool parse_dump_max_mb(std::string_view text, uint64_t& out);  // whole MiB, 0 to kMaxDumpMaxMb
+bool parse_stack_mode(std::string_view text, StackMode& out);
+bool parse_side_mb(std::string_view text, uint64_t& out);      // whole MiB, 0 to kMaxSideMb
 
 const char* to_string(ScanMode m);
 const char* to_string(OnError m);
 const char* to_string(DumpMode m);
+const char* to_string(StackMode m);
 
 }  // namespace cublasspy

@@ -30,6 +30,8 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //   4  launches: RecordSlot::pending_error (CUBLASSPY_SYNC's check before each GEMM), in bytes
 //      that were padding; the launch ring and its kernel table (FileHeader bytes [736, 800)).
 //      Readers of older versions read both as absent.
+//   4  side area: variable-length entries attached to a record (SideEntry, FileHeader::side_*,
+//      RecordSlot::side_head); readers of versions 1 to 3 find no entries.
 inline constexpr uint32_t kFormatVersion = 4;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
@@ -144,11 +146,40 @@ struct RecordSlot {
   // the call: an error it reports was already pending, left by earlier work, not the GEMM's.
   int32_t pending_error;  // cudaError_t / CUresult found pending before the call; 0 if none
   uint8_t reserved_launches[60];
-  uint8_t pad[kRecordBytes - 760];
+  // Version 4: the file offset of the record's newest SideEntry (0: none). Each entry names the
+  // one before it (SideEntry::prev), so a record has any number of entries of any kinds.
+  uint64_t side_head;
+  uint8_t reserved_stacks[24];
+  uint8_t pad[kRecordBytes - 792];
 };
 static_assert(offsetof(RecordSlot, pending_error) == 696);
-static_assert(offsetof(RecordSlot, pad) == 760);
+static_assert(offsetof(RecordSlot, side_head) == 760);
+static_assert(offsetof(RecordSlot, pad) == 792);
 static_assert(sizeof(RecordSlot) == kRecordBytes);
+
+// The side area (version 4): variable-length data attached to a record (a call's Python and
+// native stacks, the groups of a grouped GEMM), in a section of its own at the end of the file.
+// Writers reserve space by advancing FileHeader::side_used (compare-and-swap, never past
+// side_bytes: when the area is full the entry is dropped and counted in side_dropped), write
+// the entry in place, and publish it by storing its kind last, with release order; so a reader
+// that sees a kind sees the whole entry, and an entry is never rewritten. Entries are 8-byte
+// aligned. A reader trusts an entry only if it lies inside the used part of the area, has a
+// known length, a nonzero kind and the seq of the record that names it.
+enum class SideKind : uint32_t {
+  kNone = 0,         // not (yet) published
+  kPythonStack = 1,  // the Python frames of the thread that made the call (stack_codec.h)
+  kNativeStack = 2,  // return addresses with their modules (stack_codec.h)
+};
+struct SideEntry {
+  uint32_t kind;    // SideKind, or another writer's kind; 0 until published
+  uint32_t length;  // bytes of data after this header, at most kMaxSideEntryBytes
+  uint64_t seq;     // the record it belongs to
+  uint64_t prev;    // file offset of the same record's previous entry (0: none), always lower
+};
+static_assert(sizeof(SideEntry) == 24);
+static_assert(offsetof(SideEntry, prev) == 16);
+inline constexpr uint32_t kMaxSideEntryBytes = 16 * 1024;
+inline constexpr uint32_t kMaxSideEntriesPerRecord = 16;  // a reader follows no more than this
 
 // What an argument slot means, whatever the function calls it: readers find a call's fields by
 // role (the GEMM's m, its A, a device count), and show the names. Version 3; the reader derives
@@ -330,6 +361,14 @@ struct FileHeader {
   uint64_t first_launch_error;   // ticket + 1 of the first launch whose own status or
                                  // CUBLASSPY_SYNC=all synchronization was an asynchronous error
   uint8_t reserved_launches[8];
+  // Version 4: the side area (SideEntry above); all 0 when the trace has none.
+  uint64_t side_offset;       // where it starts in the file (8-byte aligned)
+  uint64_t side_bytes;        // its size (CUBLASSPY_SIDE_MB)
+  uint64_t side_used;         // bytes reserved so far (atomically advanced; <= side_bytes)
+  uint64_t side_entries;      // entries published
+  uint64_t side_dropped;      // entries that did not fit
+  uint64_t side_dropped_bytes;
+  uint8_t reserved_side[16];  // [848, 864)
 };
 static_assert(offsetof(FileHeader, format_version) == 12);
 static_assert(offsetof(FileHeader, process_offset) == 32);
@@ -340,8 +379,10 @@ static_assert(offsetof(FileHeader, skipped_count) == 216);
 static_assert(offsetof(FileHeader, launch_offset) == 736);
 static_assert(offsetof(FileHeader, kernels_offset) == 760);
 static_assert(offsetof(FileHeader, first_launch_error) == 784);
-static_assert(sizeof(FileHeader) == 800);
-static_assert(sizeof(FileHeader) <= kHeaderBytes);
+static_assert(offsetof(FileHeader, side_offset) == 800);
+static_assert(offsetof(FileHeader, side_dropped) == 832);
+static_assert(offsetof(FileHeader, reserved_side) == 848);
+static_assert(sizeof(FileHeader) == 864);
 
 // Version 4: one launch of GPU work the program made outside the GEMMs (a kernel, an
 // asynchronous copy or memset), in a ring of its own so that a program launching thousands of

@@ -162,6 +162,14 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
       !inside(h.ring_offset, h.ring_capacity * kRecordBytes, size)) {
     return fail("corrupt header: a section lies outside the file");
   }
+  // Version 4's side area; older writers left these bytes zero, and a reader of their traces
+  // finds no entries (side_entries() checks the version).
+  if (h.format_version >= 4 && h.side_bytes != 0 &&
+      (h.side_offset % 8 != 0 || h.side_bytes % 8 != 0 || !inside(h.side_offset, h.side_bytes, size) ||
+       h.side_offset < h.ring_offset + h.ring_capacity * kRecordBytes)) {
+    return fail(fmt::format("corrupt header: side area of {} bytes at {} is not in its place",
+                            h.side_bytes, h.side_offset));
+  }
 
   // Version 4: the launch ring and the kernel table, where there are any; older versions had
   // none (their bytes there are zero, and read as zero whatever they hold).
@@ -554,6 +562,59 @@ uint64_t TraceFile::total_failed() const {
   uint64_t sum = 0;
   for (uint16_t i = 0; i < functions_.size(); ++i) sum += counters(i).failed;
   return sum;
+}
+
+uint64_t TraceFile::side_used() const {
+  if (header_.format_version < 4 || header_.side_bytes == 0) return 0;
+  return std::min(load_header_u64(offsetof(FileHeader, side_used)), header_.side_bytes);
+}
+
+bool TraceFile::read_at(uint64_t offset, void* out, uint64_t bytes) const {
+  uint64_t got = 0;
+  while (got < bytes) {
+    ssize_t r = ::pread(fd_, static_cast<char*>(out) + got, bytes - got, static_cast<off_t>(offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    got += static_cast<uint64_t>(r);
+  }
+  return true;
+}
+
+std::vector<SideEntryView> TraceFile::side_entries(const CallView& call) const {
+  std::vector<SideEntryView> found;
+  const uint64_t used = side_used();
+  if (used == 0) return found;
+  const uint64_t begin = header_.side_offset;
+  // Read through the file, never the mapping (a file cut short gives a short read, not SIGBUS).
+  // The header of an entry is read before its data: the writer stored the kind last, with
+  // release order, so once the kind reads nonzero the data read after it is complete.
+  uint64_t at = call.slot.side_head;
+  while (at != 0 && found.size() < kMaxSideEntriesPerRecord) {
+    if (at < begin || (at - begin) % 8 != 0 || at - begin > used || used - (at - begin) < sizeof(SideEntry)) break;
+    SideEntry entry;
+    if (!read_at(at, &entry, sizeof entry)) break;
+    const uint64_t room = used - (at - begin) - sizeof(SideEntry);
+    if (entry.kind == 0 || entry.seq != call.seq || entry.length > kMaxSideEntryBytes ||
+        entry.length > room) {
+      break;  // not published, another record's, or corrupt: nothing older can be trusted
+    }
+    SideEntryView view;
+    view.kind = entry.kind;
+    view.bytes.resize(entry.length);
+    if (!read_at(at + sizeof(SideEntry), view.bytes.data(), entry.length)) break;
+    found.push_back(std::move(view));
+    // Links only go down (an entry is written after the one it names), so the walk ends.
+    at = entry.prev < at ? entry.prev : 0;
+  }
+  std::reverse(found.begin(), found.end());
+  return found;
+}
+
+std::optional<SideEntryView> TraceFile::side_entry(const CallView& call, uint32_t kind) const {
+  for (SideEntryView& e : side_entries(call)) {
+    if (e.kind == kind) return std::move(e);
+  }
+  return std::nullopt;
 }
 
 std::optional<CallView> TraceFile::first_failure() const {

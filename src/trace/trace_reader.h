@@ -87,6 +87,13 @@ struct KernelTotal {
 // mangled C++ name.
 std::string demangle(const std::string& symbol);
 
+// One entry of the side area (format::SideEntry) attached to a call: its kind and its data,
+// copied out of the file (at most format::kMaxSideEntryBytes).
+struct SideEntryView {
+  uint32_t kind = 0;
+  std::vector<uint8_t> bytes;
+};
+
 struct ProcessInfo {
   std::vector<std::pair<std::string, std::string>> entries;  // in file order, keys repeat
   std::string get(const std::string& key) const;             // first value, "" if none
@@ -133,6 +140,14 @@ class TraceFile {
   uint64_t total_launches() const { return header_.launch_next; }
 
   std::optional<CallView> first_failure() const;
+  // The side-area entries attached to `call`, oldest first: only entries that lie in the used
+  // part of the area, are published, and carry the call's seq (at most
+  // format::kMaxSideEntriesPerRecord; a broken link ends the list). None before version 4.
+  std::vector<SideEntryView> side_entries(const CallView& call) const;
+  // The call's oldest entry of `kind`, if any.
+  std::optional<SideEntryView> side_entry(const CallView& call, uint32_t kind) const;
+  // Bytes of the side area in use, as the writer last left them (<= side_bytes).
+  uint64_t side_used() const;
   // Visits every intact record still in the ring, in the order the calls began (format version
   // 1: by seq; version 2: by start time, then seq), streaming: memory stays
   // flat however long the ring (a bounded reorder window, see trace_reader.cpp). Records being
@@ -160,6 +175,7 @@ class TraceFile {
   std::string kernel_name(uint16_t index) const;
   std::vector<uint64_t> passed_over_slots() const;
   uint64_t load_header_u64(size_t offset) const;
+  bool read_at(uint64_t offset, void* out, uint64_t bytes) const;  // pread, whole or false
   // Whether a record's word belongs to the ticket its slot was last handed out for.
   bool is_current(uint64_t word, uint64_t ticket) const;
   // The order calls are visited in.

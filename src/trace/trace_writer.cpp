@@ -21,10 +21,11 @@ uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 struct Layout {
   uint64_t process_offset, functions_offset, counters_offset, first_failure_offset, ring_offset,
-      launch_offset, kernels_offset, file_bytes;
+      launch_offset, kernels_offset, side_offset, file_bytes;
 };
 
-Layout layout_for(uint32_t function_count, uint64_t capacity, uint64_t launch_capacity) {
+Layout layout_for(uint32_t function_count, uint64_t capacity, uint64_t launch_capacity,
+                  uint64_t side_bytes) {
   Layout l{};
   l.process_offset = kHeaderBytes;
   l.functions_offset = l.process_offset + kProcessSectionBytes;
@@ -39,7 +40,8 @@ Layout layout_for(uint32_t function_count, uint64_t capacity, uint64_t launch_ca
     l.kernels_offset = round_up(l.launch_offset + launch_capacity * sizeof(LaunchEntry), 64);
     end = l.kernels_offset + uint64_t{kKernelTableEntries} * sizeof(KernelEntry);
   }
-  l.file_bytes = round_up(end, 4096);
+  l.side_offset = round_up(end, 8);
+  l.file_bytes = round_up(l.side_offset + side_bytes, 4096);
   return l;
 }
 
@@ -133,9 +135,11 @@ std::string fallback_trace_path(const std::string& path) {
 
 OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
                              const FunctionEntry* functions, uint32_t function_count,
-                             const std::string& process_section, uint64_t launch_capacity) {
+                             const std::string& process_section, uint64_t side_bytes,
+                             uint64_t launch_capacity) {
   OpenResult result;
-  Layout l = layout_for(function_count, capacity, launch_capacity);
+  side_bytes = side_bytes / 8 * 8;
+  Layout l = layout_for(function_count, capacity, launch_capacity, side_bytes);
   std::string path = requested;
   std::string why;
   void* base = map_file(path, l.file_bytes, why);
@@ -175,6 +179,7 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   function_count_ = function_count;
   first_failure_ = reinterpret_cast<RecordSlot*>(bytes + l.first_failure_offset);
   ring_ = reinterpret_cast<RecordSlot*>(bytes + l.ring_offset);
+  file_base_ = bytes;
   capacity_ = capacity;
   index_mask_ = (capacity & (capacity - 1)) == 0 ? capacity - 1 : 0;
   block_ = claim_block_for(capacity);
@@ -217,6 +222,8 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   launches_ = launch_capacity != 0 ? reinterpret_cast<LaunchEntry*>(bytes + l.launch_offset) : nullptr;
   kernels_ = launch_capacity != 0 ? reinterpret_cast<KernelEntry*>(bytes + l.kernels_offset) : nullptr;
   launch_capacity_ = launch_capacity;
+  h.side_offset = side_bytes != 0 ? l.side_offset : 0;
+  h.side_bytes = side_bytes;
   h.exit_status = -1;
   h.driver_version = -1;
   h.runtime_version = -1;
@@ -316,6 +323,36 @@ uint16_t TraceWriter::kernel_index(uint64_t function, uint16_t function_id, Name
   }
   atom(header_->kernels_unnamed).fetch_add(1, std::memory_order_relaxed);
   return kNoKernel;
+}
+
+bool TraceWriter::attach(RecordSlot* slot, uint64_t seq, uint32_t kind, const void* data,
+                         uint32_t length) {
+  if (header_ == nullptr) return false;
+  FileHeader& h = *header_;
+  if (kind == 0 || length > kMaxSideEntryBytes || h.side_bytes == 0) return false;
+  const uint64_t need = round_up(sizeof(SideEntry) + length, 8);
+  // Reserve without ever passing the end: a compare-and-swap loop, lock-free (a thread that
+  // loses the race retries with the new value; one always wins).
+  uint64_t used = atom(h.side_used).load(std::memory_order_relaxed);
+  do {
+    if (used + need > h.side_bytes) {
+      atom(h.side_dropped).fetch_add(1, std::memory_order_relaxed);
+      atom(h.side_dropped_bytes).fetch_add(need, std::memory_order_relaxed);
+      return false;
+    }
+  } while (!atom(h.side_used).compare_exchange_weak(used, used + need, std::memory_order_relaxed));
+  const uint64_t at = h.side_offset + used;
+  auto* entry = reinterpret_cast<SideEntry*>(file_base_ + at);
+  entry->length = length;
+  entry->seq = seq;
+  entry->prev = atom(slot->side_head).load(std::memory_order_relaxed);
+  std::memcpy(file_base_ + at + sizeof(SideEntry), data, length);
+  // The kind last: a reader that sees it sees the rest (the entry's whole life is this store).
+  atom(entry->kind).store(kind, std::memory_order_release);
+  atom(h.side_entries).fetch_add(1, std::memory_order_relaxed);
+  // The record names it last, so a record never names an entry that is not all there.
+  atom(slot->side_head).store(at, std::memory_order_release);
+  return true;
 }
 
 void TraceWriter::publish_in_flight(RecordSlot* slot, uint64_t seq) {
@@ -421,6 +458,7 @@ void TraceWriter::abandon_after_fork() {
   if (header_ != nullptr) ::munmap(header_, mapped_bytes_);
   header_ = nullptr;
   ring_ = first_failure_ = nullptr;
+  file_base_ = nullptr;
   counters_ = nullptr;
   launches_ = nullptr;
   kernels_ = nullptr;

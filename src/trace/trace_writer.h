@@ -37,10 +37,13 @@ class TraceWriter {
   // Creates the trace: never follows a symlink, never clobbers an existing file (adds a suffix),
   // reserves the blocks up front (a full disk fails here, not later with SIGBUS), and falls back
   // to $TMPDIR, then to anonymous memory. `functions` has function_count entries.
+  // `side_bytes` sizes the side area (format::SideEntry; rounded down to 8 bytes, 0: none).
   // `launch_capacity`: entries of the launch ring (0: the trace has none, nor a kernel table).
   OpenResult open(const std::string& path, uint64_t ring_capacity,
                   const format::FunctionEntry* functions, uint32_t function_count,
-                  const std::string& process_section, uint64_t launch_capacity = 0);
+                  const std::string& process_section, uint64_t side_bytes = kDefaultSideBytes,
+                  uint64_t launch_capacity = 0);
+  static constexpr uint64_t kDefaultSideBytes = 4ull << 20;
 
   bool is_open() const { return header_ != nullptr; }
   format::FileHeader* header() { return header_; }
@@ -49,6 +52,13 @@ class TraceWriter {
   // blocks; returns a thread-private scratch slot when the ring is full of calls in flight
   // (counted as dropped). *seq_out is unique in the process either way.
   format::RecordSlot* claim(ClaimCursor& cursor, uint64_t* seq_out, format::RecordSlot* scratch);
+  // Attaches `length` bytes of data of `kind` (nonzero: format::SideKind, or a kind of another
+  // writer's) to the record in `slot`, made under `seq`, by the thread that owns the record
+  // (before complete()). Lock-free, allocation-free and async-signal-safe: it may run in a
+  // fatal-signal handler. False when the side area is full (the entry is counted as dropped),
+  // absent, or the data is longer than format::kMaxSideEntryBytes.
+  bool attach(format::RecordSlot* slot, uint64_t seq, uint32_t kind, const void* data,
+              uint32_t length);
   // Makes a claimed record visible as in flight (all arguments written).
   static void publish_in_flight(format::RecordSlot* slot, uint64_t seq);
   // Makes the record visible as completed and updates the totals and the first failure.
@@ -109,6 +119,7 @@ class TraceWriter {
 
   format::FileHeader* header_ = nullptr;
   format::RecordSlot* ring_ = nullptr;
+  char* file_base_ = nullptr;  // the mapping's start: side entries are at file offsets
   format::RecordSlot* first_failure_ = nullptr;
   format::FunctionCounters* counters_ = nullptr;
   format::LaunchEntry* launches_ = nullptr;

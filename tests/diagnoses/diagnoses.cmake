@@ -10,6 +10,8 @@ set(CBS_DIAG_DIR ${CMAKE_CURRENT_LIST_DIR})
 cublasspy_test_program(diag_workload ${CBS_DIAG_DIR}/programs/diag_workload.cpp)
 cublasspy_test_program(diag_fork ${CBS_DIAG_DIR}/programs/diag_fork.cpp)
 cublasspy_test_program(diag_second_cublas ${CBS_DIAG_DIR}/programs/diag_second_cublas.cpp)
+cublasspy_test_program(diag_located ${CBS_DIAG_DIR}/programs/diag_located.cpp)
+set_target_properties(diag_located PROPERTIES ENABLE_EXPORTS ON)  # -rdynamic: dladdr names its functions
 # The same program with an old-style DT_RPATH to the stand-in: RPATH outranks LD_LIBRARY_PATH,
 # so the process loads other libraries than LD_LIBRARY_PATH points at (what old binaries do).
 cublasspy_test_program(diag_second_cublas_rpath ${CBS_DIAG_DIR}/programs/diag_second_cublas.cpp)
@@ -43,3 +45,10 @@ add_dependencies(diagnoses_test cublasspy cublasspy_cli standin diag_workload di
 gtest_discover_tests(diagnoses_test TEST_PREFIX diagnoses. DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 300)
 
+
+# CUBLASSPY_STACKS: the locations of a failing and of a crashing call (diag_located).
+add_executable(locations_test ${CBS_DIAG_DIR}/locations_test.cpp)
+target_link_libraries(locations_test PRIVATE cublasspy_test_support GTest::gtest_main)
+target_compile_options(locations_test PRIVATE -Wall -Wextra)
+add_dependencies(locations_test cublasspy standin diag_located)
+gtest_discover_tests(locations_test TEST_PREFIX diagnoses. DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)

@@ -66,6 +66,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   trace->for_each_call([&](const CallView& call) {
     if (call.function == nullptr) fail("record without a function", std::to_string(call.seq));
     (void)call.args();
+    for (const SideEntryView& e : trace->side_entries(call)) {
+      if (e.kind == 0 || e.bytes.size() > format::kMaxSideEntryBytes) fail("side entry unchecked", std::to_string(call.seq));
+    }
     ++seen;
   });
   if (seen > trace->header().ring_capacity) fail("more records than slots", std::to_string(seen));

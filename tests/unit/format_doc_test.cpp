@@ -61,6 +61,7 @@ const std::vector<StructFact> kStructs = {
     CBS_STRUCT(FileHeader),       CBS_STRUCT(FunctionEntry), CBS_STRUCT(ArgDescriptor),
     CBS_STRUCT(FunctionCounters), CBS_STRUCT(RecordSlot),    CBS_STRUCT(Record),
     CBS_STRUCT(ScanSummary),      CBS_STRUCT(LaunchEntry),   CBS_STRUCT(KernelEntry),
+    CBS_STRUCT(SideEntry),
 };
 
 struct FieldFact {
@@ -145,6 +146,13 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(KernelEntry, function_id),
     CBS_FIELD(KernelEntry, reserved),
     CBS_FIELD(KernelEntry, name),
+    CBS_FIELD(FileHeader, side_offset),
+    CBS_FIELD(FileHeader, side_bytes),
+    CBS_FIELD(FileHeader, side_used),
+    CBS_FIELD(FileHeader, side_entries),
+    CBS_FIELD(FileHeader, side_dropped),
+    CBS_FIELD(FileHeader, side_dropped_bytes),
+    CBS_FIELD(FileHeader, reserved_side),
 
     CBS_FIELD(FunctionEntry, name),
     CBS_FIELD(FunctionEntry, arg_count),
@@ -165,7 +173,14 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(RecordSlot, scan),
     CBS_FIELD(RecordSlot, pending_error),
     CBS_FIELD(RecordSlot, reserved_launches),
+    CBS_FIELD(RecordSlot, side_head),
+    CBS_FIELD(RecordSlot, reserved_stacks),
     CBS_FIELD(RecordSlot, pad),
+
+    CBS_FIELD(SideEntry, kind),
+    CBS_FIELD(SideEntry, length),
+    CBS_FIELD(SideEntry, seq),
+    CBS_FIELD(SideEntry, prev),
 
     CBS_FIELD(Record, word),
     CBS_FIELD(Record, function_id),
@@ -234,6 +249,7 @@ const std::vector<FieldFact> kFields = {
   X(RecordFlags, kFlagCrashed) X(RecordFlags, kFlagSynced) X(RecordFlags, kFlagScanned)        \
   X(RecordFlags, kFlagAsyncPinned) X(RecordFlags, kFlagUnresolved)
 #define CBS_END_STATE_VALUES(X) X(EndState, kRunning) X(EndState, kExited) X(EndState, kSignaled)
+#define CBS_SIDE_KIND_VALUES(X) X(SideKind, kNone) X(SideKind, kPythonStack) X(SideKind, kNativeStack)
 
 // Compile-time completeness: without a default, -Wswitch (an error here) names any enumerator
 // of trace_format.h missing from the lists.
@@ -267,10 +283,14 @@ constexpr bool listed(format::EndState v) {
   switch (v) { CBS_END_STATE_VALUES(CBS_CASE) return true; }
   return false;
 }
+constexpr bool listed(format::SideKind v) {
+  switch (v) { CBS_SIDE_KIND_VALUES(CBS_CASE) return true; }
+  return false;
+}
 static_assert(listed(format::Family::kOther) && listed(format::ArgKind::kNone) &&
               listed(format::ArgRole::kNone) && listed(format::Library::kUnknown) &&
               listed(format::RecordState::kEmpty) && listed(format::kFlagNested) &&
-              listed(format::EndState::kRunning));
+              listed(format::EndState::kRunning) && listed(format::SideKind::kNone));
 
 struct EnumFact {
   std::string enumeration, name;
@@ -281,7 +301,7 @@ const std::vector<EnumFact> kEnumValues = {
     CBS_FAMILY_VALUES(CBS_ENUM_FACT) CBS_ARG_KIND_VALUES(CBS_ENUM_FACT)
     CBS_ARG_ROLE_VALUES(CBS_ENUM_FACT) CBS_LIBRARY_VALUES(CBS_ENUM_FACT)
     CBS_RECORD_STATE_VALUES(CBS_ENUM_FACT) CBS_RECORD_FLAGS_VALUES(CBS_ENUM_FACT)
-    CBS_END_STATE_VALUES(CBS_ENUM_FACT)};
+    CBS_END_STATE_VALUES(CBS_ENUM_FACT) CBS_SIDE_KIND_VALUES(CBS_ENUM_FACT)};
 
 struct ConstantFact {
   std::string name;
@@ -298,6 +318,7 @@ const std::vector<ConstantFact> kConstants = {
     CBS_CONSTANT(kSkippedSlots),    CBS_CONSTANT(kArgUnset),
     CBS_CONSTANT(kNoKernel),        CBS_CONSTANT(kKernelNameBytes),
     CBS_CONSTANT(kMaxKernels),      CBS_CONSTANT(kKernelTableEntries),
+    CBS_CONSTANT(kMaxSideEntryBytes), CBS_CONSTANT(kMaxSideEntriesPerRecord),
 };
 
 // ---- The page's side --------------------------------------------------------------------------

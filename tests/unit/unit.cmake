@@ -51,3 +51,9 @@ if(CUBLASSPY_TEST_PYTHON)
            COMMAND ${CUBLASSPY_TEST_PYTHON} ${cbs_gen_names} check
                    ${PROJECT_SOURCE_DIR}/src/common/cuda_names.inc ${cbs_cuda_include})
 endif()
+
+#   side_area_test: the trace's side area (format::SideEntry), written and read back
+add_executable(side_area_test ${CMAKE_CURRENT_LIST_DIR}/side_area_test.cpp)
+target_link_libraries(side_area_test PRIVATE cublasspy_trace_reader GTest::gtest_main Threads::Threads)
+target_compile_options(side_area_test PRIVATE -Wall -Wextra)
+gtest_discover_tests(side_area_test TEST_PREFIX unit.)

@@ -13,6 +13,7 @@
 #include "common/cuda_names.h"
 #include "diagnose/trace_facts.h"
 #include "trace/call_text.h"
+#include "trace/stack_codec.h"
 
 namespace cublasspy::tools {
 
@@ -107,7 +108,47 @@ OpenedTraces open_traces(const std::vector<std::string>& paths) {
   return out;
 }
 
-json call_to_json(const CallView& call) {
+namespace {
+
+// The call's Python and native locations (CUBLASSPY_STACKS), from the side area.
+void add_locations(json& j, const TraceFile& trace, const CallView& call) {
+  if (call.slot.side_head == 0) return;
+  for (const SideEntryView& e : trace.side_entries(call)) {
+    if (e.kind == static_cast<uint32_t>(format::SideKind::kPythonStack) && !j.contains("python_stack")) {
+      const std::optional<PythonStack> stack = decode_python_stack(e.bytes);
+      if (!stack) continue;
+      json frames = json::array();
+      for (const PythonFrame& f : stack->frames) {
+        frames.push_back({{"file", f.file}, {"line", f.line}, {"function", f.function}});
+      }
+      j["python_stack"] = std::move(frames);
+      j["location"] = python_stack_text(*stack);
+    } else if (e.kind == static_cast<uint32_t>(format::SideKind::kNativeStack)) {
+      const std::optional<NativeStack> stack = decode_native_stack(e.bytes);
+      if (!stack || stack->frames.empty()) continue;
+      if (stack->at_signal) {
+        j["fault_pc"] = fmt::format("{:#x}", stack->frames[0].address);
+        continue;
+      }
+      if (j.contains("native_stack")) continue;
+      json frames = json::array();
+      for (const NativeFrame& f : stack->frames) {
+        json frame;
+        frame["module"] = f.module.empty() ? json(nullptr) : json(f.module);
+        frame["offset"] = f.module.empty() ? json(nullptr) : json(fmt::format("{:#x}", f.offset));
+        frame["symbol"] = f.symbol.empty() ? json(nullptr) : json(demangled(f.symbol));
+        frame["address"] = fmt::format("{:#x}", f.address);
+        frames.push_back(std::move(frame));
+      }
+      j["native_stack"] = std::move(frames);
+      j["native_location"] = native_stack_text(*stack);
+    }
+  }
+}
+
+}  // namespace
+
+json call_to_json(const CallView& call, const TraceFile* trace) {
   const format::Record& rec = call.rec();
   json j;
   j["seq"] = call.seq;
@@ -142,6 +183,7 @@ json call_to_json(const CallView& call) {
     j["pending_error_name"] = name_or_unknown(NameSet::kCudaError, call.slot.pending_error);
   }
   if (rec.check_bits != 0) j["check_bits"] = rec.check_bits;
+  if (trace != nullptr) add_locations(j, *trace, call);
   return j;
 }
 
@@ -155,7 +197,11 @@ struct TraceWalk {
   json in_flight = json::array();
   json calls = json::array();
   diagnoses::TraceFacts facts;
+  // The locations of failing and in-flight calls (CUBLASSPY_STACKS), by seq, for the diagnoses
+  // that name those calls; at most kMaxLocations of them.
+  std::map<uint64_t, json> locations;
 };
+constexpr size_t kMaxLocations = 4096;
 
 TraceWalk walk_trace(const TraceFile& trace, const ReportOptions& options) {
   TraceWalk w;
@@ -163,8 +209,16 @@ TraceWalk walk_trace(const TraceFile& trace, const ReportOptions& options) {
   diagnoses::FactsGatherer facts(trace);
   trace.for_each_call([&](const CallView& c) {
     w.first_start_ns = std::min(w.first_start_ns, c.rec().start_ns);
+    if (c.slot.side_head != 0 && (c.failed() || c.in_flight()) && w.locations.size() < kMaxLocations) {
+      json where = call_to_json(c, &trace);
+      json kept = json::object();
+      for (const char* key : {"location", "native_location", "fault_pc"}) {
+        if (where.contains(key)) kept[key] = where[key];
+      }
+      if (!kept.empty()) w.locations[c.seq] = std::move(kept);
+    }
     if (c.in_flight() || options.all_calls) {
-      json j = call_to_json(c);
+      json j = call_to_json(c, &trace);
       if (c.in_flight()) w.in_flight.push_back(j);
       if (options.all_calls) w.calls.push_back(std::move(j));
     }
@@ -303,7 +357,7 @@ json trace_to_json(TraceWalk& walk, const ReportOptions& options) {
   }
 
   auto first = trace.first_failure();
-  t["first_failure"] = first ? call_to_json(*first) : json(nullptr);
+  t["first_failure"] = first ? call_to_json(*first, &trace) : json(nullptr);
   t["first_async_error"] =
       h.first_async_seq != 0
           ? json{{"call", h.first_async_seq}, {"error", h.first_async_error},
@@ -344,7 +398,17 @@ json build_report(const std::vector<const TraceFile*>& traces, const ReportOptio
     facts.push_back(std::move(w.facts));
   }
   report["diagnoses"] = json::array();
-  for (const Diagnosis& d : diagnoses::diagnose_facts(facts)) report["diagnoses"].push_back(diagnosis_to_json(d));
+  for (const Diagnosis& d : diagnoses::diagnose_facts(facts)) {
+    json j = diagnosis_to_json(d);
+    // Where the program made the call the diagnosis rests on.
+    for (const TraceWalk& w : walks) {
+      if (!d.pid || !d.call || std::strtoll(w.trace->process().get("pid").c_str(), nullptr, 10) != *d.pid) continue;
+      auto found = w.locations.find(*d.call);
+      if (found != w.locations.end()) j.update(found->second);
+      break;
+    }
+    report["diagnoses"].push_back(std::move(j));
+  }
   return report;
 }
 

@@ -27,8 +27,9 @@ struct OpenedTraces {
 };
 OpenedTraces open_traces(const std::vector<std::string>& paths);
 
-// One call, as docs/CONTRACT.md's CALL object.
-nlohmann::ordered_json call_to_json(const CallView& call);
+// One call, as docs/CONTRACT.md's CALL object; with its trace, also the locations the side
+// area holds for it (python_stack, native_stack, fault_pc).
+nlohmann::ordered_json call_to_json(const CallView& call, const TraceFile* trace = nullptr);
 nlohmann::ordered_json diagnosis_to_json(const Diagnosis& diagnosis);
 
 // The whole document: {"traces": [...], "diagnoses": [...]}, the traces in the order their

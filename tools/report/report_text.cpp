@@ -84,7 +84,17 @@ void append_wrapped(std::string& out, const std::vector<std::string>& pieces, co
 }
 
 // "#6 cublasGemmEx -> CUBLAS_STATUS_NOT_INITIALIZED (1), tid 812, 2.1 us", arguments below.
-void append_call_block(std::string& out, const json& call, const Style& s, const std::string& indent) {
+// "made at train.py:42 in forward <- ...", and with `native` the native frames (CUBLASSPY_STACKS).
+void append_locations(std::string& out, const json& call, const Style& s, const std::string& indent, bool native) {
+  if (call.contains("location")) out += fmt::format("{}{}{}{}\n", indent, s.cyan, call["location"].get<std::string>(), s.reset);
+  if (native && call.contains("native_location")) {
+    out += fmt::format("{}{}native: {}{}\n", indent, s.dim, call["native_location"].get<std::string>(), s.reset);
+  }
+  if (call.contains("fault_pc")) out += fmt::format("{}faulted at pc {}\n", indent, call["fault_pc"].get<std::string>());
+}
+
+void append_call_block(std::string& out, const json& call, const Style& s, const std::string& indent,
+                       bool native = false) {
   bool failed = call.value("failed", false) || call.value("crashed", false);
   const char* colour = call["state"] == "in_flight" ? s.yellow : failed ? s.red : s.green;
   std::string details = fmt::format("tid {}", call["tid"].get<uint64_t>());
@@ -93,6 +103,7 @@ void append_call_block(std::string& out, const json& call, const Style& s, const
   out += fmt::format("{}#{} {}{}{} -> {}{}{}  {}{}{}\n", indent, call["seq"].get<uint64_t>(), s.bold,
                      call["function"].get<std::string>(), s.reset, colour, call_outcome_text(call),
                      s.reset, s.dim, details, s.reset);
+  append_locations(out, call, s, indent + "    ", native);
   append_wrapped(out, argument_pieces(call["args"]), indent + "    ");
   if (call["scan"].is_object()) {
     // Only the operands where the scan found something: a clean scan adds no line.
@@ -171,7 +182,7 @@ void append_trace(std::string& out, const json& trace, const TextOptions& o, con
 
   if (!trace["first_failure"].is_null()) {
     out += fmt::format("  {}first failure{}\n", s.bold, s.reset);
-    append_call_block(out, trace["first_failure"], s, "    ");
+    append_call_block(out, trace["first_failure"], s, "    ", o.all_calls);
   }
   if (!trace["first_async_error"].is_null()) {
     const json& a = trace["first_async_error"];
@@ -182,7 +193,7 @@ void append_trace(std::string& out, const json& trace, const TextOptions& o, con
   if (!flights.empty()) {
     out += fmt::format("  {}in flight when the trace ended{}\n", s.bold, s.reset);
     for (size_t i = 0; i < flights.size() && i < o.max_in_flight; ++i) {
-      append_call_block(out, flights[i], s, "    ");
+      append_call_block(out, flights[i], s, "    ", o.all_calls);
     }
     if (flights.size() > o.max_in_flight) {
       out += fmt::format("    ... {} more (--json lists them all)\n", flights.size() - o.max_in_flight);
@@ -210,6 +221,7 @@ void append_diagnoses(std::string& out, const json& diagnoses, const TextOptions
     out += fmt::format("  {}{:<7}{} {}{}{}: {}{}\n", colour, sev, s.reset, s.bold, d.value("id", "?"), s.reset,
                        d.value("summary", ""),
                        where.empty() ? "" : fmt::format(" {}({}){}", s.dim, join(where, ", "), s.reset));
+    append_locations(out, d, s, "          ", o.all_calls);
     for (const char* key : {"evidence", "advice"}) {
       std::string text = d.value(key, "");
       if (text.empty()) continue;
@@ -248,6 +260,7 @@ void append_call_list(std::string& out, const json& trace, const Style& s) {
                        c.value("nested", false) ? "  " : "", c["function"].get<std::string>(),
                        call_arguments_text(c), colour, call_outcome_text(c), colour[0] ? s.reset : "",
                        duration);
+    append_locations(out, c, s, "           ", true);
   }
 }
 

@@ -1,0 +1,28 @@
+#include "call_locations.h"
+
+#include "hook_table.h"
+#include "native_stack.h"
+#include "python_stack.h"
+
+namespace cublasspy {
+
+bool may_take_locations(const Runtime& rt, uint16_t id, uint32_t depth) {
+  // Nested calls run inside a library that may hold its locks: the GIL must not be waited for
+  // there. The system family (dlopen) runs under the loader's lock.
+  return rt.config.stacks != StackMode::kNone && depth == 0 && hook_library(id) != Library::kSystem;
+}
+
+void take_locations(Runtime& rt, format::RecordSlot* slot, uint64_t seq) {
+  ThreadState& ts = thread_state();
+  ts.internal++;  // anything hooked below (there should be nothing) passes through
+  StackEncoder encoded;
+  if (take_python_stack(encoded)) {
+    rt.writer.attach(slot, seq, static_cast<uint32_t>(format::SideKind::kPythonStack), encoded.data(), encoded.used());
+  }
+  if (take_native_stack(encoded)) {
+    rt.writer.attach(slot, seq, static_cast<uint32_t>(format::SideKind::kNativeStack), encoded.data(), encoded.used());
+  }
+  ts.internal--;
+}
+
+}  // namespace cublasspy

@@ -1,0 +1,87 @@
+"""Which line of the program made the failing GEMM (CUBLASSPY_STACKS), with real PyTorch.
+
+A torch.mm two functions deep in a script fails (the stand-in's fault script); the report names
+both lines, in the JSON (python_stack) and in the text ("made at program.py:L in inner <- ...").
+CUBLASSPY_STACKS=none records nothing; under CUBLASSPY_STACKS=all a crash inside the GEMM still
+has the location, taken before the call, and the faulting PC.
+Usage: test_locations.py <repository root> <build directory>
+"""
+import subprocess
+import sys
+
+from scenario import Scenario, calls
+
+PROGRAM = """import torch
+
+
+def inner(a, b):
+    return torch.mm(a, b)
+
+
+def outer():
+    a, b = torch.ones(64, 48).cuda(), torch.ones(48, 80).cuda()
+    return inner(a, b)
+
+
+try:
+    print("result", outer().cpu()[0, 0].item())
+except RuntimeError as e:
+    print("ERROR:", str(e).splitlines()[0])
+"""
+INNER_LINE = 5   # return torch.mm(a, b)
+OUTER_LINE = 10  # return inner(a, b)
+
+
+def sgemm(report):
+    found = calls(report, "cublasSgemm_v2", nested=False)
+    return found[0] if found else None
+
+
+def main():
+    s = Scenario(sys.argv[1], sys.argv[2])
+    failing, none, crash = s.parallel(
+        lambda: s.torch(PROGRAM, env={"STANDIN_FAIL": "cublasSgemm_v2:1:13"}),
+        lambda: s.torch(PROGRAM, env={"STANDIN_FAIL": "cublasSgemm_v2:1:13", "CUBLASSPY_STACKS": "none"}),
+        lambda: s.torch(PROGRAM, env={"STANDIN_CRASH": "cublasSgemm_v2:1:SIGSEGV", "CUBLASSPY_STACKS": "all"}))
+
+    s.check("the failing mm raised in PyTorch", "CUBLAS_STATUS_EXECUTION_FAILED" in failing.stdout,
+            (failing.stdout + failing.stderr)[-300:])
+    call = sgemm(s.report(*failing.traces))
+    s.check("the failing Sgemm is recorded", call is not None and call["failed"])
+    stack = (call or {}).get("python_stack", [])
+    top = [(f["file"].rsplit("/", 1)[-1], f["line"], f["function"]) for f in stack[:2]]
+    s.check("python_stack names inner's and outer's lines, innermost first",
+            top == [("program.py", INNER_LINE, "inner"), ("program.py", OUTER_LINE, "outer")], stack[:3])
+    s.check("the module's own frame is below them", len(stack) >= 3 and stack[2]["function"] == "<module>", stack[2:3])
+    native = (call or {}).get("native_stack", [])
+    symbols = [f["symbol"] or "" for f in native]
+    s.check("native_stack holds PyTorch's frames, demangled",
+            any(x.startswith("at::native::structured_mm_out_cuda") for x in symbols) and
+            any(x.startswith("at::_ops::mm::call") for x in symbols), symbols[:10])
+    s.check("native frames have module and offset",
+            bool(native) and all(f["module"] and f["offset"].startswith("0x") for f in native[:3]), native[:2])
+    text = subprocess.run([s.cli, "report", *failing.traces], capture_output=True, text=True).stdout
+    want = f"made at program.py:{INNER_LINE} in inner <- program.py:{OUTER_LINE} in outer"
+    s.check("the text report says where the call was made", want in text, text[-800:])
+    text_all = subprocess.run([s.cli, "report", "--all", *failing.traces], capture_output=True, text=True).stdout
+    s.check("--all adds the native frames", "native: " in text_all and "at::_ops::mm::call <- " in text_all,
+            text_all[-600:])
+
+    call = sgemm(s.report(*none.traces))
+    s.check("CUBLASSPY_STACKS=none records no location",
+            call is not None and call["failed"] and "python_stack" not in call and "native_stack" not in call,
+            call and sorted(call))
+
+    s.check("the crash killed the program", crash.rc != 0, crash.rc)
+    call = sgemm(s.report(*crash.traces))
+    s.check("the crashed Sgemm is in flight", call is not None and call["state"] == "in_flight" and call.get("crashed"),
+            call and call["state"])
+    stack = (call or {}).get("python_stack", [])
+    s.check("under all, the crashed call has its Python location",
+            [(f["line"], f["function"]) for f in stack[:2]] == [(INNER_LINE, "inner"), (OUTER_LINE, "outer")], stack[:2])
+    s.check("and the faulting PC", bool((call or {}).get("fault_pc")), call and call.get("fault_pc"))
+    return s.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
