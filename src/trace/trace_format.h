@@ -27,7 +27,7 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //   3  the function table says what each slot means (ArgDescriptor::role) and which library
 //      each function belongs to (FunctionEntry::library); readers of versions 1 and 2 derive
 //      both from the names (trace_reader.cpp, the one place names are interpreted).
-inline constexpr uint32_t kFormatVersion = 3;
+inline constexpr uint32_t kFormatVersion = 4;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
 inline constexpr uint32_t kHeaderBytes = 4096;
@@ -255,6 +255,8 @@ struct FunctionCounters {
 };
 
 inline constexpr uint32_t kSkippedSlots = 64;
+// FileHeader::writer_version: the writing shim's version, NUL-terminated (version 4).
+inline constexpr uint32_t kWriterVersionBytes = 64;
 
 struct FileHeader {
   char magic[8];
@@ -308,6 +310,11 @@ struct FileHeader {
   // in order without a pass over the whole ring.
   uint64_t skipped_count;
   uint64_t skipped[kSkippedSlots];
+  // Version 4: bytes [736, 864) belong to other parts of version 4 (launches, side area).
+  uint8_t reserved_before_writer_version[128];
+  // Version 4: the version of cublasspy whose shim wrote the trace (CUBLASSPY_VERSION), so a
+  // report can say which build recorded it; NUL-terminated, letters, digits and .+~_- only.
+  char writer_version[kWriterVersionBytes];
 };
 static_assert(offsetof(FileHeader, format_version) == 12);
 static_assert(offsetof(FileHeader, process_offset) == 32);
@@ -315,7 +322,9 @@ static_assert(offsetof(FileHeader, next_seq) == 96);
 static_assert(offsetof(FileHeader, end_state) == 120);
 static_assert(offsetof(FileHeader, claim_block) == 200);
 static_assert(offsetof(FileHeader, skipped_count) == 216);
-static_assert(sizeof(FileHeader) == 224 + 8 * kSkippedSlots);
+static_assert(offsetof(FileHeader, reserved_before_writer_version) == 224 + 8 * kSkippedSlots);
+static_assert(offsetof(FileHeader, writer_version) == 864);
+static_assert(sizeof(FileHeader) == 928);
 static_assert(sizeof(FileHeader) <= kHeaderBytes);
 
 }  // namespace cublasspy::format

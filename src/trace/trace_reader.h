@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -103,6 +104,8 @@ class TraceFile {
     return header_.format_version < 2 ? header_.parent_seq_at_fork : header_.parent_calls_at_fork;
   }
   uint64_t total_failed() const;
+  // The version of cublasspy whose shim wrote the trace; empty before format version 4.
+  std::string_view writer_version() const { return header_.writer_version; }
 
   std::optional<CallView> first_failure() const;
   // Visits every intact record still in the ring, in the order the calls began (format version

@@ -113,6 +113,8 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(FileHeader, parent_calls_at_fork),
     CBS_FIELD(FileHeader, skipped_count),
     CBS_FIELD(FileHeader, skipped),
+    CBS_FIELD(FileHeader, reserved_before_writer_version),
+    CBS_FIELD(FileHeader, writer_version),
 
     CBS_FIELD(FunctionEntry, name),
     CBS_FIELD(FunctionEntry, arg_count),
@@ -262,6 +264,7 @@ const std::vector<ConstantFact> kConstants = {
     CBS_CONSTANT(kArgNameBytes),    CBS_CONSTANT(kFunctionNameBytes),
     CBS_CONSTANT(kCounterStripes),  CBS_CONSTANT(kMaxCounterStripes),
     CBS_CONSTANT(kSkippedSlots),    CBS_CONSTANT(kArgUnset),
+    CBS_CONSTANT(kWriterVersionBytes),
 };
 
 // ---- The page's side --------------------------------------------------------------------------
