@@ -25,6 +25,10 @@ suite=trixie
 # Bump when the recipe changes: a root stamped with another recipe is built again.
 recipe="cublasspy-pytorch-root recipe 1"
 stamp_name=.cublasspy-root-complete
+# Small additions made after the recipe, in their own step with their own stamp, so that a
+# complete root gets them without a rebuild: python3-venv (venv with pip, for the wheel's
+# install test, tests/packaging). Changing this list installs it into existing roots.
+extras=(python3-venv)
 version_packages=(python3 python3-torch-cuda libcublas12 libcublaslt12 libcudart12 libcuda1
                   python3-numpy nvidia-cudnn)
 
@@ -44,6 +48,8 @@ if [ -z "$root" ] || [ "$root" = / ]; then die "CUBLASSPY_PYTORCH_ROOT must not 
 stamp="$root/$stamp_name"
 
 complete() { [ -f "$stamp" ] && [ "$(head -n 1 "$stamp")" = "$recipe" ]; }
+extras_stamp="$root/.cublasspy-root-extras"
+extras_done() { [ -f "$extras_stamp" ] && [ "$(cat "$extras_stamp")" = "${extras[*]}" ]; }
 finish() {
   if ((print_versions)); then
     dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${Package} ${Version}\n' "${version_packages[@]}"
@@ -53,8 +59,8 @@ finish() {
   exit 0
 }
 
-# The fast path: no lock, no tool, just the stamp.
-complete && finish
+# The fast path: no lock, no tool, just the stamps.
+complete && extras_done && finish
 
 [ "$(id -u)" -eq 0 ] || die "building the root needs root (debootstrap, mount, chroot)"
 for tool in debootstrap equivs-build gcc nm readelf unshare chroot flock dpkg-query; do
@@ -67,7 +73,7 @@ if ! flock -n 9; then
   say "another build holds $lock; waiting for it"
   flock -w 3600 9 || die "gave up waiting an hour for $lock"
 fi
-complete && { say "the other build finished the root"; finish; }
+complete && extras_done && { say "the other build finished the root"; finish; }
 
 log="$root.log"
 debs="$root.debs"
@@ -88,6 +94,22 @@ in_root() {
   "$here/in-pytorch-root.sh" --allow-incomplete --bind "$debs/apt:/var/cache/apt/archives" -- \
     /usr/bin/env PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
 }
+
+# The extras, from the package lists the root was built with (no apt-get update: an update
+# could upgrade what PyTorch runs on under the tests of others using the root).
+add_extras() {
+  step "apt-get install --no-install-recommends ${extras[*]} (extras, stamped apart)"
+  mkdir -p "$debs/apt/partial"
+  FAIL_HINT="can this machine reach $mirror?" logged in_root apt-get install -y --no-install-recommends "${extras[@]}"
+  echo "${extras[*]}" >"$extras_stamp.tmp"
+  mv "$extras_stamp.tmp" "$extras_stamp"
+  done_step
+  if [ "${CUBLASSPY_KEEP_DEBS:-0}" != 1 ]; then rm -rf "$debs"; fi
+}
+if complete; then
+  add_extras
+  finish
+fi
 
 # The processes whose root directory is in the root: chroot, or in-pytorch-root.sh.
 root_users() {
@@ -203,7 +225,7 @@ check="$(in_root python3 -c 'import torch; print(torch.__version__, torch.versio
 say "  torch.__version__, torch.version.cuda, torch.cuda.is_available(): $(tail -n 1 <<<"$check")"
 done_step
 
-if [ "${CUBLASSPY_KEEP_DEBS:-0}" != 1 ]; then rm -rf "$debs"; fi
+add_extras
 {
   echo "$recipe"
   echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) from $mirror $suite"

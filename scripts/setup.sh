@@ -6,7 +6,8 @@ set -euo pipefail
 
 packages=(cmake make g++ libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev
           libgtest-dev libbenchmark-dev python3 clang libclang-rt-14-dev
-          debootstrap equivs binutils util-linux)
+          debootstrap equivs binutils util-linux
+          python3-build python3-setuptools python3-wheel)  # the wheel (cmake/Packaging.cmake)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -32,6 +32,7 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //      Readers of older versions read both as absent.
 //   4  side area: variable-length entries attached to a record (SideEntry, FileHeader::side_*,
 //      RecordSlot::side_head); readers of versions 1 to 3 find no entries.
+//   4  writer version: FileHeader::writer_version, the version of the shim that wrote it.
 inline constexpr uint32_t kFormatVersion = 4;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
@@ -296,6 +297,8 @@ struct FunctionCounters {
 };
 
 inline constexpr uint32_t kSkippedSlots = 64;
+// FileHeader::writer_version: the writing shim's version, NUL-terminated (version 4).
+inline constexpr uint32_t kWriterVersionBytes = 64;
 
 struct FileHeader {
   char magic[8];
@@ -369,6 +372,9 @@ struct FileHeader {
   uint64_t side_dropped;      // entries that did not fit
   uint64_t side_dropped_bytes;
   uint8_t reserved_side[16];  // [848, 864)
+  // Version 4: the version of cublasspy whose shim wrote the trace (CUBLASSPY_VERSION), so a
+  // report can say which build recorded it; NUL-terminated, letters, digits and .+~_- only.
+  char writer_version[kWriterVersionBytes];
 };
 static_assert(offsetof(FileHeader, format_version) == 12);
 static_assert(offsetof(FileHeader, process_offset) == 32);
@@ -382,7 +388,8 @@ static_assert(offsetof(FileHeader, first_launch_error) == 784);
 static_assert(offsetof(FileHeader, side_offset) == 800);
 static_assert(offsetof(FileHeader, side_dropped) == 832);
 static_assert(offsetof(FileHeader, reserved_side) == 848);
-static_assert(sizeof(FileHeader) == 864);
+static_assert(offsetof(FileHeader, writer_version) == 864);
+static_assert(sizeof(FileHeader) == 928);
 
 // Version 4: one launch of GPU work the program made outside the GEMMs (a kernel, an
 // asynchronous copy or memset), in a ring of its own so that a program launching thousands of

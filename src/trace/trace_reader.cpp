@@ -91,6 +91,17 @@ bool writer_gone(const char* base, const ProcessInfo& process) {
   return end_state != static_cast<uint32_t>(EndState::kRunning);
 }
 
+// A writer version is a release name (0.1.0, 1.2.0~rc1+git5): anything else is not one, and
+// the refusal must not print control characters from the file.
+bool writer_version_valid(const char (&v)[kWriterVersionBytes]) {
+  const char* nul = static_cast<const char*>(std::memchr(v, '\0', sizeof v));
+  if (nul == nullptr) return false;
+  return std::all_of(v, nul, [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' ||
+           c == '+' || c == '~' || c == '_' || c == '-';
+  });
+}
+
 }  // namespace
 
 std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& error,
@@ -141,6 +152,12 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
           *reinterpret_cast<const uint32_t*>(t.base_ + offsetof(FileHeader, header_complete)))
           .load() != 1) {
     return fail("incomplete: the process died while creating the trace");
+  }
+  if (h.format_version < 4) {
+    std::memset(t.header_.writer_version, 0, sizeof t.header_.writer_version);  // not recorded
+  } else if (!writer_version_valid(h.writer_version)) {
+    return fail(fmt::format("corrupt header: writer version {:?} is not a version",
+                            std::string_view(h.writer_version, strnlen(h.writer_version, kWriterVersionBytes))));
   }
   if (h.function_count == 0 || h.function_count > kMaxFunctions) {
     return fail(fmt::format("corrupt header: {} functions", h.function_count));

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -138,6 +139,8 @@ class TraceFile {
   // The launch the header's first_launch_error names, if the ring still holds it.
   std::optional<LaunchView> first_launch_error() const;
   uint64_t total_launches() const { return header_.launch_next; }
+  // The version of cublasspy whose shim wrote the trace; empty before format version 4.
+  std::string_view writer_version() const { return header_.writer_version; }
 
   std::optional<CallView> first_failure() const;
   // The side-area entries attached to `call`, oldest first: only entries that lie in the used

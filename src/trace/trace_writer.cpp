@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cublasspy_version.h"
+
 namespace cublasspy {
 namespace {
 
@@ -227,6 +229,8 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   h.exit_status = -1;
   h.driver_version = -1;
   h.runtime_version = -1;
+  static_assert(sizeof CUBLASSPY_VERSION <= sizeof h.writer_version);
+  std::memcpy(h.writer_version, CUBLASSPY_VERSION, sizeof CUBLASSPY_VERSION);
   atom(h.header_complete).store(1, std::memory_order_release);
 
   result.ok = true;

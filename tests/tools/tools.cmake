@@ -15,8 +15,9 @@ add_executable(tools_test
   ${CMAKE_CURRENT_LIST_DIR}/report_golden_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_json_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/synthetic_trace_test.cpp)
-target_link_libraries(tools_test PRIVATE cublasspy_tools cublasspy_test_support GTest::gtest_main)
+  ${CMAKE_CURRENT_LIST_DIR}/synthetic_trace_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/writer_version_test.cpp)
+target_link_libraries(tools_test PRIVATE cublasspy_tools cublasspy_test_support cublasspy_version GTest::gtest_main)
 target_compile_options(tools_test PRIVATE -Wall -Wextra)
 # The paths of the things under test come with cublasspy_test_support (tests/support).
 add_dependencies(tools_test cublasspy_cli cublasspy simple_gemm tools_test_empty_preload)

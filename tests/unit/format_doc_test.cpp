@@ -125,6 +125,14 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(FileHeader, kernels_unnamed),
     CBS_FIELD(FileHeader, first_launch_error),
     CBS_FIELD(FileHeader, reserved_launches),
+    CBS_FIELD(FileHeader, side_offset),
+    CBS_FIELD(FileHeader, side_bytes),
+    CBS_FIELD(FileHeader, side_used),
+    CBS_FIELD(FileHeader, side_entries),
+    CBS_FIELD(FileHeader, side_dropped),
+    CBS_FIELD(FileHeader, side_dropped_bytes),
+    CBS_FIELD(FileHeader, reserved_side),
+    CBS_FIELD(FileHeader, writer_version),
 
     CBS_FIELD(LaunchEntry, word),
     CBS_FIELD(LaunchEntry, function_id),
@@ -146,13 +154,6 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(KernelEntry, function_id),
     CBS_FIELD(KernelEntry, reserved),
     CBS_FIELD(KernelEntry, name),
-    CBS_FIELD(FileHeader, side_offset),
-    CBS_FIELD(FileHeader, side_bytes),
-    CBS_FIELD(FileHeader, side_used),
-    CBS_FIELD(FileHeader, side_entries),
-    CBS_FIELD(FileHeader, side_dropped),
-    CBS_FIELD(FileHeader, side_dropped_bytes),
-    CBS_FIELD(FileHeader, reserved_side),
 
     CBS_FIELD(FunctionEntry, name),
     CBS_FIELD(FunctionEntry, arg_count),
@@ -319,6 +320,7 @@ const std::vector<ConstantFact> kConstants = {
     CBS_CONSTANT(kNoKernel),        CBS_CONSTANT(kKernelNameBytes),
     CBS_CONSTANT(kMaxKernels),      CBS_CONSTANT(kKernelTableEntries),
     CBS_CONSTANT(kMaxSideEntryBytes), CBS_CONSTANT(kMaxSideEntriesPerRecord),
+    CBS_CONSTANT(kWriterVersionBytes),
 };
 
 // ---- The page's side --------------------------------------------------------------------------

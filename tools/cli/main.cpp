@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/subcommand.h"
+#include "cublasspy_version.h"
 
 namespace cublasspy::tools {
 
@@ -24,10 +25,6 @@ const Subcommand kSubcommands[] = {
 };
 
 }  // namespace cublasspy::tools
-
-#ifndef CUBLASSPY_VERSION
-#define CUBLASSPY_VERSION "unknown"
-#endif
 
 int main(int argc, char** argv) {
   using namespace cublasspy::tools;

@@ -260,6 +260,7 @@ json trace_to_json(TraceWalk& walk, const ReportOptions& options) {
   json t;
   t["path"] = trace.path();
   t["format_version"] = h.format_version;
+  t["writer_version"] = trace.writer_version().empty() ? json() : json(std::string(trace.writer_version()));
 
   json process;
   process["pid"] = int_or_null(p.get("pid"));

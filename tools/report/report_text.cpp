@@ -141,6 +141,10 @@ void append_trace(std::string& out, const json& trace, const TextOptions& o, con
   const char* end_colour = clean_exit ? "" : s.red;
   out += fmt::format("  ran       {} .. {}{}{}\n", p.value("start_time", "?"), end_colour,
                      ending_text(end), end_colour[0] ? s.reset : "");
+  // Which build recorded it: a report from an old or mixed install says so (format version 4).
+  if (trace["writer_version"].is_string()) {
+    out += fmt::format("  trace     written by cublasspy {}\n", trace["writer_version"].get<std::string>());
+  }
   if (p.contains("forked_from")) {
     const json& f = p["forked_from"];
     out += fmt::format("  forked    from process {} after its call #{}{}\n", f["pid"].get<uint64_t>(),

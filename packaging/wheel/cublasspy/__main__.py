@@ -1,0 +1,4 @@
+"""`python -m cublasspy ...`: the same as the `cublasspy` console script."""
+from ._cli import main
+
+main()
