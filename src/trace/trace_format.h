@@ -27,7 +27,7 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //   3  the function table says what each slot means (ArgDescriptor::role) and which library
 //      each function belongs to (FunctionEntry::library); readers of versions 1 and 2 derive
 //      both from the names (trace_reader.cpp, the one place names are interpreted).
-inline constexpr uint32_t kFormatVersion = 3;
+inline constexpr uint32_t kFormatVersion = 4;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
 inline constexpr uint32_t kHeaderBytes = 4096;
@@ -137,8 +137,15 @@ static_assert(sizeof(Record) == 120 + 8 * kMaxArgs);
 struct RecordSlot {
   Record call;
   ScanSummary scan[4];
-  uint8_t pad[kRecordBytes - sizeof(Record) - 4 * sizeof(ScanSummary)];
+  uint8_t reserved_before_samples[96];  // bytes [696, 792): other version 4 fields
+  // Version 4 (samples): a cuBLASLt matmul's CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET of A, B, C, D
+  // in bytes (planar complex: the imaginary plane's distance from the real one, either sign);
+  // 0 interleaved, and for every other call. Zero in older traces.
+  int64_t plane_offset[4];
+  uint8_t pad[kRecordBytes - 824];
 };
+static_assert(offsetof(RecordSlot, reserved_before_samples) == 696);
+static_assert(offsetof(RecordSlot, plane_offset) == 792);
 static_assert(sizeof(RecordSlot) == kRecordBytes);
 
 // What an argument slot means, whatever the function calls it: readers find a call's fields by
@@ -174,6 +181,9 @@ enum class ArgRole : uint8_t {
   kFilename = 58,     // the file dlopen was asked for (text)
   kLoadFlags = 59,    // dlopen's flags
   kLoadResult = 60,   // the path dlopen loaded, or dlerror()'s text
+  // Version 4 (samples): a cuBLASLt matmul's batch mode (cublasLtBatchMode_t: 0 strided, 1
+  // pointer arrays, where A..D are device arrays of batch_count pointers).
+  kBatchMode = 61,
 };
 
 // The role of operand `index` (0 A, 1 B, 2 C, 3 D) among the per-operand roles starting at

@@ -131,6 +131,8 @@ const std::vector<FieldFact> kFields = {
 
     CBS_FIELD(RecordSlot, call),
     CBS_FIELD(RecordSlot, scan),
+    CBS_FIELD(RecordSlot, reserved_before_samples),
+    CBS_FIELD(RecordSlot, plane_offset),
     CBS_FIELD(RecordSlot, pad),
 
     CBS_FIELD(Record, word),
