@@ -9,6 +9,7 @@ set(CBS_DIAG_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 cublasspy_test_program(diag_workload ${CBS_DIAG_DIR}/programs/diag_workload.cpp)
 cublasspy_test_program(diag_fork ${CBS_DIAG_DIR}/programs/diag_fork.cpp)
+cublasspy_test_program(diag_samples ${CBS_DIAG_DIR}/programs/diag_samples.cpp)
 cublasspy_test_program(diag_second_cublas ${CBS_DIAG_DIR}/programs/diag_second_cublas.cpp)
 # The same program with an old-style DT_RPATH to the stand-in: RPATH outranks LD_LIBRARY_PATH,
 # so the process loads other libraries than LD_LIBRARY_PATH points at (what old binaries do).
@@ -30,6 +31,7 @@ add_executable(diagnoses_test
   ${CBS_DIAG_DIR}/async_test.cpp
   ${CBS_DIAG_DIR}/execution_failed_test.cpp
   ${CBS_DIAG_DIR}/checks_scan_test.cpp
+  ${CBS_DIAG_DIR}/samples_test.cpp
   ${CBS_DIAG_DIR}/doctor_machine_test.cpp
   ${CBS_DIAG_DIR}/doctor_probe_test.cpp)
 target_link_libraries(diagnoses_test PRIVATE cublasspy_test_support cublasspy_diagnose cublasspy_doctor
@@ -37,7 +39,7 @@ target_link_libraries(diagnoses_test PRIVATE cublasspy_test_support cublasspy_di
 target_compile_options(diagnoses_test PRIVATE -Wall -Wextra)
 # The shim, stand-in, program and CUDA paths come with cublasspy_test_support (tests/support).
 target_compile_definitions(diagnoses_test PRIVATE CBS_TEST_CLI="$<TARGET_FILE:cublasspy_cli>")
-add_dependencies(diagnoses_test cublasspy cublasspy_cli standin diag_workload diag_fork diag_second_cublas
+add_dependencies(diagnoses_test cublasspy cublasspy_cli standin diag_workload diag_fork diag_samples diag_second_cublas
                  diag_second_cublas_rpath doctor_json)
 gtest_discover_tests(diagnoses_test TEST_PREFIX diagnoses. DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 300)
