@@ -398,7 +398,7 @@ struct LtMatmulDescArg : Plain<ArgKind::kPointer> {
 template <char Which>
 struct LtLayoutArg : Plain<ArgKind::kPointer> {
   static constexpr bool kIsD = Which == 'd';
-  static constexpr int kDerived = kIsD ? 8 : 4;
+  static constexpr int kDerived = kIsD ? 9 : 4;
   static constexpr int kOperand = Which - 'a';  // the operand_role() index
   static void describe(format::FunctionEntry& e, const char*) {
     const std::string x(1, Which);
@@ -411,6 +411,8 @@ struct LtLayoutArg : Plain<ArgKind::kPointer> {
       describe_derived(e, "m", ArgKind::kInt, ArgRole::kM);
       describe_derived(e, "n", ArgKind::kInt, ArgRole::kN);
       describe_derived(e, "k", ArgKind::kInt, ArgRole::kK);
+      // D's: the stand-in and cuBLASLt's documented layouts give all four operands one mode.
+      describe_derived(e, "batch_mode", ArgKind::kInt, ArgRole::kBatchMode);
     }
   }
   template <typename T> static void before(CallContext& c, int s, T v) {
@@ -425,6 +427,11 @@ struct LtLayoutArg : Plain<ArgKind::kPointer> {
     uint64_t order = get(CUBLASLT_MATRIX_LAYOUT_ORDER);
     c.rec.args[c.derived++] = order;
     c.rec.args[c.derived++] = get(CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
+    // Planar complex: beside the slots (RecordSlot::plane_offset), which have no room left.
+    if (uint64_t plane = get(CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET);
+        c.plane_offset != nullptr && plane != format::kArgUnset) {
+      c.plane_offset[kOperand] = static_cast<int64_t>(plane);
+    }
     int64_t rows = static_cast<int64_t>(get(CUBLASLT_MATRIX_LAYOUT_ROWS));
     int64_t cols = static_cast<int64_t>(get(CUBLASLT_MATRIX_LAYOUT_COLS));
     if constexpr (Which == 'a') {
@@ -437,6 +444,7 @@ struct LtLayoutArg : Plain<ArgKind::kPointer> {
       c.rec.args[c.derived++] = static_cast<uint64_t>(t ? c.lt_a_cols : c.lt_a_rows);  // m
       c.rec.args[c.derived++] = static_cast<uint64_t>(cols);                           // n
       c.rec.args[c.derived++] = static_cast<uint64_t>(t ? c.lt_a_rows : c.lt_a_cols);  // k
+      c.rec.args[c.derived++] = get(CUBLASLT_MATRIX_LAYOUT_BATCH_MODE);
     }
   }
   template <typename T> static void late(CallContext& c, int, T) { c.derived += kDerived; }

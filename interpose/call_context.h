@@ -25,6 +25,7 @@ struct CallContext {
 
   format::Record& rec;
   format::ScanSummary* scan;  // the record's four scan summaries (A, B, C, D)
+  int64_t* plane_offset = nullptr;  // the slot's RecordSlot::plane_offset, zeroed per call
   const void* caller;  // return address of the hook: who called it
   int variant = kDefaultVariant;
   HandleState* handle_state = nullptr;

@@ -39,6 +39,7 @@ const GemmCall* gemm_view(CallContext& ctx) {
   GemmSlots local;
   GemmCall& call = ctx.gemm.emplace();  // built in place: no copy of the view per call
   gemm_from_record(slots_of(rec.function_id, entry, local), rec, call);
+  if (call.valid && ctx.plane_offset != nullptr) apply_plane_offsets(ctx.plane_offset, call);
   if (call.valid) return &call;
   ctx.gemm.reset();
   return nullptr;

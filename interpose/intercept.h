@@ -67,6 +67,8 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   rec.alpha[0] = rec.alpha[1] = rec.beta[0] = rec.beta[1] = 0;
   rec.check_detail[0] = rec.check_detail[1] = 0;
   CallContext ctx{rec, slot->scan, caller};
+  for (int64_t& offset : slot->plane_offset) offset = 0;  // a reused slot holds its last call's
+  ctx.plane_offset = slot->plane_offset;
   before(ctx);
   // Whether this call may get a Python and native location (CUBLASSPY_STACKS), and whether it
   // has one: under `all` every GEMM takes it before the real call, so a crash or hang in the

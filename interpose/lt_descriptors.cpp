@@ -20,6 +20,8 @@ bool default_value(LtObject object, uint32_t attr, uint64_t* out) {
       case CUBLASLT_MATRIX_LAYOUT_ORDER: *out = CUBLASLT_ORDER_COL; return true;
       case CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT: *out = 1; return true;
       case CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET: *out = 0; return true;
+      case CUBLASLT_MATRIX_LAYOUT_BATCH_MODE: *out = CUBLASLT_BATCH_MODE_STRIDED; return true;
+      case CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET: *out = 0; return true;
       default: return false;
     }
   }

@@ -59,7 +59,7 @@ uint64_t address_of(const GemmCall& g, int op) {
   if (op >= 4) return op == 4 ? g.alpha_ptr : g.beta_ptr;
   return g.op[op].array_ptr != 0 ? g.op[op].array_ptr : g.op[op].ptr;
 }
-bool arrays(const GemmCall& g) { return g.pointer_arrays || g.grouped; }
+bool arrays(const GemmCall& g) { return g.pointer_arrays; }
 
 // "A" or "the pointer array of A".
 std::string operand_name(const GemmCall& g, int op) {

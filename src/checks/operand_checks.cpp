@@ -10,10 +10,9 @@ using Wide = ByteOffset;
 constexpr int kA = 0, kB = 1, kC = 2, kD = 3, kAlpha = 4, kBeta = 5;
 constexpr uint64_t kPointerBytes = sizeof(void*);
 
-bool pointer_arrays(const GemmCall& g) { return g.pointer_arrays || g.grouped; }
+bool pointer_arrays(const GemmCall& g) { return g.pointer_arrays; }
 
 // The address the call receives for an operand: the matrix, or its array of pointers.
-// (gemm_from_record files a GroupedBatched array under ptr; Batched under array_ptr.)
 uint64_t operand_address(const GemmCall& g, int op) {
   const Matrix& m = g.op[op];
   return m.array_ptr != 0 ? m.array_ptr : m.ptr;
@@ -196,28 +195,34 @@ ByteSpan operand_span(const GemmCall& g, int op) {
   if (op < 0 || op > kD || !g.op[op].present) return span;
   const Matrix& m = g.op[op];
   if (pointer_arrays(g)) {
-    // Only the array is known: batch_count pointers (GroupedBatched: at least the first).
-    Wide count = g.grouped ? 1 : bounded(std::max<int64_t>(g.batch_count, 1));
+    // Only the array is known: batch_count pointers (GroupedBatched: the first group's, at least).
+    Wide count = bounded(std::max<int64_t>(g.batch_count, 1));
     span.valid = true;
     span.begin = operand_address(g, op);
     span.end = span.begin + count * kPointerBytes;
     return span;
   }
   int e = element_bytes(m.type);
+  // Planar complex: each plane holds one real part per element, the imaginary plane
+  // plane_offset bytes from the real one (either side).
+  if (m.planar()) e /= 2;
   if (e == 0 || m.rows <= 0 || m.cols <= 0 || m.ld < 0) return span;
   // Column-major: the last element of one matrix is at (rows-1) + (cols-1)*ld. Values beyond
   // any real call are bounded: the span stays far larger than any allocation.
   Wide one = (Wide{bounded(m.cols)} - 1) * bounded(m.ld) * e + Wide{bounded(m.rows)} * e;
   Wide reach = (Wide{bounded(std::max<int64_t>(g.batch_count, 1))} - 1) * bounded(m.stride) * e;
+  Wide plane = bounded(m.plane_offset);
   span.valid = true;
-  span.begin = Wide{m.ptr} + std::min<Wide>(0, reach);
-  span.end = Wide{m.ptr} + std::max<Wide>(0, reach) + one;
+  span.begin = Wide{m.ptr} + std::min<Wide>(0, reach) + std::min<Wide>(0, plane);
+  span.end = Wide{m.ptr} + std::max<Wide>(0, reach) + one + std::max<Wide>(0, plane);
   return span;
 }
 
 bool matrices_overlap(const GemmCall& g, int x, int y) {
   Batched lx, ly;
-  if (pointer_arrays(g) || !layout_of(g.op[x], g.batch_count, &lx) || !layout_of(g.op[y], g.batch_count, &ly)) {
+  // Planar layouts are two pitched planes each: not modelled, never called overlapping.
+  if (pointer_arrays(g) || g.op[x].planar() || g.op[y].planar() || !layout_of(g.op[x], g.batch_count, &lx) ||
+      !layout_of(g.op[y], g.batch_count, &ly)) {
     return false;
   }
   int budget = kOverlapBudget;
@@ -306,6 +311,7 @@ Finding check_alignment(const GemmCall& g) {
     if (!operand_used(g, op)) continue;
     uint64_t address = operand_address(g, op);
     uint64_t need = pointer_arrays(g) ? kPointerBytes : static_cast<uint64_t>(element_bytes(g.op[op].type));
+    if (g.op[op].planar()) need /= 2;  // a plane holds one part of each element
     if (need > 1 && address % need != 0) return flag(operand_code(op), need, 0, pointer_arrays(g));
   }
   return {};

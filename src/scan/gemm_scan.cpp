@@ -89,7 +89,8 @@ class PhaseRunner {
       if (i < 0) continue;
       const Matrix& m = g_.op[i];
       std::optional<ElementKind> kind = element_kind_of(m.type);
-      if (!m.present || !kind) continue;  // integer and unknown types are not scanned
+      // Integer and unknown types are not scanned, nor planar complex (two planes, not pairs).
+      if (!m.present || !kind || m.planar()) continue;
       if (m.rows < 0 || m.cols < 0 || m.ld < m.rows || g_.batch_count < 0 || m.stride < 0) {
         result_.failed_operands++;
         continue;

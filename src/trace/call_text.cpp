@@ -107,6 +107,11 @@ void add_gemm_args(const CallView& call, json& args) {
       if (const char* name = cuda_name(NameSet::kDataType, static_cast<int>(g.op[i].type))) args[kTypeKeys[i]] = name;
     }
   }
+  // cuBLASLt planar complex: the plane offsets kept beside the slots (RecordSlot::plane_offset).
+  static const char* const kPlaneKeys[] = {"plane_offset_a", "plane_offset_b", "plane_offset_c", "plane_offset_d"};
+  for (int i = 0; i < 4; ++i) {
+    if (call.slot.plane_offset[i] != 0) args[kPlaneKeys[i]] = call.slot.plane_offset[i];
+  }
   DataType out_type = g.valid ? (g.d().present ? g.d().type : g.c().type) : DataType::kUnknown;
   bool complex = is_complex(out_type);
   for (const ArgRole role : {ArgRole::kAlpha, ArgRole::kBeta}) {
@@ -165,6 +170,13 @@ json call_arguments(const CallView& call) {
     if (views[i].name[0] == '\0') continue;
     args[views[i].name] = arg_value(views[i], call.rec(), i);
     if (auto set = named_set(views[i], call)) args[std::string(views[i].name) + "_name"] = arg_name(views[i], *set);
+  }
+  // A layout's LD, STRIDED_BATCH_OFFSET and PLANE_OFFSET are int64_t (cublasLt.h): a negative
+  // plane offset (the imaginary plane first) is -512, not 18446744073709551104.
+  if (std::strncmp(call.function_name(), "cublasLtMatrixLayout", 20) == 0 && args.contains("attr") &&
+      args.contains("value") && args["attr"].is_number_integer() && args["value"].is_number_unsigned()) {
+    const uint64_t attr = args["attr"].get<uint64_t>();
+    if (attr == 4 || attr == 6 || attr == 7) args["value"] = static_cast<int64_t>(args["value"].get<uint64_t>());
   }
   // The GEMM family: the handle state (alpha, beta, pointer mode, math mode, stream) too.
   if (call.function != nullptr && format::is_gemm_family(call.function->family)) add_gemm_args(call, args);

@@ -42,7 +42,12 @@ Library CallView::library() const {
   return function ? static_cast<Library>(function->library) : Library::kUnknown;
 }
 
-GemmCall CallView::gemm() const { return function ? gemm_from_record(*function, rec()) : GemmCall{}; }
+GemmCall CallView::gemm() const {
+  if (!function) return GemmCall{};
+  GemmCall g = gemm_from_record(*function, rec());
+  if (g.valid) apply_plane_offsets(slot.plane_offset, g);
+  return g;
+}
 
 std::string CallView::status_name() const { return status_name_for(library(), rec().status); }
 

@@ -51,6 +51,11 @@ uint64_t Matrix::extent_bytes(int64_t batch_count) const {
   return one * bytes;
 }
 
+void apply_plane_offsets(const int64_t* offsets, GemmCall& g) {
+  for (int i = 0; i < 4; ++i) g.op[i].plane_offset = offsets[i];
+  if (g.output_is_c && offsets[3] == 0) g.op[3].plane_offset = g.op[2].plane_offset;
+}
+
 DataType implied_type(const char* function_name) {
   std::string_view n(function_name);
   if (n.rfind("cublas", 0) != 0) return DataType::kUnknown;
@@ -124,9 +129,12 @@ GemmSlots gemm_slots(const format::FunctionEntry& entry) {
       case ArgRole::kTransA: take(s.transa, i); break;
       case ArgRole::kTransB: take(s.transb, i); break;
       case ArgRole::kBatchCount: take(s.batch_count, i); break;
+      // A grouped GEMM's first group is first_group_size problems through the pointer arrays.
+      case ArgRole::kFirstGroupSize: take(s.batch_count, i); break;
       case ArgRole::kComputeType: take(s.compute_type, i); break;
       case ArgRole::kAlpha: take(s.alpha, i); break;
       case ArgRole::kBeta: take(s.beta, i); break;
+      case ArgRole::kBatchMode: take(s.batch_mode, i); break;
       case ArgRole::kXtHandle: s.host_operands = true; break;
       default:
         for (const auto& [first, fields] : per_operand) {
@@ -138,8 +146,9 @@ GemmSlots gemm_slots(const format::FunctionEntry& entry) {
   }
   s.legacy_transa = is_legacy_char(entry, s.transa);
   s.legacy_transb = is_legacy_char(entry, s.transb);
-  s.pointer_arrays = entry.family == static_cast<uint16_t>(format::Family::kGemmBatched);
   s.grouped = entry.family == static_cast<uint16_t>(format::Family::kGemmGrouped);
+  // Grouped GEMMs pass arrays of pointers too: reading them as matrices scans pointer bytes.
+  s.pointer_arrays = s.grouped || entry.family == static_cast<uint16_t>(format::Family::kGemmBatched);
   s.implied = implied_type(entry.name);
   return s;
 }
@@ -165,7 +174,8 @@ void gemm_from_record(const GemmSlots& s, const format::Record& rec, GemmCall& g
   g.compute_type = static_cast<int>(number(rec, s.compute_type, -1));
   g.alpha_ptr = static_cast<uint64_t>(number(rec, s.alpha, 0));
   g.beta_ptr = static_cast<uint64_t>(number(rec, s.beta, 0));
-  g.pointer_arrays = s.pointer_arrays;
+  // A cuBLASLt layout in CUBLASLT_BATCH_MODE_POINTER_ARRAY passes arrays like the Batched forms.
+  g.pointer_arrays = s.pointer_arrays || number(rec, s.batch_mode, 0) == 1;
   g.grouped = s.grouped;
   g.host_operands = s.host_operands;
   for (int i = 0; i < 4; ++i) {
@@ -191,7 +201,7 @@ void gemm_from_record(const GemmSlots& s, const format::Record& rec, GemmCall& g
     g.op[3] = g.op[2];
     g.output_is_c = true;
   } else {
-    g.output_is_c = g.op[3].ptr == g.op[2].ptr;
+    g.output_is_c = g.op[3].ptr == g.op[2].ptr && g.op[3].array_ptr == g.op[2].array_ptr;
   }
   g.valid = true;
 }

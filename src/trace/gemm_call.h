@@ -30,13 +30,17 @@ enum class Operand : uint8_t { kA = 0, kB = 1, kC = 2, kD = 3 };
 
 struct Matrix {
   uint64_t ptr = 0;         // device address of the first matrix (for pointer-array forms: 0)
-  uint64_t array_ptr = 0;   // Batched forms: the address of the pointer array
+  uint64_t array_ptr = 0;   // Batched and grouped forms: the address of the pointer array
   DataType type = DataType::kUnknown;
   int64_t rows = 0;         // as stored (before the transpose): lda must be >= rows
   int64_t cols = 0;
   int64_t ld = 0;
   int64_t stride = 0;       // elements between batch members (StridedBatched), 0 otherwise
+  // cuBLASLt planar complex (CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET): bytes from the real plane at
+  // `ptr` to the imaginary plane, either sign; 0 for interleaved complex and everything else.
+  int64_t plane_offset = 0;
   bool present = false;
+  bool planar() const { return plane_offset != 0; }
   // Bytes from the first element to one past the last element of one matrix, or of all
   // `batch_count` members when they are strided (stride 0 broadcasts one matrix).
   uint64_t extent_bytes(int64_t batch_count = 1) const;
@@ -46,8 +50,8 @@ struct GemmCall {
   bool valid = false;       // false: not a GEMM, or the record lacks what is needed
   int trans_a = 0, trans_b = 0;  // cublasOperation_t: 0 N, 1 T, 2 C
   int64_t m = 0, n = 0, k = 0;
-  int64_t batch_count = 1;
-  bool pointer_arrays = false;   // Batched forms: A/B/C are arrays of pointers
+  int64_t batch_count = 1;       // GroupedBatched: the first group's size
+  bool pointer_arrays = false;   // Batched and GroupedBatched forms: A/B/C are arrays of pointers
   bool grouped = false;          // GroupedBatched: only the first group is described here
   bool host_operands = false;    // cublasXt: A, B and C are in host memory
   bool output_is_c = true;       // D == C (cuBLAS); cuBLASLt can have a separate D
@@ -69,7 +73,7 @@ GemmCall gemm_from_record(const format::FunctionEntry& entry, const format::Reco
 // (the shim's checks, scans and dumps) computes this once per function and keeps it.
 struct GemmSlots {
   int8_t m = -1, n = -1, k = -1, transa = -1, transb = -1, batch_count = -1, compute_type = -1;
-  int8_t alpha = -1, beta = -1;
+  int8_t alpha = -1, beta = -1, batch_mode = -1;
   int8_t ptr[4] = {-1, -1, -1, -1}, type[4] = {-1, -1, -1, -1}, ld[4] = {-1, -1, -1, -1},
          stride[4] = {-1, -1, -1, -1};
   bool legacy_transa = false, legacy_transb = false;  // v1 API: 'N'/'T'/'C' characters
@@ -80,6 +84,10 @@ GemmSlots gemm_slots(const format::FunctionEntry& entry);
 GemmCall gemm_from_record(const GemmSlots& slots, const format::Record& rec);
 // The same, built in `out` (a default GemmCall): the shim builds a call's view in place.
 void gemm_from_record(const GemmSlots& slots, const format::Record& rec, GemmCall& out);
+
+// A cuBLASLt matmul's plane offsets (the four of RecordSlot::plane_offset, A..D) onto its operands; D
+// mirrors C's when it is C. Kept beside the slots: a record has no argument slot left for them.
+void apply_plane_offsets(const int64_t* offsets, GemmCall& g);
 
 // The first slot of `entry` with `role`, -1 when it has none.
 int slot_with_role(const format::FunctionEntry& entry, format::ArgRole role);

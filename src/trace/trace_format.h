@@ -33,6 +33,7 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //   4  side area: variable-length entries attached to a record (SideEntry, FileHeader::side_*,
 //      RecordSlot::side_head); readers of versions 1 to 3 find no entries.
 //   4  writer version: FileHeader::writer_version, the version of the shim that wrote it.
+//   4  samples: ArgRole::kBatchMode, RecordSlot::plane_offset (cuBLASLt planar layouts).
 inline constexpr uint32_t kFormatVersion = 4;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
@@ -151,11 +152,16 @@ struct RecordSlot {
   // one before it (SideEntry::prev), so a record has any number of entries of any kinds.
   uint64_t side_head;
   uint8_t reserved_stacks[24];
-  uint8_t pad[kRecordBytes - 792];
+  // Version 4 (samples): a cuBLASLt matmul's CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET of A, B, C, D
+  // in bytes (planar complex: the imaginary plane's distance from the real one, either sign);
+  // 0 interleaved, and for every other call. Zero in older traces.
+  int64_t plane_offset[4];
+  uint8_t pad[kRecordBytes - 824];
 };
 static_assert(offsetof(RecordSlot, pending_error) == 696);
 static_assert(offsetof(RecordSlot, side_head) == 760);
-static_assert(offsetof(RecordSlot, pad) == 792);
+static_assert(offsetof(RecordSlot, plane_offset) == 792);
+static_assert(offsetof(RecordSlot, pad) == 824);
 static_assert(sizeof(RecordSlot) == kRecordBytes);
 
 // The side area (version 4): variable-length data attached to a record (a call's Python and
@@ -215,6 +221,9 @@ enum class ArgRole : uint8_t {
   kFilename = 58,     // the file dlopen was asked for (text)
   kLoadFlags = 59,    // dlopen's flags
   kLoadResult = 60,   // the path dlopen loaded, or dlerror()'s text
+  // Version 4 (samples): a cuBLASLt matmul's batch mode (cublasLtBatchMode_t: 0 strided, 1
+  // pointer arrays, where A..D are device arrays of batch_count pointers).
+  kBatchMode = 61,
 };
 
 // The role of operand `index` (0 A, 1 B, 2 C, 3 D) among the per-operand roles starting at

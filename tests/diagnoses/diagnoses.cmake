@@ -9,6 +9,7 @@ set(CBS_DIAG_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 cublasspy_test_program(diag_workload ${CBS_DIAG_DIR}/programs/diag_workload.cpp)
 cublasspy_test_program(diag_fork ${CBS_DIAG_DIR}/programs/diag_fork.cpp)
+cublasspy_test_program(diag_samples ${CBS_DIAG_DIR}/programs/diag_samples.cpp)
 cublasspy_test_program(diag_second_cublas ${CBS_DIAG_DIR}/programs/diag_second_cublas.cpp)
 cublasspy_test_program(diag_located ${CBS_DIAG_DIR}/programs/diag_located.cpp)
 set_target_properties(diag_located PROPERTIES ENABLE_EXPORTS ON)  # -rdynamic: dladdr names its functions
@@ -32,6 +33,7 @@ add_executable(diagnoses_test
   ${CBS_DIAG_DIR}/async_test.cpp
   ${CBS_DIAG_DIR}/execution_failed_test.cpp
   ${CBS_DIAG_DIR}/checks_scan_test.cpp
+  ${CBS_DIAG_DIR}/samples_test.cpp
   ${CBS_DIAG_DIR}/doctor_machine_test.cpp
   ${CBS_DIAG_DIR}/doctor_probe_test.cpp
   ${CBS_DIAG_DIR}/machine_evidence_test.cpp)
@@ -40,7 +42,7 @@ target_link_libraries(diagnoses_test PRIVATE cublasspy_test_support cublasspy_di
 target_compile_options(diagnoses_test PRIVATE -Wall -Wextra)
 # The shim, stand-in, program and CUDA paths come with cublasspy_test_support (tests/support).
 target_compile_definitions(diagnoses_test PRIVATE CBS_TEST_CLI="$<TARGET_FILE:cublasspy_cli>")
-add_dependencies(diagnoses_test cublasspy cublasspy_cli standin diag_workload diag_fork diag_second_cublas
+add_dependencies(diagnoses_test cublasspy cublasspy_cli standin diag_workload diag_fork diag_samples diag_second_cublas
                  diag_second_cublas_rpath doctor_json)
 gtest_discover_tests(diagnoses_test TEST_PREFIX diagnoses. DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 300)

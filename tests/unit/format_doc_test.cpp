@@ -176,6 +176,7 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(RecordSlot, reserved_launches),
     CBS_FIELD(RecordSlot, side_head),
     CBS_FIELD(RecordSlot, reserved_stacks),
+    CBS_FIELD(RecordSlot, plane_offset),
     CBS_FIELD(RecordSlot, pad),
 
     CBS_FIELD(SideEntry, kind),
@@ -238,7 +239,8 @@ const std::vector<FieldFact> kFields = {
   X(ArgRole, kLdcArray) X(ArgRole, kScaleType) X(ArgRole, kEpilogue) X(ArgRole, kBias)          \
   X(ArgRole, kAScale) X(ArgRole, kBScale) X(ArgRole, kDScale) X(ArgRole, kWorkspace)            \
   X(ArgRole, kWorkspaceBytes) X(ArgRole, kStream) X(ArgRole, kDeviceCount) X(ArgRole, kDevice)  \
-  X(ArgRole, kByteCount) X(ArgRole, kFilename) X(ArgRole, kLoadFlags) X(ArgRole, kLoadResult)
+  X(ArgRole, kByteCount) X(ArgRole, kFilename) X(ArgRole, kLoadFlags) X(ArgRole, kLoadResult) \
+  X(ArgRole, kBatchMode)
 #define CBS_LIBRARY_VALUES(X)                                                                  \
   X(Library, kUnknown) X(Library, kCublas) X(Library, kCublasLt) X(Library, kCudart)          \
   X(Library, kCuda) X(Library, kSystem)

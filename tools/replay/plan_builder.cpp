@@ -203,8 +203,7 @@ class Builder {
       o.pointer_array = arrays;
       o.stride = p_.kind == CallKind::kGemmStridedBatched ? mat.stride : 0;
       o.output = i == 2;
-      // Pointer-array forms: the array's address (a grouped call's is in ptr: GemmCall keeps
-      // pointer_arrays for the Batched family only).
+      // Pointer-array forms (batched and grouped): the array's address.
       place(o, g.pointer_arrays ? mat.array_ptr : mat.ptr, /*may_share=*/!arrays);
       add_operand(o);
     }
@@ -223,6 +222,13 @@ class Builder {
   void build_lt() {
     const char* why = "the call's descriptors were not recorded (created before tracing, or built inside another "
                       "library call: replay the outer call instead)";
+    // Layouts the replay does not rebuild: refused, rather than replayed as something else.
+    for (int64_t offset : call_.slot.plane_offset) {
+      if (offset != 0) throw Refusal("planar complex layouts (CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET) are not replayed");
+    }
+    if (optional_slot(ArgRole::kBatchMode, 0) != 0) {
+      throw Refusal("pointer-array batches (CUBLASLT_MATRIX_LAYOUT_BATCH_MODE) are not replayed");
+    }
     p_.lt.compute_type = static_cast<int>(required(ArgRole::kComputeType, "compute_type", why));
     p_.lt.scale_type = static_cast<int>(required(ArgRole::kScaleType, "scale_type", why));
     p_.m = required(ArgRole::kM, "m", why);

@@ -22,6 +22,7 @@ struct Plan {
   int64_t m = 0, n = 0, k = 0, batch = 1;
   MatrixView a, b, c, d;  // data pointers filled per call
   int64_t a_stride = 0, b_stride = 0, c_stride = 0, d_stride = 0;
+  bool pointer_arrays = false;  // BATCH_MODE POINTER_ARRAY: A..D are device arrays of pointers
   int64_t a_rows = 0, a_cols = 0, b_rows = 0, b_cols = 0;  // as stored
   Op op_a = Op::N, op_b = Op::N;
   cudaDataType scale_type = CUDA_R_32F;
@@ -125,6 +126,14 @@ cublasStatus_t make_plan(const LtMatmulDesc& desc, const LtLayout& la, const LtL
   if (la.batch_count != p->batch || lb.batch_count != p->batch || lc.batch_count != p->batch) {
     return CUBLAS_STATUS_INVALID_VALUE;
   }
+  // Planar complex (a plane offset) is not modelled: refused as cuBLASLt refuses a layout its
+  // kernels lack, rather than computed as if interleaved.
+  for (const LtLayout* l : {&la, &lb, &lc, &ld})
+    if (l->plane_offset != 0) return CUBLAS_STATUS_NOT_SUPPORTED;
+  // Pointer arrays for all four operands or for none (mixing is not a layout cuBLASLt documents).
+  p->pointer_arrays = ld.batch_mode == CUBLASLT_BATCH_MODE_POINTER_ARRAY;
+  for (const LtLayout* l : {&la, &lb, &lc})
+    if ((l->batch_mode == CUBLASLT_BATCH_MODE_POINTER_ARRAY) != p->pointer_arrays) return CUBLAS_STATUS_NOT_SUPPORTED;
 
   p->scale_type = static_cast<cudaDataType>(desc.scale_type);
   if (!types_supported(desc.compute_type, p->scale_type, static_cast<cudaDataType>(la.type),
@@ -245,21 +254,31 @@ cublasStatus_t execute(const LtMatmulDesc& desc, const Plan& plan, const void* a
   const size_t d_bytes = matrix_extent_bytes(plan.m, plan.n, plan.d);
   const size_t bias_bytes = plan.bias ? element_size(plan.bias_type) * static_cast<size_t>(plan.m) : 0;
   if (plan.bias && desc.bias_pointer == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  // Member i of an operand: strided from its address, or read from its pointer array (which
+  // the kernel reads from device memory: an unreachable array is a device fault).
+  const size_t array_bytes = sizeof(void*) * static_cast<size_t>(plan.batch);
+  if (plan.pointer_arrays && (!reachable(A, array_bytes) || !reachable(B, array_bytes) ||
+                              !reachable(C, array_bytes) || !reachable(D, array_bytes))) {
+    return device_fault();
+  }
+  auto member = [&](const void* base, int64_t i, int64_t stride, cudaDataType type) -> const void* {
+    return plan.pointer_arrays ? static_cast<const void* const*>(base)[i] : at(base, i * stride, type);
+  };
   for (int64_t i = 0; i < plan.batch; ++i) {
-    if (!reachable(at(A, i * plan.a_stride, plan.a.type), a_bytes) ||
-        !reachable(at(B, i * plan.b_stride, plan.b.type), b_bytes) ||
-        !reachable(at(C, i * plan.c_stride, plan.c.type), c_bytes) ||
-        !reachable(at(D, i * plan.d_stride, plan.d.type), d_bytes) ||
+    if (!reachable(member(A, i, plan.a_stride, plan.a.type), a_bytes) ||
+        !reachable(member(B, i, plan.b_stride, plan.b.type), b_bytes) ||
+        !reachable(member(C, i, plan.c_stride, plan.c.type), c_bytes) ||
+        !reachable(member(D, i, plan.d_stride, plan.d.type), d_bytes) ||
         (plan.bias && !reachable(at(desc.bias_pointer, i * desc.bias_batch_stride, plan.bias_type), bias_bytes))) {
       return device_fault();
     }
   }
 
   for (int64_t i = 0; i < plan.batch; ++i) {
-    p.a.data = at(A, i * plan.a_stride, plan.a.type);
-    p.b.data = at(B, i * plan.b_stride, plan.b.type);
-    p.c.data = at(C, i * plan.c_stride, plan.c.type);
-    p.d.data = at(D, i * plan.d_stride, plan.d.type);
+    p.a.data = member(A, i, plan.a_stride, plan.a.type);
+    p.b.data = member(B, i, plan.b_stride, plan.b.type);
+    p.c.data = member(C, i, plan.c_stride, plan.c.type);
+    p.d.data = member(D, i, plan.d_stride, plan.d.type);
     p.bias = plan.bias ? at(desc.bias_pointer, i * desc.bias_batch_stride, plan.bias_type) : nullptr;
     if (alpha_vector) p.alpha_vector = at(alpha, i * desc.alpha_vector_batch_stride, plan.scale_type);
     if (beta_vector) p.beta_vector = at(beta, i * desc.alpha_vector_batch_stride, plan.scale_type);

@@ -1,0 +1,217 @@
+// Correct programs shaped like NVIDIA's CUDALibrarySamples GEMMs (written for these tests, not
+// copied): each passes its operands the way a sample does, so that the tests can require no
+// finding under CUBLASSPY_CHECK/SCAN/DUMP and complete records. One mode per run:
+//
+//     --grouped-fp32   cublasSgemmGroupedBatched: 2 groups (2 problems of 2x2x2, 1 of 3x3x3),
+//                      A's largest element 9, C zero and beta 0 (a NaN C, which beta 0 leaves
+//                      unread, is still scanned: the grouped beta array is not read yet)
+//     --grouped-fp16   cublasGemmGroupedBatchedEx, fp16 operands all 1.0, fp32 compute,
+//                      1 group of 2 problems of 4x4x4
+//     --lt-pointer-array  cublasLtMatmul fp16, batch 2, every layout in
+//                      CUBLASLT_BATCH_MODE_POINTER_ARRAY (A..D are device arrays of pointers)
+//     --lt-planar      cublasLtMatmul planar complex fp16 (4x4x4), each operand one allocation
+//                      with the imaginary plane first: plane offsets of -32 bytes. The stand-in
+//                      refuses planar layouts: NOT_SUPPORTED is the expected status here.
+//
+// Linked against the real toolkit; run on the CPU stand-in (LD_LIBRARY_PATH=<build>/standin).
+// Prints each status and the first output element of each problem; exit status 0 when every
+// call succeeded and every result is right, 1 otherwise.
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+namespace {
+
+int failures = 0;
+
+void expect(bool ok, const char* what) {
+  if (!ok) {
+    std::printf("FAILED: %s\n", what);
+    ++failures;
+  }
+}
+
+template <typename T>
+T* to_device(const std::vector<T>& host) {
+  void* p = nullptr;
+  expect(cudaMalloc(&p, host.size() * sizeof(T)) == cudaSuccess, "cudaMalloc");
+  expect(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess, "cudaMemcpy");
+  return static_cast<T*>(p);
+}
+
+template <typename T>
+std::vector<T> to_host(const T* device, size_t count) {
+  std::vector<T> host(count);
+  expect(cudaMemcpy(host.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess, "cudaMemcpy back");
+  return host;
+}
+
+// Column-major reference product of one problem (m x k times k x n, no transposes).
+std::vector<float> reference(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k) {
+  std::vector<float> c(static_cast<size_t>(m) * n, 0.0f);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      for (int p = 0; p < k; ++p) c[i + j * m] += a[i + p * m] * b[p + j * k];
+  return c;
+}
+
+int grouped_fp32(cublasHandle_t handle) {
+  constexpr int kGroups = 2;
+  const int m[kGroups] = {2, 3}, n[kGroups] = {2, 3}, k[kGroups] = {2, 3}, size[kGroups] = {2, 1};
+  const float alpha[kGroups] = {1.0f, 1.0f}, beta[kGroups] = {0.0f, 0.0f};
+  const cublasOperation_t trans[kGroups] = {CUBLAS_OP_N, CUBLAS_OP_N};
+  // Three problems: group 0 has two, group 1 one. A's largest element (in the last) is 9.
+  const std::vector<std::vector<float>> a = {{2, 1, 4, 3}, {6, 5, 8, 7}, {9, 8, 7, 6, 5, 4, 3, 2, 1}};
+  const std::vector<std::vector<float>> b = {{1, 0, 0, 1}, {0, 1, 1, 0}, {1, 1, 1, 0, 1, 0, 0, 0, 1}};
+  const std::vector<int> dims = {2, 2, 3};
+  std::vector<float*> da, db, dc;
+  for (size_t p = 0; p < a.size(); ++p) {
+    da.push_back(to_device(a[p]));
+    db.push_back(to_device(b[p]));
+    dc.push_back(to_device(std::vector<float>(a[p].size(), 0.0f)));
+  }
+  float** a_array = to_device(da);
+  float** b_array = to_device(db);
+  float** c_array = to_device(dc);
+  cublasStatus_t s = cublasSgemmGroupedBatched(handle, trans, trans, m, n, k, alpha, a_array, m, b_array, k, beta,
+                                               c_array, m, kGroups, size);
+  std::printf("cublasSgemmGroupedBatched %d\n", static_cast<int>(s));
+  expect(s == CUBLAS_STATUS_SUCCESS, "cublasSgemmGroupedBatched");
+  for (size_t p = 0; p < a.size(); ++p) {
+    const int d = dims[p];
+    std::vector<float> got = to_host(dc[p], static_cast<size_t>(d) * d);
+    std::vector<float> want = reference(a[p], b[p], d, d, d);
+    std::printf("problem %zu: C[0] %g\n", p, got[0]);
+    expect(got == want, "a grouped problem's result");
+  }
+  return s;
+}
+
+int grouped_fp16(cublasHandle_t handle) {
+  constexpr int kDim = 4, kProblems = 2;
+  const int m[1] = {kDim}, size[1] = {kProblems};
+  const float alpha[1] = {1.0f}, beta[1] = {0.0f};
+  const cublasOperation_t trans[1] = {CUBLAS_OP_N};
+  const std::vector<__half> ones(kDim * kDim, __float2half(1.0f));
+  std::vector<__half*> da, db, dc;
+  for (int p = 0; p < kProblems; ++p) {
+    da.push_back(to_device(ones));
+    db.push_back(to_device(ones));
+    dc.push_back(to_device(std::vector<__half>(kDim * kDim, __float2half(0.0f))));
+  }
+  __half** a_array = to_device(da);
+  __half** b_array = to_device(db);
+  __half** c_array = to_device(dc);
+  cublasStatus_t s = cublasGemmGroupedBatchedEx(
+      handle, trans, trans, m, m, m, alpha, reinterpret_cast<const void* const*>(a_array), CUDA_R_16F, m,
+      reinterpret_cast<const void* const*>(b_array), CUDA_R_16F, m, beta, reinterpret_cast<void* const*>(c_array),
+      CUDA_R_16F, m, 1, size, CUBLAS_COMPUTE_32F);
+  std::printf("cublasGemmGroupedBatchedEx %d\n", static_cast<int>(s));
+  expect(s == CUBLAS_STATUS_SUCCESS, "cublasGemmGroupedBatchedEx");
+  for (int p = 0; p < kProblems; ++p) {
+    std::vector<__half> got = to_host(dc[p], kDim * kDim);
+    std::printf("problem %d: C[0] %g\n", p, __half2float(got[0]));
+    for (const __half& x : got) expect(__half2float(x) == static_cast<float>(kDim), "a grouped fp16 result");
+  }
+  return s;
+}
+
+int lt_pointer_array() {
+  constexpr int kDim = 4, kBatch = 2;
+  cublasLtHandle_t lt = nullptr;
+  expect(cublasLtCreate(&lt) == CUBLAS_STATUS_SUCCESS, "cublasLtCreate");
+  cublasLtMatmulDesc_t desc = nullptr;
+  expect(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS, "desc");
+  cublasLtMatrixLayout_t layout[4] = {};
+  const int32_t batch = kBatch;
+  const cublasLtBatchMode_t mode = CUBLASLT_BATCH_MODE_POINTER_ARRAY;
+  for (auto& l : layout) {
+    expect(cublasLtMatrixLayoutCreate(&l, CUDA_R_16F, kDim, kDim, kDim) == CUBLAS_STATUS_SUCCESS, "layout");
+    expect(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch) ==
+               CUBLAS_STATUS_SUCCESS, "batch count");
+    expect(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_MODE, &mode, sizeof mode) ==
+               CUBLAS_STATUS_SUCCESS, "batch mode");
+  }
+  // Member p: A all (p + 1), B all 1.0, so D is k * (p + 1) everywhere.
+  std::vector<__half*> da, db, dd;
+  for (int p = 0; p < kBatch; ++p) {
+    da.push_back(to_device(std::vector<__half>(kDim * kDim, __float2half(static_cast<float>(p + 1)))));
+    db.push_back(to_device(std::vector<__half>(kDim * kDim, __float2half(1.0f))));
+    dd.push_back(to_device(std::vector<__half>(kDim * kDim, __float2half(0.0f))));
+  }
+  __half** a_array = to_device(da);
+  __half** b_array = to_device(db);
+  __half** d_array = to_device(dd);
+  const float alpha = 1.0f, beta = 0.0f;
+  cublasStatus_t s = cublasLtMatmul(lt, desc, &alpha, a_array, layout[0], b_array, layout[1], &beta, d_array,
+                                    layout[2], d_array, layout[3], nullptr, nullptr, 0, nullptr);
+  std::printf("cublasLtMatmul %d\n", static_cast<int>(s));
+  expect(s == CUBLAS_STATUS_SUCCESS, "cublasLtMatmul");
+  for (int p = 0; p < kBatch; ++p) {
+    std::vector<__half> got = to_host(dd[p], kDim * kDim);
+    std::printf("member %d: D[0] %g\n", p, __half2float(got[0]));
+    for (const __half& x : got) expect(__half2float(x) == static_cast<float>(kDim * (p + 1)), "a member's result");
+  }
+  for (auto& l : layout) cublasLtMatrixLayoutDestroy(l);
+  cublasLtMatmulDescDestroy(desc);
+  cublasLtDestroy(lt);
+  return s;
+}
+
+int lt_planar() {
+  constexpr int kDim = 4;
+  constexpr int64_t kPlane = kDim * kDim * sizeof(__half);  // bytes of one plane
+  cublasLtHandle_t lt = nullptr;
+  expect(cublasLtCreate(&lt) == CUBLAS_STATUS_SUCCESS, "cublasLtCreate");
+  cublasLtMatmulDesc_t desc = nullptr;
+  expect(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_C_32F) == CUBLAS_STATUS_SUCCESS, "desc");
+  cublasLtMatrixLayout_t layout[3] = {};
+  const int64_t offset = -kPlane;  // imaginary plane first, then the real plane
+  for (auto& l : layout) {
+    expect(cublasLtMatrixLayoutCreate(&l, CUDA_C_16F, kDim, kDim, kDim) == CUBLAS_STATUS_SUCCESS, "layout");
+    expect(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, &offset, sizeof offset) ==
+               CUBLAS_STATUS_SUCCESS, "plane offset");
+  }
+  char* planes[3] = {};
+  for (char*& p : planes) {
+    p = reinterpret_cast<char*>(to_device(std::vector<__half>(2 * kDim * kDim, __float2half(1.0f))));
+  }
+  const float alpha[2] = {1.0f, 0.0f}, beta[2] = {0.0f, 0.0f};
+  // Each operand's address is its real plane, kPlane bytes into the allocation.
+  cublasStatus_t s = cublasLtMatmul(lt, desc, alpha, planes[0] + kPlane, layout[0], planes[1] + kPlane, layout[1], beta,
+                                    planes[2] + kPlane, layout[2], planes[2] + kPlane, layout[2], nullptr, nullptr, 0,
+                                    nullptr);
+  std::printf("cublasLtMatmul %d\n", static_cast<int>(s));
+  expect(s == CUBLAS_STATUS_SUCCESS || s == CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmul (planar)");
+  for (auto& l : layout) cublasLtMatrixLayoutDestroy(l);
+  cublasLtMatmulDescDestroy(desc);
+  cublasLtDestroy(lt);
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  cublasHandle_t handle = nullptr;
+  expect(cublasCreate(&handle) == CUBLAS_STATUS_SUCCESS, "cublasCreate");
+  if (mode == "--grouped-fp32") grouped_fp32(handle);
+  else if (mode == "--grouped-fp16") grouped_fp16(handle);
+  else if (mode == "--lt-pointer-array") lt_pointer_array();
+  else if (mode == "--lt-planar") lt_planar();
+  else {
+    std::printf("unknown mode '%s'\n", mode.c_str());
+    return 2;
+  }
+  expect(cudaDeviceSynchronize() == cudaSuccess, "cudaDeviceSynchronize");
+  cublasDestroy(handle);
+  std::printf("%s\n", failures == 0 ? "ok" : "FAILED");
+  return failures == 0 ? 0 : 1;
+}
