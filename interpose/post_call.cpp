@@ -99,7 +99,9 @@ void check_pending_error(Runtime& rt, CallContext& ctx) {
   ts.internal++;
   const bool synced = synchronize_stream(ctx.rec.stream, &rc);
   ts.internal--;
-  if (!synced || rc == 0) return;
+  // Only an error of earlier device work is pending: a wait that fails for want of a context or
+  // an initialized driver (NOT_INITIALIZED, INVALID_CONTEXT) says nothing about earlier work.
+  if (!synced || !is_asynchronous_cuda_error(rc)) return;
   slot_of(ctx).pending_error = rc;
   note_first_async_error(rt, format::word_seq(ctx.rec.word), rc);
 }

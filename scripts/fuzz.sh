@@ -22,8 +22,9 @@ cmake -S "$here/tests/fuzz" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COM
       -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j"${JOBS:-2}" --target "${targets[@]/#/fuzz_}"
 
-# Per target: the largest input it takes (a trace with a 16-record ring is ~250 KiB).
-declare -A max_len=([trace_reader]=1048576 [config]=4096)
+# Per target: the largest input it takes (a trace with a 16-record ring is ~250 KiB; with a
+# launch ring and a 1 MiB side area, as two of the corpus traces have, ~1.6 MiB).
+declare -A max_len=([trace_reader]=2097152 [config]=4096)
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}"
 for target in "${targets[@]}"; do
   corpus="$build/corpus-$target"

@@ -2,15 +2,17 @@
 # Regenerates the seed corpus of the trace-reader fuzz target: real traces written by the real
 # shim while the test programs ran on the CPU stand-in (and one on the real, driverless CUDA
 # libraries), each with a 16-record ring so the files stay small (~250 KiB: the header, process
-# section and function table are most of it). Every trace shows a different way a process ends
-# or a different kind of record.
+# section and function table are most of it), without a launch ring or side area but in the two
+# traces that show those (launches_pending_error, located_failure: ~1.3-1.6 MiB, since the side
+# area is at least 1 MiB and the kernel table 256 KiB). Every trace shows a different way a
+# process ends or a different kind of record.
 #
 #   tests/fuzz/make_corpus.sh BUILD_DIR
 #
 # BUILD_DIR is an ordinary build with the tests (the stand-in and the programs built). The
-# files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt and v2-*.cbt: traces of
-# format versions 1 and 2, kept as they were written, since the reader goes on reading those
-# versions (tests/hardening/reader_*_test.cpp read them).
+# files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt, v2-*.cbt and v3-*.cbt:
+# traces of format versions 1 to 3, kept as they were written, since the reader goes on reading
+# those versions (tests/hardening/reader_*_test.cpp read them).
 set -euo pipefail
 build="$(cd "${1:?usage: make_corpus.sh BUILD_DIR}" && pwd)"
 out="$(cd "$(dirname "$0")" && pwd)/corpus/trace_reader"
@@ -18,7 +20,7 @@ programs="$build/test-programs"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
-find "$out" -name '*.cbt' ! -name 'v1-*' ! -name 'v2-*' -delete
+find "$out" -name '*.cbt' ! -name 'v1-*' ! -name 'v2-*' ! -name 'v3-*' -delete
 
 # trace NAME [VAR=VALUE...] -- PROGRAM ARGS...: runs PROGRAM under the shim, keeps its trace.
 trace() {
@@ -29,8 +31,8 @@ trace() {
   shift
   rm -f "$work"/*.cbt
   (cd "$work" && env LD_PRELOAD="$build/lib/libcublasspy.so" \
-      LD_LIBRARY_PATH="$build/standin" CUBLASSPY_RING=16 CUBLASSPY_TRACE="$work/t-%p.cbt" \
-      "${vars[@]}" "$@" >/dev/null 2>&1) 2>/dev/null || true  # some of them crash on purpose
+      LD_LIBRARY_PATH="$build/standin" CUBLASSPY_RING=16 CUBLASSPY_LAUNCH_RING=0 CUBLASSPY_SIDE_MB=0 \
+      CUBLASSPY_TRACE="$work/t-%p.cbt" "${vars[@]}" "$@" >/dev/null 2>&1) 2>/dev/null || true  # some of them crash on purpose
   local made=("$work"/t-*.cbt)
   cp "${made[0]}" "$out/$name.cbt"
 }
@@ -46,11 +48,16 @@ trace dlopen_text_arguments -- "$programs/shim_dlopen_local"
 trace no_driver STANDIN_NO_DRIVER=1 -- "$programs/shim_driverless_calls"
 # A ring of 128: threads claim slots two at a time (format version 2's blocks).
 trace threads_claim_blocks CUBLASSPY_RING=128 -- "$programs/shim_sgemm_threads" 4 100
+# Version 4's sections: a faulting memset, recorded in the launch ring, found pending before the
+# GEMM under CUBLASSPY_SYNC; and a failing Sgemm with its native location in the side area.
+trace launches_pending_error CUBLASSPY_LAUNCH_RING=16 CUBLASSPY_SIDE_MB=1 CUBLASSPY_SYNC=1 \
+    STANDIN_ASYNC_ERROR=cudaMemsetAsync:1:700 -- "$programs/diag_workload" --memset-first --gemms 2
+trace located_failure CUBLASSPY_SIDE_MB=1 STANDIN_FAIL=cublasSgemm_v2:1:13 -- "$programs/diag_located"
 
 # A hang killed by SIGKILL: the call stays in flight, the file says "running".
 rm -f "$work"/*.cbt
 (cd "$work" && LD_PRELOAD="$build/lib/libcublasspy.so" LD_LIBRARY_PATH="$build/standin" \
-   CUBLASSPY_RING=16 CUBLASSPY_TRACE="$work/t-%p.cbt" STANDIN_HANG=cublasSgemm_v2:2 \
+   CUBLASSPY_RING=16 CUBLASSPY_LAUNCH_RING=0 CUBLASSPY_SIDE_MB=0 CUBLASSPY_TRACE="$work/t-%p.cbt" STANDIN_HANG=cublasSgemm_v2:2 \
    exec "$programs/shim_sgemm_loop" 3 >/dev/null 2>&1) &
 hung=$!
 sleep 2
@@ -61,7 +68,8 @@ cp "$work"/t-*.cbt "$out/hang_killed.cbt"
 # The child of a fork: marked as such, with the parent's numbers.
 rm -f "$work"/*.cbt
 (cd "$work" && LD_PRELOAD="$build/lib/libcublasspy.so" LD_LIBRARY_PATH="$build/standin" \
-   CUBLASSPY_RING=16 CUBLASSPY_TRACE="$work/t-%p.cbt" "$programs/shim_fork_after_init" >"$work/out" 2>&1)
+   CUBLASSPY_RING=16 CUBLASSPY_LAUNCH_RING=0 CUBLASSPY_SIDE_MB=0 CUBLASSPY_TRACE="$work/t-%p.cbt" \
+   "$programs/shim_fork_after_init" >"$work/out" 2>&1)
 child="$(sed -n 's/.*child \([0-9]*\).*/\1/p' "$work/out")"
 cp "$work/t-$child.cbt" "$out/forked_child.cbt"
 

@@ -87,7 +87,7 @@ TEST_P(ReaderVersionTwo, GivesWhatVersionThreeGives) {
   std::string error;
   auto v3 = TraceFile::open(kCorpus + name, error);
   ASSERT_TRUE(v3) << error;
-  ASSERT_EQ(v3->header().format_version, 3u) << name << " is a current trace (tests/fuzz/make_corpus.sh)";
+  ASSERT_EQ(v3->header().format_version, format::kFormatVersion) << name << " is a current trace (tests/fuzz/make_corpus.sh)";
   auto v2 = TraceFile::open(v2_path, error);
   ASSERT_TRUE(v2) << error;
   ASSERT_EQ(v2->header().format_version, 2u);

@@ -136,12 +136,16 @@ TEST_F(FunctionTable, TheNamesLeadToTheSameRolesAndLibraries) {
   for (const ListedHook& hook : kListed) {
     const format::FunctionEntry* e = entry(hook.name);
     ASSERT_NE(e, nullptr) << hook.name;
+    // Names are only interpreted for traces older than version 3: what came with version 4 (the
+    // launch hooks, cuBLASLt's batch mode) was never written without its roles.
+    if (e->family == static_cast<uint16_t>(format::Family::kLaunch)) continue;
     format::FunctionEntry old = *e;
     old.library = 0;
     for (format::ArgDescriptor& d : old.args) d.role = 0;
     derive_roles_from_names(old);
     EXPECT_EQ(old.library, e->library) << hook.name;
     for (uint16_t i = 0; i < e->arg_count; ++i) {
+      if (e->args[i].role == static_cast<uint8_t>(format::ArgRole::kBatchMode)) continue;
       EXPECT_EQ(int{old.args[i].role}, int{e->args[i].role})
           << hook.name << ": slot " << i << " (" << e->args[i].name << ")";
     }
