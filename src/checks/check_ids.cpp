@@ -12,7 +12,7 @@ namespace {
 constexpr const char* kNames[kCheckCount] = {
     "invalid-leading-dimension", "invalid-stride",       "output-aliases-input",
     "pointer-mode-mismatch",     "host-pointer-operand", "operand-out-of-bounds",
-    "device-mismatch",           "misaligned-operand",
+    "device-mismatch",           "misaligned-operand",   "size-overflow",
 };
 
 std::string text(const char* format, ...) __attribute__((format(printf, 1, 2)));
@@ -224,6 +224,18 @@ std::string alignment_message(const GemmCall& g) {
               type ? type : "?");
 }
 
+std::string size_overflow_message(const GemmCall& g, const char* function) {
+  Finding f = check_size_overflow(g);
+  int op = static_cast<int>(f.operand);
+  if (!f.flagged || !is_matrix(op)) return "an operand spans more elements than a 32-bit entry point indexes";
+  const Matrix& m = g.op[op];
+  const std::string wide = function ? std::string(function) + "_64" : std::string("its _64 form");
+  return text("%s spans %lld elements ((cols-1)*%s+rows = (%lld-1)*%lld+%lld), past the 2^31-1 that %s "
+              "indexes in 32 bits; %s takes 64-bit sizes",
+              check_operand_name(f.operand), ll(f.value_a), ld_name(op), ll(m.cols), ll(m.ld), ll(m.rows),
+              function ? function : "a 32-bit entry point", wide.c_str());
+}
+
 }  // namespace
 
 const char* check_id_name(CheckId id) {
@@ -283,7 +295,7 @@ CheckDetail unpack_check_detail(const uint64_t in[2]) {
   return d;
 }
 
-std::string check_message(CheckId id, const GemmCall& call, const format::Record& rec) {
+std::string check_message(CheckId id, const GemmCall& call, const format::Record& rec, const char* function) {
   switch (id) {
     case CheckId::kInvalidLeadingDimension: return leading_dimension_message(call);
     case CheckId::kInvalidStride: return stride_message(call);
@@ -293,6 +305,7 @@ std::string check_message(CheckId id, const GemmCall& call, const format::Record
     case CheckId::kOperandOutOfBounds: return out_of_bounds_message(call, rec);
     case CheckId::kDeviceMismatch: return device_message(call, rec);
     case CheckId::kMisalignedOperand: return alignment_message(call);
+    case CheckId::kSizeOverflow: return size_overflow_message(call, function);
   }
   return "unknown check";
 }

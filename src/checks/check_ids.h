@@ -22,6 +22,7 @@ namespace cublasspy {
 //   bit 5  operand-out-of-bounds       error
 //   bit 6  device-mismatch             error
 //   bit 7  misaligned-operand          warning
+//   bit 8  size-overflow               error
 enum class CheckId : uint8_t {
   kInvalidLeadingDimension = 0,
   kInvalidStride = 1,
@@ -31,8 +32,9 @@ enum class CheckId : uint8_t {
   kOperandOutOfBounds = 5,
   kDeviceMismatch = 6,
   kMisalignedOperand = 7,
+  kSizeOverflow = 8,
 };
-inline constexpr int kCheckCount = 8;
+inline constexpr int kCheckCount = 9;
 
 constexpr uint32_t check_bit(CheckId id) { return 1u << static_cast<unsigned>(id); }
 
@@ -78,6 +80,8 @@ const char* memory_kind_name(MemoryKind kind);
 //   operand-out-of-bounds       A/B/C/D        allocation size in bytes    allocation base address
 //   device-mismatch             A/B/C/D        the operand's device        the call's device
 //   misaligned-operand          A/B/C/D        required alignment (bytes)  0
+//   size-overflow               A/B/C/D        the extent in elements      2^31 - 1, the most a
+//                                              (48 bits kept)              32-bit entry point indexes
 //
 // Only the shim knows the driver's answers (allocation size/base, devices, memory kinds), so
 // messages for the other driver-based findings of the same call are less specific.
@@ -95,6 +99,8 @@ CheckDetail unpack_check_detail(const uint64_t in[2]);
 
 // A human sentence with the numbers, e.g. "lda=3 is below the 4 rows A spans (transa=N, m=4)".
 // `call` is gemm_from_record(entry, rec); `rec` supplies check_detail and the pointer mode.
-std::string check_message(CheckId id, const GemmCall& call, const format::Record& rec);
+// `function` is the entry point's name: size-overflow names its _64 form (nullptr: "its _64 form").
+std::string check_message(CheckId id, const GemmCall& call, const format::Record& rec,
+                          const char* function = nullptr);
 
 }  // namespace cublasspy

@@ -303,6 +303,26 @@ Finding check_output_aliasing(const GemmCall& g) {
   return {};
 }
 
+Finding check_size_overflow(const GemmCall& g) {
+  if (!g.index32) return {};
+  int ops[4];
+  const int n = matrix_operands(g, ops);
+  for (int k = 0; k < n; ++k) {
+    const Matrix& m = g.op[ops[k]];
+    if (!operand_used(g, ops[k]) || m.rows <= 0 || m.cols <= 0 || m.ld <= 0) continue;
+    // (cols - 1) * ld + rows, without overflowing: the sizes come from a record, maybe a file's.
+    int64_t span = 0;
+    if (__builtin_mul_overflow(m.cols - 1, m.ld, &span) || __builtin_add_overflow(span, m.rows, &span)) {
+      span = INT64_MAX;
+    }
+    if (span > kMax32BitElements) {
+      return flag(operand_code(ops[k]), static_cast<uint64_t>(span) & kCheckDetailValueMask,
+                  static_cast<uint64_t>(kMax32BitElements), pointer_arrays(g));
+    }
+  }
+  return {};
+}
+
 Finding check_alignment(const GemmCall& g) {
   int ops[4];
   int n = matrix_operands(g, ops);
@@ -426,6 +446,7 @@ CheckFindings check_gemm_shape(const GemmCall& g) {
   set_first(all, CheckId::kInvalidStride, check_batch_strides(g));
   set_first(all, CheckId::kOutputAliasesInput, check_output_aliasing(g));
   set_first(all, CheckId::kMisalignedOperand, check_alignment(g));
+  set_first(all, CheckId::kSizeOverflow, check_size_overflow(g));
   return all;
 }
 
@@ -450,6 +471,7 @@ CheckFindings check_gemm(const GemmCall& g, int pointer_mode, int call_device, P
   set_first(all, CheckId::kOperandOutOfBounds, check_out_of_bounds(g, mem));
   set_first(all, CheckId::kDeviceMismatch, check_device_mismatch(g, mem, call_device));
   set_first(all, CheckId::kMisalignedOperand, check_alignment(g));
+  set_first(all, CheckId::kSizeOverflow, check_size_overflow(g));
   return all;
 }
 

@@ -89,6 +89,11 @@ Finding check_batch_strides(const GemmCall& call);
 Finding check_output_aliasing(const GemmCall& call);
 // An operand's address is not a multiple of its element size (pointer arrays: of 8).
 Finding check_alignment(const GemmCall& call);
+// Through an entry point with 32-bit sizes (GemmCall::index32), one matrix of an operand spans
+// more than 2^31 - 1 elements ((cols - 1) * ld + rows): cuBLAS indexes it in 32 bits there, and
+// the call fails with INVALID_VALUE or reads and writes out of bounds. value_a: the extent.
+Finding check_size_overflow(const GemmCall& call);
+inline constexpr int64_t kMax32BitElements = 0x7fffffff;
 
 // --- Checks that need the driver ------------------------------------------------------------
 

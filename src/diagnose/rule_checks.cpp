@@ -23,6 +23,7 @@ const char* summary_of(CheckId id) {
     case CheckId::kOperandOutOfBounds: return "an operand runs past the end of its allocation";
     case CheckId::kDeviceMismatch: return "an operand lives on another GPU than the call runs on";
     case CheckId::kMisalignedOperand: return "an operand is not aligned for its data type";
+    case CheckId::kSizeOverflow: return "an operand is larger than a 32-bit cuBLAS entry point can index";
   }
   return "an argument check failed";
 }
@@ -63,6 +64,12 @@ const char* advice_of(CheckId id) {
       return "Misaligned operands work but are slow (cuBLAS falls back to slower kernels). Start "
              "operands at the allocation (cudaMalloc returns 256-byte alignment) or at offsets "
              "that are multiples of 16 bytes.";
+    case CheckId::kSizeOverflow:
+      return "The 32-bit entry points (cublasSgemm, cublasGemmEx, ...) index an operand's elements "
+             "in 32 bits: past 2^31 - 1 elements they fail with INVALID_VALUE or read and write out "
+             "of bounds (an illegal address). Call the _64 form (cublasSgemm_64, cublasGemmEx_64, "
+             "cuBLAS 12 and later) with 64-bit sizes, or split the GEMM into pieces below 2^31 "
+             "elements each (in PyTorch: chunk the batch or the rows).";
   }
   return "";
 }
@@ -85,7 +92,8 @@ void rule_checks(RuleContext& ctx) {
       Diagnosis d = finding(check_id_name(id), check_is_warning(id) ? Severity::kWarning : Severity::kError, f);
       d.call = first->seq;
       d.summary = fmt::format("{}: {}", call_name(*first), summary_of(id));
-      d.evidence = fmt::format("{}: {}.", call_with_shape(*f.trace, *first), check_message(id, g, first->rec()));
+      d.evidence = fmt::format("{}: {}.", call_with_shape(*f.trace, *first),
+                               check_message(id, g, first->rec(), first->function_name()));
       if (first->state == format::RecordState::kCompleted) {
         d.evidence += fmt::format(" The call returned {}.", status_text(*first));
       }

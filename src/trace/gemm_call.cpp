@@ -74,6 +74,12 @@ DataType implied_type(const char* function_name) {
   }
 }
 
+bool has_32bit_sizes(const char* function_name) {
+  const std::string_view n(function_name);
+  if (n.rfind("cublas", 0) != 0 || n.rfind("cublasLt", 0) == 0 || n.rfind("cublasXt", 0) == 0) return false;
+  return n.size() < 3 || n.substr(n.size() - 3) != "_64";
+}
+
 int slot_with_role(const format::FunctionEntry& entry, format::ArgRole role) {
   for (uint16_t i = 0; i < entry.arg_count && i < format::kMaxArgs; ++i) {
     if (entry.args[i].role == static_cast<uint8_t>(role)) return i;
@@ -150,6 +156,7 @@ GemmSlots gemm_slots(const format::FunctionEntry& entry) {
   // Grouped GEMMs pass arrays of pointers too: reading them as matrices scans pointer bytes.
   s.pointer_arrays = s.grouped || entry.family == static_cast<uint16_t>(format::Family::kGemmBatched);
   s.implied = implied_type(entry.name);
+  s.index32 = has_32bit_sizes(entry.name);
   return s;
 }
 
@@ -178,6 +185,7 @@ void gemm_from_record(const GemmSlots& s, const format::Record& rec, GemmCall& g
   g.pointer_arrays = s.pointer_arrays || number(rec, s.batch_mode, 0) == 1;
   g.grouped = s.grouped;
   g.host_operands = s.host_operands;
+  g.index32 = s.index32;
   for (int i = 0; i < 4; ++i) {
     Matrix& mat = g.op[i];
     auto p = value(rec, s.ptr[i]);

@@ -54,6 +54,9 @@ struct GemmCall {
   bool pointer_arrays = false;   // Batched and GroupedBatched forms: A/B/C are arrays of pointers
   bool grouped = false;          // GroupedBatched: only the first group is described here
   bool host_operands = false;    // cublasXt: A, B and C are in host memory
+  // A cuBLAS entry point with 32-bit sizes (cublasSgemm_v2, not cublasSgemm_v2_64, cuBLASLt or
+  // cublasXt): cuBLAS indexes an operand's elements in 32 bits there (size-overflow).
+  bool index32 = false;
   bool output_is_c = true;       // D == C (cuBLAS); cuBLASLt can have a separate D
   int compute_type = -1;
   Matrix op[4];                  // A, B, C, D (D mirrors C when output_is_c)
@@ -77,7 +80,7 @@ struct GemmSlots {
   int8_t ptr[4] = {-1, -1, -1, -1}, type[4] = {-1, -1, -1, -1}, ld[4] = {-1, -1, -1, -1},
          stride[4] = {-1, -1, -1, -1};
   bool legacy_transa = false, legacy_transb = false;  // v1 API: 'N'/'T'/'C' characters
-  bool pointer_arrays = false, grouped = false, host_operands = false;
+  bool pointer_arrays = false, grouped = false, host_operands = false, index32 = false;
   DataType implied = DataType::kUnknown;
 };
 GemmSlots gemm_slots(const format::FunctionEntry& entry);
@@ -97,5 +100,9 @@ int slot_with_role(const format::FunctionEntry& entry, format::ArgRole role);
 // for the cublasXt forms too. The precision letter is in the name only: the function table has
 // no operand types for these entry points.
 DataType implied_type(const char* function_name);
+
+// Whether a GEMM entry point takes 32-bit sizes: a cuBLAS one (not cuBLASLt, not cublasXt) whose
+// name does not end in _64.
+bool has_32bit_sizes(const char* function_name);
 
 }  // namespace cublasspy

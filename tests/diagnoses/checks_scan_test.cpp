@@ -48,6 +48,20 @@ TEST(Checks, InvalidLeadingDimension) {
   EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
 }
 
+TEST(Checks, SizeOverflowThroughA32BitEntryPointNamesThe64BitForm) {
+  // Real cuBLAS refuses (INVALID_VALUE) or faults on such a call; the stand-in is told to refuse.
+  TracedRun run = run_workload({{"CUBLASSPY_CHECK", "1"}, {"STANDIN_FAIL", "cublasSgemm_v2:1:7"}}, {"--huge-lda"});
+  ASSERT_RECORDED(shim_checks(run), "CUBLASSPY_CHECK findings");
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "size-overflow");
+  EXPECT_EQ(d.severity, Severity::kError);
+  EXPECT_TRUE(contains(d.evidence, "A spans 2147483651 elements")) << explain(run, found);
+  EXPECT_TRUE(contains(d.evidence, "cublasSgemm_v2_64")) << d.evidence;
+  EXPECT_TRUE(contains(d.advice, "_64")) << d.advice;
+  ASSERT_TRUE(d.call && d.pid);
+  EXPECT_EQ(function_of_call(run, *d.pid, *d.call), "cublasSgemm_v2");
+}
+
 TEST(Checks, OutputAliasesInput) {
   TracedRun run = checked({"--alias"});
   ASSERT_RECORDED(shim_checks(run), "CUBLASSPY_CHECK findings");

@@ -172,7 +172,7 @@ std::string message_of(CallBuilder cb, CheckId id, FakeQuery q = FakeQuery::stan
   cb.rec.check_bits = f.bits;
   cb.rec.check_detail[0] = f.detail[0];
   cb.rec.check_detail[1] = f.detail[1];
-  return check_message(id, cb.call(), cb.rec);
+  return check_message(id, cb.call(), cb.rec, cb.entry.name);
 }
 
 constexpr uint32_t kLd = check_bit(CheckId::kInvalidLeadingDimension);
@@ -183,6 +183,7 @@ constexpr uint32_t kHost = check_bit(CheckId::kHostPointerOperand);
 constexpr uint32_t kBounds = check_bit(CheckId::kOperandOutOfBounds);
 constexpr uint32_t kDevice = check_bit(CheckId::kDeviceMismatch);
 constexpr uint32_t kAlign = check_bit(CheckId::kMisalignedOperand);
+constexpr uint32_t kOverflow = check_bit(CheckId::kSizeOverflow);
 
 // ---- ids ----------------------------------------------------------------------------------
 
@@ -207,7 +208,7 @@ TEST(OperandTypes, CublasXtFormsHaveTheTypeTheirNameImplies) {
 TEST(CheckIds, NamesAreTheContractIdsAtStableBits) {
   const char* expected[] = {"invalid-leading-dimension", "invalid-stride", "output-aliases-input",
                             "pointer-mode-mismatch", "host-pointer-operand", "operand-out-of-bounds",
-                            "device-mismatch", "misaligned-operand"};
+                            "device-mismatch", "misaligned-operand", "size-overflow"};
   for (int i = 0; i < kCheckCount; ++i) {
     EXPECT_STREQ(check_id_name(static_cast<CheckId>(i)), expected[i]);
   }
@@ -695,6 +696,39 @@ TEST(CheckGemm, GarbageArgumentsStayDefinedAndBounded) {
       EXPECT_FALSE(check_message(static_cast<CheckId>(id), cb.call(), cb.rec).empty());
     }
   }
+}
+
+// ---- size-overflow ------------------------------------------------------------------------
+
+TEST(SizeOverflow, AnOperandPast2To31ElementsThroughA32BitEntryPointIsFlagged) {
+  // A is 2 x 2 with lda = 2^31 - 1: its second column starts at element 2^31 - 1, so the
+  // matrix spans 2^31 + 1 elements, which cublasSgemm_v2 cannot index in 32 bits.
+  const int64_t lda = kMax32BitElements;
+  EXPECT_TRUE(check_gemm_shape(sgemm(0, 0, 2, 2, 2, kA, lda, kB, 2, kC, 2).call()).bits & kOverflow);
+  const std::string text = message_of(sgemm(0, 0, 2, 2, 2, kA, lda, kB, 2, kC, 2), CheckId::kSizeOverflow,
+                                      FakeQuery::standard());
+  EXPECT_NE(text.find("A spans 2147483649 elements"), std::string::npos) << text;
+  EXPECT_NE(text.find("cublasSgemm_v2_64"), std::string::npos) << text;
+  // The same shape through the 64-bit entry point, and one element less: nothing.
+  CallBuilder wide = sgemm(0, 0, 2, 2, 2, kA, lda, kB, 2, kC, 2);
+  std::strncpy(wide.entry.name, "cublasSgemm_v2_64", sizeof wide.entry.name - 1);
+  EXPECT_FALSE(check_gemm_shape(wide.call()).bits & kOverflow);
+  EXPECT_FALSE(check_gemm_shape(sgemm(0, 0, 1, 2, 2, kA, lda - 1, kB, 2, kC, 1).call()).bits & kOverflow)
+      << "(2-1)*(2^31-2)+1 = 2^31-1 elements: the last one a 32-bit index reaches";
+}
+
+TEST(SizeOverflow, SizesThatOverflow64BitsAreStillFlaggedNotWrapped) {
+  const int64_t huge = int64_t{1} << 62;
+  CallBuilder cb = sgemm(0, 0, 2, 8, 2, kA, 2, kB, 2, kC, huge);
+  EXPECT_TRUE(check_gemm_shape(cb.call()).bits & kOverflow);
+}
+
+TEST(SizeOverflow, CublasLtAndCublasXtTakeWideSizes) {
+  EXPECT_TRUE(has_32bit_sizes("cublasGemmEx"));
+  EXPECT_TRUE(has_32bit_sizes("cublasSgemmStridedBatched"));
+  EXPECT_FALSE(has_32bit_sizes("cublasGemmEx_64"));
+  EXPECT_FALSE(has_32bit_sizes("cublasLtMatmul"));
+  EXPECT_FALSE(has_32bit_sizes("cublasXtSgemm"));
 }
 
 TEST(CheckGemm, ShapeChecksNeedNoDriver) {

@@ -36,7 +36,7 @@ json checks_of(const CallView& call) {
     const char* name = bit < kCheckCount ? check_id_name(id) : nullptr;
     json finding;
     finding["id"] = name ? std::string(name) : fmt::format("check-{}", bit);
-    finding["message"] = name ? check_message(id, g, rec)
+    finding["message"] = name ? check_message(id, g, rec, call.function_name())
                               : fmt::format("check {} (unknown to this reader) flagged the call", bit);
     finding["severity"] = name ? check_severity(id) : "warning";
     out.push_back(std::move(finding));

@@ -9,6 +9,8 @@
 //     --fp32-overflow    A = B = 1e30: finite inputs, Inf outputs    (non-finite-output)
 //     --half-overflow    one fp16 cublasGemmEx with A = B = 200, k 2: 80000 > 65504 (half-overflow)
 //     --bad-lda          lda = m - 1                                  (invalid-leading-dimension)
+//     --huge-lda         lda = 2^31 - 1: A spans 2^31 + 3 elements     (size-overflow; run it with
+//                        STANDIN_FAIL for the Sgemm, or the stand-in reads that far)
 //     --alias            C is A                                       (output-aliases-input)
 //     --host-a           A is a pageable host pointer                 (host-pointer-operand)
 //     --misaligned-a     A starts 2 bytes into its allocation         (misaligned-operand)
@@ -46,6 +48,7 @@ struct Options {
   int gemms = 1;
   bool sync = true;
   bool nan_a = false, fp32_overflow = false, half_overflow = false, bad_lda = false;
+  bool huge_lda = false;
   bool alias = false, host_a = false, misaligned_a = false, oom_first = false, segv_after = false;
   bool small_a = false, a_on_device_1 = false, device_scalars = false, bad_stride = false;
   bool memset_first = false;
@@ -62,6 +65,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--fp32-overflow") o.fp32_overflow = true;
     else if (a == "--half-overflow") o.half_overflow = true;
     else if (a == "--bad-lda") o.bad_lda = true;
+    else if (a == "--huge-lda") o.huge_lda = true;
     else if (a == "--alias") o.alias = true;
     else if (a == "--host-a") o.host_a = true;
     else if (a == "--misaligned-a") o.misaligned_a = true;
@@ -139,7 +143,7 @@ int main(int argc, char** argv) {
   if (o.misaligned_a && da != nullptr) A = reinterpret_cast<const float*>(static_cast<char*>(da) + 2);
   float* C = static_cast<float*>(dc);
   if (o.alias) C = static_cast<float*>(da);
-  const int lda = o.bad_lda ? kM - 1 : kM;
+  const int lda = o.huge_lda ? 2147483647 : o.bad_lda ? kM - 1 : kM;
 
   const float alpha = 1.0f, beta = 0.0f;
   if (o.device_scalars) cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_DEVICE);  // alpha/beta stay on the host
