@@ -193,7 +193,9 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
   if (h.format_version < 4) {
     std::memset(reinterpret_cast<char*>(&t.header_) + offsetof(FileHeader, launch_offset), 0,
                 offsetof(FileHeader, reserved_launches) + sizeof h.reserved_launches - offsetof(FileHeader, launch_offset));
-  } else if (h.launch_offset != 0 || h.launch_capacity != 0) {
+  } else if (h.launch_offset != 0 || h.launch_capacity != 0 || h.kernels_offset != 0 || h.kernel_capacity != 0) {
+    // Any of the four set means there is a launch ring, and all of them must then hold up: a
+    // kernel table without a ring (found by the fuzzer) would be read from anywhere.
     if (h.launch_entry_bytes != sizeof(LaunchEntry) || h.launch_capacity == 0 || h.launch_capacity > (1ull << 32) ||
         h.kernel_capacity > kMaxKernels) {
       return fail(fmt::format("corrupt header: launch ring of {} entries of {} bytes, {} kernels", h.launch_capacity,

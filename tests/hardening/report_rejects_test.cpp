@@ -79,6 +79,22 @@ const Field kFields[] = {
     {"skipped_count", offsetof(FileHeader, skipped_count), 8},
     {"skipped[0]", offsetof(FileHeader, skipped), 8},
     {"skipped[63]", offsetof(FileHeader, skipped) + 63 * 8, 8},
+    // Version 4: the launch ring and kernel table, the side area (the seed has neither, so a
+    // value here claims a section the file does not have).
+    {"launch_offset", offsetof(FileHeader, launch_offset), 8},
+    {"launch_capacity", offsetof(FileHeader, launch_capacity), 8},
+    {"launch_next", offsetof(FileHeader, launch_next), 8},
+    {"kernels_offset", offsetof(FileHeader, kernels_offset), 8},
+    {"kernel_capacity", offsetof(FileHeader, kernel_capacity), 4},
+    {"launch_entry_bytes", offsetof(FileHeader, launch_entry_bytes), 4},
+    {"kernels_unnamed", offsetof(FileHeader, kernels_unnamed), 8},
+    {"first_launch_error", offsetof(FileHeader, first_launch_error), 8},
+    {"side_offset", offsetof(FileHeader, side_offset), 8},
+    {"side_bytes", offsetof(FileHeader, side_bytes), 8},
+    {"side_used", offsetof(FileHeader, side_used), 8},
+    {"side_entries", offsetof(FileHeader, side_entries), 8},
+    {"side_dropped", offsetof(FileHeader, side_dropped), 8},
+    {"side_dropped_bytes", offsetof(FileHeader, side_dropped_bytes), 8},
 };
 
 // Fields the reader checks against each other or against the file: any value but the right
@@ -168,6 +184,21 @@ TEST_F(ReportRejects, EveryHeaderFieldAtTheExtremes) {
   RecordProperty("reported", reported);
   EXPECT_GT(refused, 0);
   EXPECT_GT(reported, 0);
+}
+
+TEST_F(ReportRejects, AKernelTableWithoutALaunchRingIsRefused) {
+  // Found by the fuzzer: the launch ring's fields zero, the kernel table's set. The table was
+  // then taken as it stood and read from anywhere (TraceFile::kernel_totals).
+  const Field capacity{"kernel_capacity", offsetof(FileHeader, kernel_capacity), 4};
+  const Field offset{"kernels_offset", offsetof(FileHeader, kernels_offset), 8};
+  ASSERT_EQ(get(seed_, Field{"launch_capacity", offsetof(FileHeader, launch_capacity), 8}), 0u)
+      << "the seed has no launch ring";
+  std::string bytes = seed_;
+  set(bytes, capacity, 1024);
+  set(bytes, offset, uint64_t{1} << 40);
+  ProcessResult r = report("kernels-without-ring", bytes);
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_NE(r.err.find("launch ring"), std::string::npos) << r.err;
 }
 
 TEST_F(ReportRejects, HugeCountsAreRefusedOrReportedNeverAllocated) {
