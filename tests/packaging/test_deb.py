@@ -9,17 +9,13 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
+
+from package_test import Checks, output_directory, run_in_root_overlay
 
 
 def main():
     repo, build, floor = sys.argv[1:4]
-    failures = []
-
-    def check(name, ok, detail=""):
-        print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-        if not ok:
-            failures.append(name)
+    check = Checks(detail_chars=600)
 
     debs = glob.glob(os.path.join(build, "packages", "cublasspy_*_amd64.deb"))
     if len(debs) != 1:
@@ -37,17 +33,8 @@ def main():
     want = {"./usr/bin/cublasspy", "./usr/bin/cublasspy-replay-runner", "./usr/lib/libcublasspy.so"}
     check("the shim, the CLI and the runner under /usr, and nothing else", files == want, sorted(files))
 
-    with tempfile.TemporaryDirectory() as out:
-        os.chmod(out, 0o755)
-        here = os.path.dirname(os.path.abspath(__file__))
-        cmd = [os.path.join(here, "in_root_overlay.sh"), os.path.join(repo, "scripts", "in-pytorch-root.sh"),
-               "--bind", f"{os.path.dirname(deb)}:/cublasspy-packages", "--bind", f"{here}:/cublasspy-packaging",
-               "--bind", f"{out}:/out", "--", "sh", "/cublasspy-packaging/deb_inside.sh",
-               "/cublasspy-packages/" + os.path.basename(deb)]
-        setup = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
-        if setup.returncode != 0:
-            sys.exit(f"FAIL: the overlay run failed ({setup.returncode}): {setup.stderr[-600:]}")
-        read = lambda name: open(os.path.join(out, name)).read()
+    with output_directory() as out:
+        read = run_in_root_overlay(repo, deb, "deb_inside.sh", out, timeout=240)
         check("dpkg -i installs it", read("dpkg.rc").strip() == "0", read("dpkg.log")[-600:])
         check("cublasspy is on PATH at /usr/bin", read("which").strip() == "/usr/bin/cublasspy", read("which"))
         check("cublasspy --version there is the host build's", read("version") == host_version and
@@ -66,8 +53,7 @@ def main():
         check("the installed shim wrote the trace, with its version", len(traces) == 1 and
               traces[0]["writer_version"] == version, read("report.err")[-300:])
         check("the trace holds the program's cudaGetDeviceCount", "cudaGetDeviceCount" in names, names)
-    print("PASS" if not failures else f"FAILED: {failures}")
-    return 1 if failures else 0
+    return check.result()
 
 
 if __name__ == "__main__":

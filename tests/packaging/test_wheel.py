@@ -15,6 +15,8 @@ import sys
 import tempfile
 import zipfile
 
+from package_test import Checks, output_directory, run_in_root_overlay
+
 # What differs between two runs of the same program: not what the report says.
 VOLATILE_KEYS = {"path", "pid", "ppid", "start_time", "exe", "vars", "start_ns", "end_ns", "duration_ns",
                  "tid", "thread", "run_id", "other", "pid_namespace", "torn_records"}
@@ -34,12 +36,7 @@ def normalized(value):
 
 def main():
     repo, build, floor = sys.argv[1:4]
-    failures = []
-
-    def check(name, ok, detail=""):
-        print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {str(detail)[-1500:]}"))
-        if not ok:
-            failures.append(name)
+    check = Checks(detail_chars=1500)
 
     host_cli = os.path.join(build, "bin", "cublasspy")
     host_version = subprocess.run([host_cli, "--version"], capture_output=True, text=True).stdout
@@ -70,18 +67,10 @@ def main():
                                        capture_output=True, text=True)
             check("the programs need glibc only, at most " + floor, contained.returncode == 0, contained.stdout)
 
-    with tempfile.TemporaryDirectory() as out:
-        os.chmod(out, 0o755)
-        here = os.path.dirname(os.path.abspath(__file__))
-        cmd = [os.path.join(here, "in_root_overlay.sh"), os.path.join(repo, "scripts", "in-pytorch-root.sh"),
-               "--bind", f"{os.path.dirname(wheel)}:/cublasspy-packages", "--bind", f"{here}:/cublasspy-packaging",
-               "--bind", os.path.realpath(build), "--bind", f"{out}:/out", "--",
-               "sh", "/cublasspy-packaging/wheel_inside.sh", "/cublasspy-packages/" + os.path.basename(wheel),
-               os.path.realpath(build)]
-        run = subprocess.run(cmd, capture_output=True, text=True, timeout=280)
-        if run.returncode != 0:
-            sys.exit(f"FAIL: the overlay run failed ({run.returncode}): {run.stderr[-600:]}")
-        read = lambda name: open(os.path.join(out, name)).read()
+    with output_directory() as out:
+        build_path = os.path.realpath(build)
+        read = run_in_root_overlay(repo, wheel, "wheel_inside.sh", out, timeout=280, binds=[build_path],
+                                   args=[build_path])
         check("a venv in the root", read("venv.rc").strip() == "0", read("venv.log"))
         check("pip installs the wheel from the file, offline", read("pip.rc").strip() == "0", read("pip.log"))
         check("cublasspy is on the venv's PATH", read("which").strip() == "/opt/venv/bin/cublasspy", read("which"))
@@ -109,8 +98,7 @@ def main():
         check("the text report is the host build's", text("wheel-report.txt") == text("host-report.txt"),
               "".join(difflib.unified_diff(text("host-report.txt").splitlines(True),
                                            text("wheel-report.txt").splitlines(True), "host", "wheel")))
-    print("PASS" if not failures else f"FAILED: {failures}")
-    return 1 if failures else 0
+    return check.result()
 
 
 if __name__ == "__main__":
