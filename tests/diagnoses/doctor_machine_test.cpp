@@ -2,7 +2,9 @@
 // temporary root, the environment as a map, and (where a test needs the driver's answer) the
 // probe's result as the driver would give it. Each check has a case where it finds the problem
 // and one where it must not.
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -12,6 +14,7 @@
 
 #include "doctor/doctor.h"
 #include "support/diagnose_helpers.h"
+#include "support/fake_tree.h"
 
 namespace cublasspy::test {
 namespace {
@@ -22,33 +25,9 @@ using doctor::DoctorReport;
 using doctor::DriverProbe;
 using doctor::MachineView;
 
-class FakeMachine {
+class FakeMachine : public FakeTree {
  public:
-  FakeMachine() {
-    std::string templ = (fs::temp_directory_path() / "cbs-machine-XXXXXX").string();
-    root_ = mkdtemp(templ.data());
-    view.root = root_;
-    view.uid = 0;
-  }
-  ~FakeMachine() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  FakeMachine& file(const std::string& path, const std::string& text = "", mode_t mode = 0644) {
-    fs::create_directories(fs::path(root_ + path).parent_path());
-    std::ofstream(root_ + path) << text;
-    chmod((root_ + path).c_str(), mode);
-    return *this;
-  }
-  FakeMachine& link(const std::string& path, const std::string& target) {
-    fs::create_directories(fs::path(root_ + path).parent_path());
-    fs::create_symlink(target, root_ + path);
-    return *this;
-  }
-  FakeMachine& dir(const std::string& path) {
-    fs::create_directories(root_ + path);
-    return *this;
-  }
+  FakeMachine() { view.root = root; }
   // A working driver as the kernel shows it: module, one GPU, device nodes, libcuda.
   FakeMachine& installed_driver(const std::string& module = "535.104.05", const std::string& library = "535.104.05") {
     file("/proc/driver/nvidia/version",
@@ -60,12 +39,8 @@ class FakeMachine {
     return *this;
   }
   DoctorReport run() const { return doctor::run_doctor(view); }
-  std::string path(const std::string& p) const { return root_ + p; }
 
   MachineView view;
-
- private:
-  std::string root_;
 };
 
 const doctor::CheckResult* check_named(const DoctorReport& r, const std::string& name) {
@@ -156,29 +131,83 @@ TEST(DoctorMachine, KernelModuleAndLibraryOfDifferentReleases) {
   EXPECT_TRUE(contains(d.advice, "reboot")) << d.advice;
 }
 
+// The doctor as another user: whether a node may be opened is the kernel's answer for this
+// process (as for CUDA's own open()), so the doctor runs in a child that drops root to `uid`
+// with `groups`, and sends back its "device nodes" line and its findings, one per line.
+std::string doctor_as(const FakeMachine& m, uid_t uid, std::vector<gid_t> groups) {
+  chmod(m.root.c_str(), 0755);  // mkdtemp made it 0700
+  int pipe_fd[2];
+  if (pipe(pipe_fd) != 0) return "pipe failed";
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(pipe_fd[0]);
+    if (setgroups(groups.size(), groups.data()) != 0 || setgid(groups.front()) != 0 || setuid(uid) != 0) _exit(2);
+    DoctorReport r = m.run();
+    std::string text;
+    if (const auto* c = check_named(r, "device nodes")) text += std::string(doctor::check_status_name(c->status)) + " " + c->detail + "\n";
+    for (const Diagnosis& d : r.diagnoses) text += d.id + " | " + d.summary + " | " + d.evidence + " | " + d.advice + "\n";
+    (void)!write(pipe_fd[1], text.data(), text.size());
+    _exit(0);
+  }
+  close(pipe_fd[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(pipe_fd[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  close(pipe_fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "the child could not drop root";
+  return text;
+}
+
 TEST(DoctorMachine, DeviceNodesThisUserCannotOpen) {
   FakeMachine m;
   m.installed_driver();
   m.file("/dev/nvidia0", "", 0660);  // root:root, no access for others
-  m.view.uid = 4242;
-  m.view.gids = {4242};
-  DoctorReport r = m.run();
-  EXPECT_EQ(check_named(r, "device nodes")->status, CheckStatus::kProblem) << explain(r);
-  const Diagnosis& d = the_finding(r.diagnoses, "no-device");
-  EXPECT_TRUE(contains(d.evidence, "/dev/nvidia0")) << explain(r);
-  EXPECT_TRUE(contains(d.advice, "usermod")) << d.advice;
+  const std::string seen = doctor_as(m, 4242, {4242});
+  EXPECT_EQ(seen.rfind("problem this user cannot read and write /dev/nvidia0", 0), 0u) << seen;
+  // The machine evidence's finding, with the report's id and words.
+  EXPECT_EQ(seen.find("device-nodes-inaccessible | this process may not open the NVIDIA device nodes"), seen.find('\n') + 1) << seen;
+  EXPECT_TRUE(contains(seen, "/dev/nvidia0 -rw-rw---- uid 0 gid 0 (may NOT open)")) << seen;
+  EXPECT_TRUE(contains(seen, "usermod")) << seen;
+  EXPECT_FALSE(contains(seen, "no-device")) << seen;
 }
 
 TEST(DoctorMachine, DeviceNodesOfTheUsersGroupAreFine) {
   FakeMachine m;
   m.installed_driver();
   m.file("/dev/nvidia0", "", 0660);
-  m.view.uid = 4242;
   struct stat st;
   ASSERT_EQ(stat(m.path("/dev/nvidia0").c_str(), &st), 0);
-  m.view.gids = {static_cast<unsigned>(st.st_gid)};
+  const std::string seen = doctor_as(m, 4242, {st.st_gid});
+  EXPECT_EQ(seen.rfind("ok ", 0), 0u) << seen;
+  EXPECT_FALSE(contains(seen, "no-device")) << seen;
+  EXPECT_FALSE(contains(seen, "device-nodes-inaccessible")) << seen;
+}
+
+// The doctor's module, node and container lines are the machine evidence's: what the shim
+// records in a trace on this machine, read back the same way.
+TEST(DoctorMachine, ChecksReadTheMachineEvidence) {
+  FakeMachine m;
+  m.installed_driver();
+  m.file("/proc/1/cgroup", "0::/docker/0123abcd\n").file("/dev/nvidia-caps/nvidia-cap1", "", 0400);
+  m.view.env["container"] = "podman";
   DoctorReport r = m.run();
-  EXPECT_FALSE(has_id(r.diagnoses, "no-device")) << explain(r);
+  auto evidence = [&](const std::string& key) {
+    std::vector<std::string> out;
+    for (const auto& [k, v] : r.facts.evidence) {
+      if (k == key) out.push_back(v);
+    }
+    return out;
+  };
+  EXPECT_EQ(evidence("machine.container"), (std::vector<std::string>{"/proc/1/cgroup mentions docker", "container=podman"}));
+  EXPECT_EQ(r.facts.container.evidence, "/proc/1/cgroup mentions docker, container=podman");
+  EXPECT_EQ(r.facts.module.version, "535.104.05");
+  std::vector<std::string> paths;
+  for (const doctor::DeviceNode& n : r.facts.nodes.nodes) paths.push_back(n.path);
+  // The essential nodes only: the MIG capability node is evidence, not one every process opens.
+  EXPECT_EQ(paths, (std::vector<std::string>{"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia0"}));
+  EXPECT_FALSE(evidence("machine.node").empty());
 }
 
 TEST(DoctorMachine, LdLibraryPathWithAnotherCudaVersion) {
