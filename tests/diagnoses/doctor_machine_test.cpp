@@ -2,9 +2,7 @@
 // temporary root, the environment as a map, and (where a test needs the driver's answer) the
 // probe's result as the driver would give it. Each check has a case where it finds the problem
 // and one where it must not.
-#include <grp.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -136,28 +134,14 @@ TEST(DoctorMachine, KernelModuleAndLibraryOfDifferentReleases) {
 // with `groups`, and sends back its "device nodes" line and its findings, one per line.
 std::string doctor_as(const FakeMachine& m, uid_t uid, std::vector<gid_t> groups) {
   chmod(m.root.c_str(), 0755);  // mkdtemp made it 0700
-  int pipe_fd[2];
-  if (pipe(pipe_fd) != 0) return "pipe failed";
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(pipe_fd[0]);
-    if (setgroups(groups.size(), groups.data()) != 0 || setgid(groups.front()) != 0 || setuid(uid) != 0) _exit(2);
+  auto seen = as_user(uid, groups, [&] {
     DoctorReport r = m.run();
     std::string text;
     if (const auto* c = check_named(r, "device nodes")) text += std::string(doctor::check_status_name(c->status)) + " " + c->detail + "\n";
     for (const Diagnosis& d : r.diagnoses) text += d.id + " | " + d.summary + " | " + d.evidence + " | " + d.advice + "\n";
-    (void)!write(pipe_fd[1], text.data(), text.size());
-    _exit(0);
-  }
-  close(pipe_fd[1]);
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = read(pipe_fd[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-  close(pipe_fd[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "the child could not drop root";
-  return text;
+    return text;
+  });
+  return seen ? *seen : "the child could not drop root";
 }
 
 TEST(DoctorMachine, DeviceNodesThisUserCannotOpen) {

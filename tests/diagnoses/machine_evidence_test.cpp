@@ -3,10 +3,7 @@
 // under the shim on the stand-in, each recorded on a fake machine (CUBLASSPY_MACHINE_ROOT) and
 // diagnosed from its trace alone.
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-#include <signal.h>
 
 #include <chrono>
 #include <filesystem>
@@ -124,25 +121,13 @@ TEST(MachineEvidence, NodeThisUserMayNotOpen) {
   write_healthy_machine(t.root);
   t.file("/dev/nvidia0", "", 0660);
   chmod(t.root.c_str(), 0755);
-  int pipe_fd[2];
-  ASSERT_EQ(pipe(pipe_fd), 0);
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(pipe_fd[0]);
-    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(2);
+  const auto seen = as_user(65534, {65534}, [&] {
     std::string text;
     for (const auto& [k, v] : collect(t)) text += k + "=" + v + "\n";
-    (void)!write(pipe_fd[1], text.data(), text.size());
-    _exit(0);
-  }
-  close(pipe_fd[1]);
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = read(pipe_fd[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-  close(pipe_fd[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child could not drop root";
+    return text;
+  });
+  ASSERT_TRUE(seen) << "the child could not drop root";
+  const std::string& text = *seen;
   EXPECT_TRUE(contains(text, "/dev/nvidia0 -rw-rw---- uid 0 gid 0 denied")) << text;
   EXPECT_TRUE(contains(text, "/dev/nvidiactl -rw-rw-rw- uid 0 gid 0 open")) << text;
 
@@ -328,13 +313,18 @@ TEST(MachineDiagnoses, ReadOnAnotherMachine) {
   EXPECT_FALSE(has_id(after, "kernel-module-not-loaded")) << ids_of(after);
 }
 
+// libcublasLt.so.13 of `libdir` copied into a directory of its own under `tree` (returned).
+std::string copy_of_cublas_lt(const std::string& libdir, FakeTree& tree) {
+  tree.dir("/odd-lt");
+  fs::copy_file(libdir + "/libcublasLt.so.13", tree.path("/odd-lt/libcublasLt.so.13"));
+  return tree.path("/odd-lt");
+}
+
 // The commonest field cause: a libcublasLt of another directory first on LD_LIBRARY_PATH. The
 // real CUDA 13 libraries, with a copy of libcublasLt.so.13 in a directory of its own.
 TEST(MachineDiagnoses, CublasLtFromAnotherDirectory) {
   FakeTree other;
-  const std::string lt = other.root + "/odd-lt";
-  fs::create_directories(lt);
-  fs::copy_file(cuda_libdir() + "/libcublasLt.so.13", lt + "/libcublasLt.so.13");
+  const std::string lt = copy_of_cublas_lt(cuda_libdir(), other);
   RunOptions o;
   o.stack = Stack::kRealLibraries;
   o.env = {{"LD_LIBRARY_PATH", lt + ":" + cuda_libdir()}};
@@ -353,9 +343,7 @@ TEST(MachineDiagnoses, CublasLtFromAnotherDirectory) {
 // LD_LIBRARY_PATH, and the first Sgemm failing. The libraries are recorded at that failure.
 TEST(MachineDiagnoses, CublasLtMismatchFromAGemmFailure) {
   FakeTree other;
-  const std::string lt = other.root + "/odd-lt";
-  fs::create_directories(lt);
-  fs::copy_file(standin_dir() + "/libcublasLt.so.13", lt + "/libcublasLt.so.13");
+  const std::string lt = copy_of_cublas_lt(standin_dir(), other);
   RunOptions o;
   o.env = {{"LD_LIBRARY_PATH", lt}, {"STANDIN_FAIL", "cublasSgemm_v2:1:7"}};
   TracedRun run = run_traced(program_path("diag_workload"), o);

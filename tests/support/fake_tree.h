@@ -4,7 +4,10 @@
 
 #include <sys/types.h>
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace cublasspy::test {
 
@@ -25,5 +28,11 @@ class FakeTree {
 
   std::string root;
 };
+
+// What `fn` returns when run by another user: in a forked child that drops root to `uid` with
+// `groups` (the first its group), since whether a node may be opened is the kernel's answer for
+// the process that asks. The root of a tree `fn` reads must be traversable (0755). nullopt when
+// the child could not drop root or did not finish.
+std::optional<std::string> as_user(uid_t uid, const std::vector<gid_t>& groups, const std::function<std::string()>& fn);
 
 }  // namespace cublasspy::test
