@@ -194,6 +194,19 @@ TEST(DoctorMachine, ChecksReadTheMachineEvidence) {
   EXPECT_FALSE(evidence("machine.node").empty());
 }
 
+// A MIG instance selected without its capability nodes: the judge's finding, as the report has it.
+TEST(DoctorMachine, MigInstanceWithoutCapabilityNodes) {
+  FakeMachine m;
+  m.installed_driver();
+  m.view.env["CUDA_VISIBLE_DEVICES"] = "MIG-4b2d9c3e-1f0a-5e6b-8c7d-0a1b2c3d4e5f";
+  DoctorReport r = m.run();
+  const Diagnosis& d = the_finding(r.diagnoses, "device-nodes-inaccessible");
+  EXPECT_TRUE(contains(d.summary, "MIG instance")) << explain(r);
+  EXPECT_TRUE(contains(d.evidence, "no nvidia-cap node")) << d.evidence;
+  m.file("/dev/nvidia-caps/nvidia-cap1", "", 0666);
+  EXPECT_FALSE(has_id(m.run().diagnoses, "device-nodes-inaccessible")) << explain(m.run());
+}
+
 TEST(DoctorMachine, LdLibraryPathWithAnotherCudaVersion) {
   FakeMachine m;
   m.installed_driver();
