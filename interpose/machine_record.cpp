@@ -1,10 +1,10 @@
 #include "machine_record.h"
 
 #include <dlfcn.h>
-#include <link.h>
-#include <climits>
 #include <library_types.h>
+#include <link.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
