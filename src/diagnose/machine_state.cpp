@@ -77,7 +77,7 @@ std::string nvswitch_text(const MachineState& m) {
   for (const auto& n : m.nodes) {
     if (n.exists && n.path.rfind("/dev/nvidia-nvswitch", 0) == 0) seen.push_back(n.path);
   }
-  std::sort(seen.begin(), seen.end());  // in the directory's order as recorded: any
+  std::sort(seen.begin(), seen.end());  // recorded in the directories' order, which is arbitrary
   return seen.empty() ? "No NVSwitch was seen (/proc/driver/nvidia-nvswitch, /dev/nvidia-nvswitch*)."
                       : fmt::format("NVSwitches: {}.", fmt::join(seen, ", "));
 }
@@ -122,15 +122,19 @@ const StatusFinding kStatusFindings[] = {
      "one that supports the program's CUDA version."},
 };
 
-// CUDA_VISIBLE_DEVICES names a MIG instance, but the capability nodes CUDA must open for it
-// (/dev/nvidia-caps/nvidia-cap<N>) are missing or this process may not open them: a container
-// given the GPU but not the MIG capabilities, or a user outside the caps' group.
+// CUDA_VISIBLE_DEVICES (or, in a container, NVIDIA_VISIBLE_DEVICES) names a MIG instance, but
+// the capability nodes CUDA must open for it (/dev/nvidia-caps/nvidia-cap<N>) are missing or
+// this process may not open them: a container given the GPU but not the MIG capabilities, or a
+// user outside the caps' group.
 std::optional<Diagnosis> mig_capability_finding(const MachineState& m) {
   std::string visible;
   for (const auto& [name, value] : m.env) {
-    if (name == "CUDA_VISIBLE_DEVICES" && value) visible = *value;
+    if ((name == "CUDA_VISIBLE_DEVICES" || name == "NVIDIA_VISIBLE_DEVICES") && value &&
+        value->find("MIG-") != std::string::npos && visible.empty()) {
+      visible = name + "=" + *value;
+    }
   }
-  if (visible.find("MIG-") == std::string::npos) return std::nullopt;
+  if (visible.empty()) return std::nullopt;
   std::vector<std::string> caps, denied;
   for (const auto& n : m.nodes) {
     if (n.path.rfind("/dev/nvidia-caps/", 0) != 0 || !n.exists) continue;
@@ -139,9 +143,9 @@ std::optional<Diagnosis> mig_capability_finding(const MachineState& m) {
   }
   if (!caps.empty() && denied.empty()) return std::nullopt;
   Diagnosis d = make("device-nodes-inaccessible", Severity::kError);
-  d.summary = caps.empty() ? "CUDA_VISIBLE_DEVICES selects a MIG instance but there are no MIG capability nodes"
-                           : "CUDA_VISIBLE_DEVICES selects a MIG instance but this process may not open its capability nodes";
-  d.evidence = fmt::format("CUDA_VISIBLE_DEVICES={}; {}.", visible,
+  d.summary = caps.empty() ? "a MIG instance is selected but there are no MIG capability nodes"
+                           : "a MIG instance is selected but this process may not open its capability nodes";
+  d.evidence = fmt::format("{}; {}.", visible,
                            caps.empty() ? "/dev/nvidia-caps holds no nvidia-cap node" : "may NOT open " + fmt::to_string(fmt::join(denied, ", ")));
   if (!m.container.empty()) d.evidence += fmt::format(" This is a container ({}).", fmt::join(m.container, ", "));
   d.advice = "A MIG instance is opened through /dev/nvidia-caps/nvidia-cap<N> as well as the GPU's node. "
