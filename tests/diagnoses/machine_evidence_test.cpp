@@ -182,6 +182,33 @@ TEST(MachineEvidence, MigInstanceWithoutCapabilityNodes) {
   EXPECT_TRUE(contains(d.advice, "nvidia-modprobe")) << d.advice;
 }
 
+// In a container the runtime's variable selects the instance; CUDA_VISIBLE_DEVICES is unset.
+TEST(MachineEvidence, MigInstanceByTheContainerRuntimesVariable) {
+  FakeTree t;
+  write_healthy_machine(t.root);
+  auto vars = [](void*, const char* name) -> const char* {
+    return std::string(name) == "NVIDIA_VISIBLE_DEVICES" ? "MIG-4b2d9c3e-1f0a-5e6b-8c7d-0a1b2c3d4e5f" : nullptr;
+  };
+  auto found = findings_at_999(collect(t, vars));
+  const Diagnosis& d = the_finding(found, "device-nodes-inaccessible");
+  EXPECT_TRUE(contains(d.evidence, "NVIDIA_VISIBLE_DEVICES=MIG-4b2d9c3e")) << d.evidence;
+}
+
+TEST(MachineEvidence, MigCapabilityNodeThisUserMayNotOpen) {
+  FakeTree t;
+  write_healthy_machine(t.root);
+  t.file("/dev/nvidia-caps/nvidia-cap1", "", 0400);  // root's only, as nvidia-modprobe makes them
+  chmod(t.root.c_str(), 0755);
+  const auto seen = as_user(65534, {65534}, [&] {
+    std::string text;
+    for (const Diagnosis& d : findings_at_999(collect(t, mig_vars))) text += d.id + " | " + d.summary + " | " + d.evidence + "\n";
+    return text;
+  });
+  ASSERT_TRUE(seen) << "the child could not drop root";
+  EXPECT_TRUE(contains(*seen, "device-nodes-inaccessible | a MIG instance is selected but this process may not open")) << *seen;
+  EXPECT_TRUE(contains(*seen, "may NOT open /dev/nvidia-caps/nvidia-cap1 (-r-------- uid 0 gid 0)")) << *seen;
+}
+
 TEST(MachineEvidence, MigCapabilityNodesThisUserMayOpen) {
   FakeTree t;
   write_healthy_machine(t.root);
