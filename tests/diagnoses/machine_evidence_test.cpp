@@ -395,6 +395,21 @@ TEST(MachineDiagnoses, CublasLtMismatchFromAGemmFailure) {
   EXPECT_EQ(function_of_call(run, *d.pid, *d.call), "cublasSgemm_v2");
 }
 
+// The odd libcublasLt of another release: the versions as the libraries report them decide, and
+// the finding is an error.
+TEST(MachineDiagnoses, CublasLtOfAnotherReleaseFromAGemmFailure) {
+  FakeTree other;
+  const std::string lt = copy_of_cublas_lt(standin_dir(), other);
+  RunOptions o;
+  o.env = {{"LD_LIBRARY_PATH", lt}, {"STANDIN_FAIL", "cublasSgemm_v2:1:7"}, {"STANDIN_LT_VERSION", "120805"}};
+  TracedRun run = run_traced(program_path("diag_workload"), o);
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "cublas-lt-mismatch");
+  EXPECT_EQ(d.severity, Severity::kError) << explain(run, found);
+  EXPECT_TRUE(contains(d.summary, "runs with libcublasLt 12.8.5")) << d.summary;
+  EXPECT_TRUE(contains(d.evidence, "libcublasLt " + lt + "/libcublasLt.so.13 (version 12.8.5")) << d.evidence;
+}
+
 // A forked child's trace is its own: its first failed set-up call records the machine again, so
 // the child's trace alone explains the child's failure.
 TEST(MachineDiagnoses, ForkedChildRecordsItsOwnEvidence) {
