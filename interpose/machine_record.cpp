@@ -2,7 +2,9 @@
 
 #include <dlfcn.h>
 #include <library_types.h>
+#include <link.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,12 +15,15 @@
 #include "shim_driver.h"
 #include "spec/hook_list.h"
 #include "trace/machine_evidence.h"
-#include "trace/process_info.h"
 
 namespace cublasspy {
 namespace {
 
-constinit std::atomic<bool> g_recorded{false};
+// Once per process, and again in a forked child (machine_evidence_after_fork): the state of the
+// machine at the first failed set-up call, the libraries at the first failed call of any
+// library (a mixed libcublasLt fails GEMMs after a successful cublasCreate).
+constinit std::atomic<bool> g_machine_recorded{false};
+constinit std::atomic<bool> g_libraries_recorded{false};
 
 class WriterSink final : public EvidenceSink {
  public:
@@ -76,32 +81,70 @@ void library_version(void* handle, const char* family, char* out, size_t size) {
   }
 }
 
-// "machine.library": "<family>\t<path>\t<version>\t<origin>\t<LD_LIBRARY_PATH or ->" for each
-// loaded libcublas, libcublasLt and libcudart; the driver library's real path is returned.
-void record_libraries(Runtime& rt, char* driver, size_t driver_size) {
+// The loaded libcublas, libcublasLt, libcudart and libcuda, as the loader lists them, copied
+// into fixed buffers inside dl_iterate_phdr's callback (which allocates nothing and calls back
+// into nothing of ours but this copy). Why this cannot deadlock: dl_iterate_phdr takes glibc's
+// dl_load_write_lock, a recursive lock the loader holds only while it edits its list, never
+// while a library's constructor runs; a failing call made from inside a constructor (or from
+// inside the program's own dl_iterate_phdr callback) takes it again on the same thread, which
+// a recursive lock allows. The shim holds no blocking lock of its own here (the process
+// section's flag is tried, never waited for), so no cycle can go through us. The dlopen
+// (RTLD_NOLOAD) and dlsym made afterwards take the loader's dl_load_lock, recursive too, as
+// every dlsym the shim makes for its real functions already does.
+struct LoadedLibraries {
+  static constexpr int kMax = 8;  // on the caller's stack: 4 KiB
+  char path[kMax][512];
+  int count = 0;
+};
+
+LoadedLibraries list_loaded_libraries() {
+  LoadedLibraries out;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        auto* list = static_cast<LoadedLibraries*>(data);
+        const char* name = info->dlpi_name;
+        if (name == nullptr || *name == '\0' || family_of(name) == nullptr || list->count == LoadedLibraries::kMax ||
+            std::strlen(name) >= sizeof list->path[0]) {
+          return 0;
+        }
+        std::memcpy(list->path[list->count++], name, std::strlen(name) + 1);
+        return 0;
+      },
+      &out);
+  return out;
+}
+
+// The driver library's real path ("" when none is loaded). realpath into a PATH_MAX buffer
+// allocates nothing.
+void driver_library(const LoadedLibraries& loaded, char (&driver)[PATH_MAX]) {
   driver[0] = '\0';
+  for (int i = 0; i < loaded.count; ++i) {
+    if (std::strcmp(family_of(loaded.path[i]), "libcuda.so") != 0) continue;
+    if (::realpath(loaded.path[i], driver) == nullptr) std::snprintf(driver, sizeof driver, "%s", loaded.path[i]);
+    return;
+  }
+}
+
+// "machine.library": "<family>\t<path>\t<version>\t<origin>\t<LD_LIBRARY_PATH or ->" for each
+// loaded libcublas, libcublasLt and libcudart.
+void record_libraries(Runtime& rt, const LoadedLibraries& loaded) {
   const char* ld_library_path = std::getenv("LD_LIBRARY_PATH");
   const char* conda_prefix = std::getenv("CONDA_PREFIX");
-  for (const std::string& lib : loaded_cuda_libraries()) {
-    const char* family = family_of(lib.c_str());
-    if (family == nullptr) continue;
-    if (std::strcmp(family, "libcuda.so") == 0) {
-      if (driver[0] == '\0' && ::realpath(lib.c_str(), driver) == nullptr) {
-        std::snprintf(driver, driver_size, "%s", lib.c_str());
-      }
-      continue;
-    }
+  for (int i = 0; i < loaded.count; ++i) {
+    const char* lib = loaded.path[i];
+    const char* family = family_of(lib);
+    if (std::strcmp(family, "libcuda.so") == 0) continue;
     char version[64] = "";
-    if (void* handle = real_dlopen(lib.c_str(), RTLD_NOLOAD | RTLD_LAZY)) {
+    if (void* handle = real_dlopen(lib, RTLD_NOLOAD | RTLD_LAZY)) {
       library_version(handle, family, version, sizeof version);
       dlclose(handle);
     }
-    const char* slash = std::strrchr(lib.c_str(), '/');
-    const size_t dir_len = slash != nullptr ? static_cast<size_t>(slash - lib.c_str()) : 0;
-    const bool on_path = is_ld_library_path_entry(lib.c_str(), dir_len, ld_library_path);
+    const char* slash = std::strrchr(lib, '/');
+    const size_t dir_len = slash != nullptr ? static_cast<size_t>(slash - lib) : 0;
+    const bool on_path = is_ld_library_path_entry(lib, dir_len, ld_library_path);
     char value[kEvidenceValueMax];
-    std::snprintf(value, sizeof value, "%.*s\t%s\t%s\t%s\t%s", static_cast<int>(std::strlen(family) - 3), family,
-                  lib.c_str(), version, library_origin(lib.c_str(), conda_prefix, rt.config.machine_root.c_str()),
+    std::snprintf(value, sizeof value, "%.*s\t%s\t%s\t%s\t%s", static_cast<int>(std::strlen(family) - 3), family, lib,
+                  version, library_origin(lib, conda_prefix, rt.config.machine_root.c_str()),
                   on_path ? "LD_LIBRARY_PATH" : "-");
     rt.writer.append_process_entry("machine.library", value);
   }
@@ -131,26 +174,38 @@ bool is_create(uint16_t id) {
 
 }  // namespace
 
-void record_machine_evidence(Runtime& rt, uint16_t id, int status, std::atomic<bool>& process_section_busy) {
-  if (g_recorded.load(std::memory_order_relaxed)) return;
+void record_machine_evidence(Runtime& rt, uint16_t id, int status, bool setup_call, std::atomic<bool>& process_section_busy) {
+  const bool want_machine = setup_call && !g_machine_recorded.load(std::memory_order_relaxed);
+  const bool want_libraries = !g_libraries_recorded.load(std::memory_order_relaxed);
+  if (!want_machine && !want_libraries) return;
   bool expected = false;
   if (!process_section_busy.compare_exchange_strong(expected, true)) return;  // next failure
-  if (!g_recorded.exchange(true)) {
-    ThreadState& ts = thread_state();
-    ts.internal++;  // the version functions pass straight through
-    char driver[4096];
-    record_libraries(rt, driver, sizeof driver);
-    MachineSource source;
-    source.root = rt.config.machine_root.c_str();
-    source.get_var = environment_variable;
+  ThreadState& ts = thread_state();
+  ts.internal++;  // the version functions pass straight through
+  const LoadedLibraries loaded = list_loaded_libraries();
+  MachineSource source;
+  source.root = rt.config.machine_root.c_str();
+  source.get_var = environment_variable;
+  WriterSink sink(rt.writer);
+  if (!g_libraries_recorded.exchange(true)) {
+    record_libraries(rt, loaded);
+    collect_library_variables(source, sink);
+  }
+  if (setup_call && !g_machine_recorded.exchange(true)) {
+    char driver[PATH_MAX];
+    driver_library(loaded, driver);
     source.driver_library = driver[0] != '\0' ? driver : nullptr;
-    WriterSink sink(rt.writer);
-    collect_machine_evidence(source, sink);
+    collect_machine_state(source, sink);
     // CUBLAS_STATUS_NOT_INITIALIZED (1), CUBLAS_STATUS_ALLOC_FAILED (3).
     if (is_create(id) && (status == 1 || status == 3)) record_memory(rt);
-    ts.internal--;
   }
+  ts.internal--;
   process_section_busy.store(false);
+}
+
+void machine_evidence_after_fork() {
+  g_machine_recorded.store(false);
+  g_libraries_recorded.store(false);
 }
 
 }  // namespace cublasspy

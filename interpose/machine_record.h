@@ -7,10 +7,17 @@
 
 namespace cublasspy {
 
-// After a set-up call (cuInit, cudaGetDeviceCount, cudaSetDevice, cublasCreate, cublasLtCreate)
-// failed with `status`. Records once per process; every later call costs one relaxed load.
+// After call `id` failed with `status`. A set-up call (cuInit, cudaGetDeviceCount,
+// cudaSetDevice, cublasCreate, cublasLtCreate) records the machine's state and the libraries;
+// any other failing call the libraries (their versions, directories and origins) only. Each
+// once per process; a later failure costs two relaxed loads, a call that succeeds nothing.
 // Takes `process_section_busy` (the flag the library refresh also takes) and records nothing,
-// to try again at the next failure, when another thread holds it.
-void record_machine_evidence(Runtime& rt, uint16_t id, int status, std::atomic<bool>& process_section_busy);
+// to try again at the next failure, when another thread holds it. Not for signal handlers: it
+// reads files and asks the loader (see machine_record.cpp for why that cannot deadlock).
+void record_machine_evidence(Runtime& rt, uint16_t id, int status, bool setup_call,
+                             std::atomic<bool>& process_section_busy);
+
+// In a forked child, whose trace is its own: its first failures record again.
+void machine_evidence_after_fork();
 
 }  // namespace cublasspy

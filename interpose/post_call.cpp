@@ -163,8 +163,18 @@ PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
     ts.internal--;
     if (!failed) rt.cuda_ready.store(true, std::memory_order_relaxed);
   }
-  if (failed && is_evidence_call(id)) record_machine_evidence(rt, id, ctx.rec.status, g_process_section_busy);
+  if (failed) [[unlikely]] {
+    const bool setup = is_evidence_call(id);
+    if (setup || hook_library(id) == Library::kCublas || hook_library(id) == Library::kCublasLt) {
+      record_machine_evidence(rt, id, ctx.rec.status, setup, g_process_section_busy);
+    }
+  }
   return outcome;
+}
+
+void process_section_after_fork() {
+  g_process_section_busy.store(false);
+  machine_evidence_after_fork();
 }
 
 }  // namespace cublasspy

@@ -18,4 +18,9 @@ void before_real_call(Runtime& rt, CallContext& ctx);
 void after_scalars_read(Runtime& rt, CallContext& ctx);
 PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed);
 
+// In a forked child (one thread, its own trace to come): a process-section append another
+// thread of the parent was making never finishes here, and the child's first failures record
+// their own machine evidence.
+void process_section_after_fork();
+
 }  // namespace cublasspy

@@ -16,6 +16,7 @@
 #include "hook_table.h"
 #include "trace/path_template.h"
 #include "trace/process_info.h"
+#include "post_call.h"
 #include "shim_log.h"
 
 namespace cublasspy {
@@ -68,6 +69,7 @@ void on_fork_child() {
     g_parent_cuda_ready.store(rt->cuda_ready.load());
   }
   rt->writer.abandon_after_fork();
+  process_section_after_fork();
   t_state.claim = ClaimCursor{};
   g_trace_pid.store(0);
   g_trace_attempted.store(0);

@@ -1,5 +1,6 @@
 #include "diagnose/machine_state.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -70,7 +71,100 @@ std::string modules_text(const MachineState& m) {
                            : "/proc/modules lists " + fmt::to_string(fmt::join(m.modules, ", "));
 }
 
+// The NVSwitches as the module lists them and as device nodes.
+std::string nvswitch_text(const MachineState& m) {
+  std::vector<std::string> seen = m.nvswitches;
+  for (const auto& n : m.nodes) {
+    if (n.exists && n.path.rfind("/dev/nvidia-nvswitch", 0) == 0) seen.push_back(n.path);
+  }
+  std::sort(seen.begin(), seen.end());  // recorded in the directories' order, which is arbitrary
+  return seen.empty() ? "No NVSwitch was seen (/proc/driver/nvidia-nvswitch, /dev/nvidia-nvswitch*)."
+                      : fmt::format("NVSwitches: {}.", fmt::join(seen, ", "));
+}
+
+std::string driver_and_module_text(const std::string& lead, const MachineState& m) {
+  std::string out = lead;
+  if (!m.module_version.empty()) out += " Kernel module: " + m.module_version + ".";
+  return out;
+}
+
+// A status with one cause on the machine: the finding it proves, and when.
+struct StatusFinding {
+  int status;
+  const char* id;
+  bool (*applies)(const MachineState&);
+  const char* summary;
+  std::string (*evidence)(const MachineState&);
+  const char* advice;
+};
+
+const StatusFinding kStatusFindings[] = {
+    {kUnknown, "uvm-not-loaded",
+     [](const MachineState& m) { return m.modules_read && !m.has_module("nvidia_uvm"); },
+     "the nvidia_uvm kernel module is not loaded (often after a suspend), so CUDA fails with 999",
+     [](const MachineState& m) { return modules_text(m) + "; nvidia_uvm is not among them."; },
+     "Reload it: `sudo modprobe nvidia_uvm`; after a suspend and resume, `sudo rmmod "
+     "nvidia_uvm && sudo modprobe nvidia_uvm` (stop the processes using the GPU first). To "
+     "keep it from happening, load it at boot (`nvidia_uvm` in /etc/modules-load.d) and "
+     "enable the driver's suspend services (nvidia-suspend, nvidia-resume)."},
+    {kSystemNotReady, "fabric-manager-not-running", [](const MachineState&) { return true; },
+     "CUDA reports the system not ready (802): on NVSwitch machines, Fabric Manager is not running",
+     [](const MachineState& m) { return driver_and_module_text(nvswitch_text(m), m); },
+     "Start NVIDIA Fabric Manager: `sudo systemctl enable --now nvidia-fabricmanager`, and "
+     "check `systemctl status nvidia-fabricmanager`. Its version must be the driver's exactly "
+     "(`nvidia-smi` and `nv-fabricmanager --version`); install the matching package."},
+    {kCompatNotSupported, "forward-compat-unsupported", [](const MachineState&) { return true; },
+     "CUDA's forward-compatibility driver library does not support this GPU (804)",
+     [](const MachineState& m) { return driver_and_module_text(driver_text(m) + ".", m); },
+     "The forward-compatibility libcuda (the cuda-compat package, /usr/local/cuda/compat) "
+     "works only on data-center GPUs. Take its directory out of LD_LIBRARY_PATH and "
+     "/etc/ld.so.conf.d so the driver's own libcuda.so.1 loads, or upgrade the driver to "
+     "one that supports the program's CUDA version."},
+};
+
+// CUDA_VISIBLE_DEVICES (or, in a container, NVIDIA_VISIBLE_DEVICES) names a MIG instance, but
+// the capability nodes CUDA must open for it (/dev/nvidia-caps/nvidia-cap<N>) are missing or
+// this process may not open them: a container given the GPU but not the MIG capabilities, or a
+// user outside the caps' group.
+std::optional<Diagnosis> mig_capability_finding(const MachineState& m) {
+  std::string visible;
+  for (const auto& [name, value] : m.env) {
+    if ((name == "CUDA_VISIBLE_DEVICES" || name == "NVIDIA_VISIBLE_DEVICES") && value &&
+        value->find("MIG-") != std::string::npos && visible.empty()) {
+      visible = name + "=" + *value;
+    }
+  }
+  if (visible.empty()) return std::nullopt;
+  std::vector<std::string> caps, denied;
+  for (const auto& n : m.nodes) {
+    if (n.path.rfind("/dev/nvidia-caps/", 0) != 0 || !n.exists) continue;
+    caps.push_back(n.path);
+    if (!n.may_open) denied.push_back(fmt::format("{} ({})", n.path, n.mode));
+  }
+  if (!caps.empty() && denied.empty()) return std::nullopt;
+  Diagnosis d = make("device-nodes-inaccessible", Severity::kError);
+  d.summary = caps.empty() ? "a MIG instance is selected but there are no MIG capability nodes"
+                           : "a MIG instance is selected but this process may not open its capability nodes";
+  d.evidence = fmt::format("{}; {}.", visible,
+                           caps.empty() ? "/dev/nvidia-caps holds no nvidia-cap node" : "may NOT open " + fmt::to_string(fmt::join(denied, ", ")));
+  if (!m.container.empty()) d.evidence += fmt::format(" This is a container ({}).", fmt::join(m.container, ", "));
+  d.advice = "A MIG instance is opened through /dev/nvidia-caps/nvidia-cap<N> as well as the GPU's node. "
+             "In a container, let the NVIDIA Container Toolkit pass the instance in (`docker run --gpus "
+             "'\"device=MIG-...\"'`, or NVIDIA_VISIBLE_DEVICES=MIG-... with the nvidia runtime) instead of "
+             "listing /dev nodes by hand. On the host, `sudo nvidia-modprobe -f "
+             "/proc/driver/nvidia/capabilities/gpu0/mig/gi<G>/ci<C>/access` creates the nodes; their group "
+             "must include this user. `nvidia-smi -L` lists the MIG UUIDs.";
+  return d;
+}
+
 }  // namespace
+
+bool MachineState::Node::is_gpu() const {
+  const std::string name = path.rfind("/dev/", 0) == 0 ? path.substr(5) : path;
+  return name.size() > 6 && name.rfind("nvidia", 0) == 0 && name.find_first_not_of("0123456789", 6) == std::string::npos;
+}
+
+bool MachineState::Node::essential() const { return path == "/dev/nvidiactl" || path == "/dev/nvidia-uvm" || is_gpu(); }
 
 bool MachineState::has_module(const std::string& name) const {
   for (const std::string& mod : modules) {
@@ -105,9 +199,7 @@ MachineState machine_state_from(const std::vector<std::pair<std::string, std::st
         n.may_open = last != std::string::npos && rest.substr(last + 1) == "open";
         n.mode = last == std::string::npos ? rest : rest.substr(0, last);
       }
-      const std::string name = n.path.rfind("/dev/", 0) == 0 ? n.path.substr(5) : n.path;
-      bool gpu = name.size() > 6 && name.rfind("nvidia", 0) == 0 && name.find_first_not_of("0123456789", 6) == std::string::npos;
-      m.any_gpu_node = m.any_gpu_node || (gpu && n.exists);
+      m.any_gpu_node = m.any_gpu_node || (n.is_gpu() && n.exists);
       m.nodes.push_back(std::move(n));
     } else if (what == "nvswitch") {
       m.nvswitches.push_back(value);
@@ -144,7 +236,8 @@ MachineState machine_state_from(const std::vector<std::pair<std::string, std::st
 }
 
 std::vector<Diagnosis> machine_findings(const MachineState& m, const std::optional<SetupFailure>& setup,
-                                        const std::optional<SetupFailure>& create) {
+                                        const std::optional<SetupFailure>& create,
+                                        const std::optional<SetupFailure>& library_call) {
   std::vector<Diagnosis> out;
   if (!m.recorded) return out;
   const std::string seen = setup ? setup->words + ". " : "";
@@ -170,8 +263,7 @@ std::vector<Diagnosis> machine_findings(const MachineState& m, const std::option
   if (setup) {
     std::vector<std::string> denied;
     for (const auto& n : m.nodes) {
-      if (n.exists && !n.may_open && n.path.rfind("/dev/nvidia-caps", 0) != 0 && n.path.find("nvswitch") == std::string::npos &&
-          n.path != "/dev/nvidia-uvm-tools" && n.path != "/dev/nvidia-modeset") {
+      if (n.exists && !n.may_open && n.essential()) {
         denied.push_back(fmt::format("{} ({})", n.path, n.mode));
       }
     }
@@ -191,42 +283,21 @@ std::vector<Diagnosis> machine_findings(const MachineState& m, const std::option
       at_setup(d);
       out.push_back(std::move(d));
     }
+    // A MIG instance's own nodes, once the GPU's are open to this process.
+    if (auto mig = denied.empty() && m.any_gpu_node ? mig_capability_finding(m) : std::nullopt) {
+      mig->evidence = seen + mig->evidence;
+      at_setup(*mig);
+      out.push_back(std::move(*mig));
+    }
   }
 
-  if (setup && setup->status == kUnknown && m.modules_read && !m.has_module("nvidia_uvm")) {
-    Diagnosis d = make("uvm-not-loaded", Severity::kError);
-    d.summary = "the nvidia_uvm kernel module is not loaded (often after a suspend), so CUDA fails with 999";
-    d.evidence = fmt::format("{}{}; nvidia_uvm is not among them.", seen, modules_text(m));
-    d.advice = "Reload it: `sudo modprobe nvidia_uvm`; after a suspend and resume, `sudo rmmod "
-               "nvidia_uvm && sudo modprobe nvidia_uvm` (stop the processes using the GPU first). To "
-               "keep it from happening, load it at boot (`nvidia_uvm` in /etc/modules-load.d) and "
-               "enable the driver's suspend services (nvidia-suspend, nvidia-resume).";
-    at_setup(d);
-    out.push_back(std::move(d));
-  }
-
-  if (setup && setup->status == kSystemNotReady) {
-    Diagnosis d = make("fabric-manager-not-running", Severity::kError);
-    d.summary = "CUDA reports the system not ready (802): on NVSwitch machines, Fabric Manager is not running";
-    d.evidence = seen + (m.nvswitches.empty() ? "No NVSwitch was seen in /proc/driver/nvidia-nvswitch."
-                                              : fmt::format("NVSwitches: {}.", fmt::join(m.nvswitches, ", ")));
-    if (!m.module_version.empty()) d.evidence += " Driver: " + m.module_version + ".";
-    d.advice = "Start NVIDIA Fabric Manager: `sudo systemctl enable --now nvidia-fabricmanager`, and "
-               "check `systemctl status nvidia-fabricmanager`. Its version must be the driver's exactly "
-               "(`nvidia-smi` and `nv-fabricmanager --version`); install the matching package.";
-    at_setup(d);
-    out.push_back(std::move(d));
-  }
-
-  if (setup && setup->status == kCompatNotSupported) {
-    Diagnosis d = make("forward-compat-unsupported", Severity::kError);
-    d.summary = "CUDA's forward-compatibility driver library does not support this GPU (804)";
-    d.evidence = fmt::format("{}{}.", seen, driver_text(m));
-    if (!m.module_version.empty()) d.evidence += " Kernel module: " + m.module_version + ".";
-    d.advice = "The forward-compatibility libcuda (the cuda-compat package, /usr/local/cuda/compat) "
-               "works only on data-center GPUs. Take its directory out of LD_LIBRARY_PATH and "
-               "/etc/ld.so.conf.d so the driver's own libcuda.so.1 loads, or upgrade the driver to "
-               "one that supports the program's CUDA version.";
+  // Each of these statuses has one known cause on the machine, and one finding.
+  for (const StatusFinding& f : kStatusFindings) {
+    if (!setup || setup->status != f.status || !f.applies(m)) continue;
+    Diagnosis d = make(f.id, Severity::kError);
+    d.summary = f.summary;
+    d.evidence = seen + f.evidence(m);
+    d.advice = f.advice;
     at_setup(d);
     out.push_back(std::move(d));
   }
@@ -289,8 +360,13 @@ std::vector<Diagnosis> machine_findings(const MachineState& m, const std::option
       } else if (cublas->origin != lt->origin) {
         d.evidence += fmt::format(" One comes from {}, the other from {}.", cublas->origin, lt->origin);
       }
-      if (create) d.evidence += " " + create->words + ".";
-      if (setup && !create) d.evidence += " " + setup->words + ".";
+      // The failure it explains: a set-up call, or (on a working GPU) the first failing
+      // cuBLAS/cuBLASLt call after a successful create.
+      const std::optional<SetupFailure>& failure = create ? create : setup ? setup : library_call;
+      if (failure) {
+        d.evidence += " " + failure->words + ".";
+        d.call = failure->call;
+      }
       d.advice = "libcublas loads libcublasLt by name, so whatever comes first on the loader's path "
                  "wins. Take the odd directory out of LD_LIBRARY_PATH (a pip wheel's "
                  "site-packages/nvidia/cublas/lib holds both), or install one CUDA release of both "

@@ -25,6 +25,10 @@ struct MachineState {
     bool exists = false;
     bool may_open = false;
     std::string mode;                // "crw-rw---- uid 0 gid 44"
+    bool is_gpu() const;             // /dev/nvidia<N>
+    // One every CUDA process opens: /dev/nvidiactl, /dev/nvidia-uvm, /dev/nvidia<N> (not the
+    // MIG capability, NVSwitch, uvm-tools or modeset nodes, which only some need).
+    bool essential() const;
   };
   std::vector<Node> nodes;
   bool any_gpu_node = false;         // a /dev/nvidia<N> exists
@@ -61,8 +65,10 @@ struct SetupFailure {
 // kernel-module-not-loaded, device-nodes-inaccessible, uvm-not-loaded,
 // fabric-manager-not-running, forward-compat-unsupported, out-of-memory-at-init,
 // cublas-lt-mismatch (docs/DIAGNOSES.md). `setup` is the first failing CUDA set-up call,
-// `create` a failing cublasCreate; pid is left to the caller.
+// `create` a failing cublasCreate, `library_call` the first failing cuBLAS/cuBLASLt call of any
+// kind (a GEMM's INVALID_VALUE from a mixed libcublasLt); pid is left to the caller.
 std::vector<Diagnosis> machine_findings(const MachineState& m, const std::optional<SetupFailure>& setup,
-                                        const std::optional<SetupFailure>& create);
+                                        const std::optional<SetupFailure>& create,
+                                        const std::optional<SetupFailure>& library_call = std::nullopt);
 
 }  // namespace cublasspy::diagnoses

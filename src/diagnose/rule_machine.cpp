@@ -34,9 +34,20 @@ void rule_machine(RuleContext& ctx) {
       create = SetupFailure{s, fmt::format("{} returned {}", call_name(c), status_text(c)), c.seq, true};
       break;
     }
+    // The first failing cuBLAS/cuBLASLt call: mixed libraries fail GEMMs, not only set-up.
+    const CallView* first_library_failure = nullptr;
+    for (const auto& key : f.failure_order) {
+      const CallView& c = f.failures.at(key).first;
+      if (!is_cublas_call(c) || c.rec().status == 0) continue;
+      if (first_library_failure == nullptr || began_before(c, *first_library_failure)) first_library_failure = &c;
+    }
+    std::optional<SetupFailure> library_call;
+    if (const CallView* c = first_library_failure) {
+      library_call = SetupFailure{c->rec().status, fmt::format("{} returned {}", call_name(*c), status_text(*c)), c->seq, false};
+    }
     // No driver library at all is no-driver's finding, not the module's.
     const bool no_driver = ctx.found_for(f, {"no-driver"}) != nullptr;
-    for (Diagnosis& d : machine_findings(m, no_driver ? std::nullopt : setup, create)) {
+    for (Diagnosis& d : machine_findings(m, no_driver ? std::nullopt : setup, create, library_call)) {
       d.pid = f.pid;
       ctx.add(std::move(d));
     }

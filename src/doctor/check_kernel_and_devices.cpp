@@ -2,9 +2,9 @@
 // the device nodes a CUDA process opens (/dev/nvidia*), whether this is a container, and MIG.
 // From the field reports of "CUDA unknown error" (device-node permissions, containers, MIG, a
 // kernel update that left the module behind) and of multi-GPU hosts in containers
-// (docs/DIAGNOSES.md).
-#include <sys/stat.h>
-
+// (docs/DIAGNOSES.md). The module, the nodes and the container markers are the machine evidence
+// the shim records in a trace (trace/machine_evidence.h, read back by diagnose/machine_state.h):
+// one collector, so doctor and the report see the same machine.
 #include <algorithm>
 #include <regex>
 
@@ -24,29 +24,16 @@ std::string field(const std::string& text, const std::string& key) {
   return b == std::string::npos ? "" : value.substr(b);
 }
 
-bool is_gpu_node(const std::string& name) {
-  return name.size() > 6 && name.rfind("nvidia", 0) == 0 &&
-         std::all_of(name.begin() + 6, name.end(), [](unsigned char c) { return std::isdigit(c); });
-}
-
-std::string mode_text(const struct stat& st) {
-  std::string bits = S_ISCHR(st.st_mode) ? "c" : S_ISDIR(st.st_mode) ? "d" : "-";
-  const char* rwx = "rwxrwxrwx";
-  for (int i = 0; i < 9; ++i) bits += (st.st_mode & (0400 >> i)) ? rwx[i] : '-';
-  return fmt::format("{} uid {} gid {}", bits, st.st_uid, st.st_gid);
-}
-
 }  // namespace
 
-CheckResult check_kernel_module(const MachineView& m, KernelModuleFacts& out) {
+CheckResult check_kernel_module(const MachineView& m, const diagnoses::MachineState& state, KernelModuleFacts& out) {
   CheckResult r{"kernel module", CheckStatus::kProblem, ""};
-  auto version = m.read_file("/proc/driver/nvidia/version");
   for (const std::string& bus : m.list_dir("/proc/driver/nvidia/gpus")) {
     out.gpu_bus_ids.push_back(bus);
     auto info = m.read_file("/proc/driver/nvidia/gpus/" + bus + "/information");
     out.gpu_models.push_back(info ? field(*info, "Model") : "");
   }
-  if (!version) {
+  if (!state.module_loaded()) {
     r.detail = "/proc/driver/nvidia/version does not exist: the nvidia kernel module is not loaded "
                "(or, in a container or WSL, not visible)";
     return r;
@@ -54,7 +41,7 @@ CheckResult check_kernel_module(const MachineView& m, KernelModuleFacts& out) {
   out.loaded = true;
   static const std::regex kVersion(R"(Kernel Module[^0-9]*([0-9]+\.[0-9]+(\.[0-9]+)?))");
   std::smatch match;
-  if (std::regex_search(*version, match, kVersion)) out.version = match[1].str();
+  if (std::regex_search(state.module_version, match, kVersion)) out.version = match[1].str();
   r.status = CheckStatus::kOk;
   r.detail = fmt::format("nvidia {} loaded, {} GPU{} on the PCI bus{}", out.version.empty() ? "(version unread)" : out.version,
                          out.gpu_bus_ids.size(), out.gpu_bus_ids.size() == 1 ? "" : "s",
@@ -62,25 +49,19 @@ CheckResult check_kernel_module(const MachineView& m, KernelModuleFacts& out) {
   return r;
 }
 
-CheckResult check_device_nodes(const MachineView& m, DeviceNodeFacts& out) {
-  std::vector<std::string> names = {"nvidiactl", "nvidia-uvm"};
-  for (const std::string& name : m.list_dir("/dev")) {
-    if (is_gpu_node(name)) names.push_back(name);
-  }
-  for (const std::string& name : names) {
+CheckResult check_device_nodes(const diagnoses::MachineState& state, DeviceNodeFacts& out) {
+  for (const diagnoses::MachineState::Node& n : state.nodes) {
+    if (!n.essential()) continue;
     DeviceNode node;
-    node.path = "/dev/" + name;
-    struct stat st;
-    node.exists = ::stat(m.at(node.path).c_str(), &st) == 0;
-    if (node.exists) {
-      node.char_device = S_ISCHR(st.st_mode);
-      node.accessible = m.may_read_write(node.path);
-      node.mode = mode_text(st);
-      if (!node.accessible) out.inaccessible.push_back(node.path);
-    }
-    out.any_gpu_node = out.any_gpu_node || (node.exists && is_gpu_node(name));
+    node.path = n.path;
+    node.exists = n.exists;
+    node.char_device = n.exists && !n.mode.empty() && n.mode[0] == 'c';
+    node.accessible = n.exists && n.may_open;
+    node.mode = n.mode;
+    if (n.exists && !n.may_open) out.inaccessible.push_back(n.path);
     out.nodes.push_back(node);
   }
+  out.any_gpu_node = state.any_gpu_node;
   CheckResult r{"device nodes", CheckStatus::kOk, ""};
   std::vector<std::string> present, missing;
   for (const DeviceNode& n : out.nodes) (n.exists ? present : missing).push_back(n.path);
@@ -101,22 +82,9 @@ CheckResult check_device_nodes(const MachineView& m, DeviceNodeFacts& out) {
   return r;
 }
 
-CheckResult check_container(const MachineView& m, const DeviceNodeFacts& nodes, ContainerFacts& out) {
-  std::vector<std::string> signs;
-  if (m.exists("/.dockerenv")) signs.push_back("/.dockerenv exists");
-  if (m.exists("/run/.containerenv")) signs.push_back("/run/.containerenv exists");
-  if (auto cgroup = m.read_file("/proc/1/cgroup")) {
-    for (const char* word : {"docker", "kubepods", "containerd", "libpod", "lxc"}) {
-      if (cgroup->find(word) != std::string::npos) {
-        signs.push_back(fmt::format("/proc/1/cgroup mentions {}", word));
-        break;
-      }
-    }
-  }
-  if (auto c = m.var("container"); c && !c->empty()) signs.push_back("container=" + *c);
-  if (m.var("KUBERNETES_SERVICE_HOST")) signs.push_back("KUBERNETES_SERVICE_HOST is set");
-  out.in_container = !signs.empty();
-  out.evidence = fmt::to_string(fmt::join(signs, ", "));
+CheckResult check_container(const diagnoses::MachineState& state, const DeviceNodeFacts& nodes, ContainerFacts& out) {
+  out.in_container = !state.container.empty();
+  out.evidence = fmt::to_string(fmt::join(state.container, ", "));
   CheckResult r{"container", CheckStatus::kInfo, ""};
   if (!out.in_container) {
     r.detail = "not a container";

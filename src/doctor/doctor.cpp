@@ -37,17 +37,21 @@ bool has(const std::vector<Diagnosis>& found, const char* id) {
   return std::any_of(found.begin(), found.end(), [&](const Diagnosis& d) { return d.id == id; });
 }
 
-// The machine evidence, through the collector the shim records with, and the findings the
-// trace rules draw from it (diagnose/machine_state.h): same ids, same words.
-void add_machine_findings(const MachineView& m, DoctorReport& r, bool driver_works) {
+// The machine evidence, through the collector the shim records with, read back as the trace
+// rules read it (diagnose/machine_state.h).
+diagnoses::MachineState collect_evidence(const MachineView& m, MachineFacts& f) {
   MachineSource source;
   source.root = m.root.c_str();
   source.get_var = view_var;
   source.var_context = const_cast<MachineView*>(&m);
-  source.driver_library = r.facts.libraries.driver_file.empty() ? nullptr : r.facts.libraries.driver_file.c_str();
-  VectorSink sink(r.facts.evidence);
+  source.driver_library = f.libraries.driver_file.empty() ? nullptr : f.libraries.driver_file.c_str();
+  VectorSink sink(f.evidence);
   collect_machine_evidence(source, sink);
-  const diagnoses::MachineState state = diagnoses::machine_state_from(r.facts.evidence);
+  return diagnoses::machine_state_from(f.evidence);
+}
+
+// The findings the trace rules draw from that evidence: same ids, same words.
+void add_machine_findings(const diagnoses::MachineState& state, DoctorReport& r, bool driver_works) {
   std::optional<diagnoses::SetupFailure> setup;
   const DriverProbe& p = r.facts.probe;
   if (!driver_works && !has(r.diagnoses, "no-driver")) {
@@ -77,10 +81,11 @@ DoctorReport run_doctor(const MachineView& m) {
   // In the order a person would check by hand: the library, the kernel, the devices, then
   // what decides which GPUs and which libraries a program gets.
   std::vector<CheckResult> libraries = check_libraries(m, f.libraries);  // the driver line needs the files
+  const diagnoses::MachineState state = collect_evidence(m, f);              // needs the driver file
   add_all(check_driver(f.probe, f.libraries));
-  add(check_kernel_module(m, f.module));
-  add(check_device_nodes(m, f.nodes));
-  add(check_container(m, f.nodes, f.container));
+  add(check_kernel_module(m, state, f.module));
+  add(check_device_nodes(state, f.nodes));
+  add(check_container(state, f.nodes, f.container));
   add(check_mig(m, f.probe, f.mig));
   add(check_visible_devices(m, f.visible));
   add_all(check_device_order(f.probe, f.module, f.visible));
@@ -98,7 +103,7 @@ DoctorReport run_doctor(const MachineView& m) {
     }
   }
   r.diagnoses = diagnose_machine(f);
-  add_machine_findings(m, r, driver_works);
+  add_machine_findings(state, r, driver_works);
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/diagnosis.h"
+#include "diagnose/machine_state.h"
 #include "doctor/driver_probe.h"
 #include "doctor/machine.h"
 
@@ -38,19 +39,19 @@ struct DeviceNode {
   std::string path;
   bool exists = false;
   bool char_device = false;
-  bool accessible = false;  // readable and writable by this user
-  std::string mode;         // "crw-rw-rw- root:video"
+  bool accessible = false;  // this process may open it for reading and writing
+  std::string mode;         // "crw-rw-rw- uid 0 gid 44"
 };
 
 struct DeviceNodeFacts {
-  std::vector<DeviceNode> nodes;  // /dev/nvidiactl, /dev/nvidia-uvm, /dev/nvidia<N>
+  std::vector<DeviceNode> nodes;  // /dev/nvidiactl, /dev/nvidia-uvm, /dev/nvidia<N> (the essential ones)
   bool any_gpu_node = false;      // at least one /dev/nvidia<N>
   std::vector<std::string> inaccessible;
 };
 
 struct ContainerFacts {
   bool in_container = false;
-  std::string evidence;  // "/.dockerenv exists", "/proc/1/cgroup mentions kubepods"
+  std::string evidence;  // the markers: "/.dockerenv", "/proc/1/cgroup mentions kubepods"
 };
 
 struct MigFacts {
@@ -100,9 +101,11 @@ struct MachineFacts {
 };
 
 // ---- the checks: each fills its facts and returns its checklist line(s) ----
-CheckResult check_kernel_module(const MachineView& m, KernelModuleFacts& out);
-CheckResult check_device_nodes(const MachineView& m, DeviceNodeFacts& out);
-CheckResult check_container(const MachineView& m, const DeviceNodeFacts& nodes, ContainerFacts& out);
+// The kernel module, the device nodes and the container come from the machine evidence (the
+// collector the shim records with, read back as the trace rules read it).
+CheckResult check_kernel_module(const MachineView& m, const diagnoses::MachineState& state, KernelModuleFacts& out);
+CheckResult check_device_nodes(const diagnoses::MachineState& state, DeviceNodeFacts& out);
+CheckResult check_container(const diagnoses::MachineState& state, const DeviceNodeFacts& nodes, ContainerFacts& out);
 CheckResult check_mig(const MachineView& m, const DriverProbe& probe, MigFacts& out);
 std::vector<CheckResult> check_libraries(const MachineView& m, LibraryFacts& out);
 // The driver release a libcuda path resolves to ("535.104.05"), "" when its name has none.

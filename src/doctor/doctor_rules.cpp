@@ -136,17 +136,9 @@ void device_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
     out.push_back(std::move(d));
     return;
   }
-  if (!p.ran || !p.loaded || p.driver_version <= 0 || p.init_status == 34) {
-    // Not probed (a fake machine): judge from the device nodes alone.
-    if (!p.ran && !f.libraries.driver_file.empty() && !f.nodes.inaccessible.empty()) {
-      Diagnosis d = make("no-device", Severity::kWarning);
-      d.summary = "the GPU device nodes are not usable by this user";
-      d.evidence = join(kernel_side(f)) + ".";
-      d.advice = kPermissionAdvice;
-      out.push_back(std::move(d));
-    }
-    return;
-  }
+  // Not probed, or no working driver: the device nodes are the machine evidence's to judge
+  // (device-nodes-inaccessible, diagnose/machine_state.h).
+  if (!p.ran || !p.loaded || p.driver_version <= 0 || p.init_status == 34) return;
   const int status = p.init_status != 0 ? p.init_status : p.count_status;
   const bool no_device = status == 100 || (status == 0 && p.device_count == 0);
   const VisibleDeviceFacts& v = f.visible;

@@ -99,29 +99,8 @@ std::vector<std::string> MachineView::list_dir(const std::string& path) const {
   return out;
 }
 
-bool MachineView::may_read_write(const std::string& path) const {
-  struct stat st;
-  if (::stat(at(path).c_str(), &st) != 0) return false;
-  if (uid == 0) return true;
-  unsigned bits = st.st_mode & 07;
-  if (st.st_uid == uid) {
-    bits = (st.st_mode >> 6) & 07;
-  } else if (std::find(gids.begin(), gids.end(), st.st_gid) != gids.end()) {
-    bits = (st.st_mode >> 3) & 07;
-  }
-  return (bits & 06) == 06;
-}
-
 MachineView this_machine() {
   MachineView m;
-  m.uid = geteuid();
-  m.gids.push_back(getegid());
-  int n = getgroups(0, nullptr);
-  if (n > 0) {
-    std::vector<gid_t> groups(static_cast<size_t>(n));
-    n = getgroups(n, groups.data());
-    for (int i = 0; i < n; ++i) m.gids.push_back(groups[static_cast<size_t>(i)]);
-  }
   for (char** e = environ; e && *e; ++e) {
     std::string entry = *e;
     auto eq = entry.find('=');

@@ -1,7 +1,9 @@
 // The machine `cublasspy doctor` examines, behind one small interface so the tests can fake it:
 // every file is read under `root` (a test builds a fake /proc, /dev, /etc and library
 // directories in a temporary folder), the environment is a map, and the one thing that must
-// touch the real driver (loading libcuda and asking it) is a function the test replaces.
+// touch the real driver (loading libcuda and asking it) is a function the test replaces. Whether
+// a device node may be opened is asked of the kernel for this process (the machine evidence's
+// collector), as CUDA's own open() would be: a test pretends another user in a child process.
 #pragma once
 
 #include <functional>
@@ -17,9 +19,6 @@ namespace cublasspy::doctor {
 struct MachineView {
   std::string root = "/";
   std::map<std::string, std::string> env;
-  // Who asks: device-node permissions are judged for this user (tests pretend another one).
-  unsigned uid = 0;
-  std::vector<unsigned> gids;
   // Loads the driver library and asks it what it sees; on a fake root a test supplies one.
   std::function<DriverProbe()> probe_driver;
 
@@ -30,8 +29,6 @@ struct MachineView {
   bool exists(const std::string& path) const;
   // Entries of a directory (names only), sorted; empty when it cannot be read.
   std::vector<std::string> list_dir(const std::string& path) const;
-  // Whether `uid`/`gids` may read and write the file, by its mode bits (root may always).
-  bool may_read_write(const std::string& path) const;
 };
 
 // This machine: root "/", this process's environment, the real probe (in a child process).

@@ -199,6 +199,23 @@ void collect_container(const MachineSource& s, EvidenceSink& sink) {
       }
     }
   }
+  // What container runtimes set: systemd-nspawn and Podman `container=`, Kubernetes its
+  // service address (only whether it is set: the address is not the trace's business).
+  if (s.get_var == nullptr) return;
+  if (const char* runtime = s.get_var(s.var_context, "container"); runtime != nullptr && *runtime != '\0') {
+    Text t;
+    sink.add("machine.container", t.add("container=").add(runtime).buf);
+  }
+  if (s.get_var(s.var_context, "KUBERNETES_SERVICE_HOST") != nullptr) {
+    sink.add("machine.container", "KUBERNETES_SERVICE_HOST is set");
+  }
+}
+
+void add_variable(const MachineSource& s, EvidenceSink& sink, const char* name) {
+  Text t;
+  t.add(name);
+  if (const char* v = s.get_var(s.var_context, name)) t.add("=").add(v);
+  sink.add("machine.env", t.buf);
 }
 
 // The variables as they are now: a program may set them after the trace opened (PyTorch
@@ -207,11 +224,8 @@ void collect_container(const MachineSource& s, EvidenceSink& sink) {
 void collect_variables(const MachineSource& s, EvidenceSink& sink) {
   if (s.get_var == nullptr) return;
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
-                           "NVIDIA_DRIVER_CAPABILITIES", "LD_LIBRARY_PATH"}) {
-    Text t;
-    t.add(name);
-    if (const char* v = s.get_var(s.var_context, name)) t.add("=").add(v);
-    sink.add("machine.env", t.buf);
+                           "NVIDIA_DRIVER_CAPABILITIES"}) {
+    add_variable(s, sink, name);
   }
 }
 
@@ -258,12 +272,21 @@ const char* library_origin(const char* path, const char* conda_prefix, const cha
   return "other";
 }
 
-void collect_machine_evidence(const MachineSource& source, EvidenceSink& sink) {
+void collect_machine_state(const MachineSource& source, EvidenceSink& sink) {
   collect_module(source, sink);
   collect_nodes(source, sink);
   collect_container(source, sink);
   collect_variables(source, sink);
   if (source.driver_library != nullptr) sink.add("machine.driver_library", source.driver_library);
+}
+
+void collect_library_variables(const MachineSource& source, EvidenceSink& sink) {
+  if (source.get_var != nullptr) add_variable(source, sink, "LD_LIBRARY_PATH");
+}
+
+void collect_machine_evidence(const MachineSource& source, EvidenceSink& sink) {
+  collect_machine_state(source, sink);
+  collect_library_variables(source, sink);
 }
 
 }  // namespace cublasspy

@@ -36,8 +36,13 @@ struct MachineSource {
   const char* driver_library = nullptr;
 };
 
-// Adds every entry of the machine's state to `sink`.
+// Adds every entry to `sink`: the machine's state and the library variables (doctor).
 void collect_machine_evidence(const MachineSource& source, EvidenceSink& sink);
+// The two halves, for the shim, which records the libraries (with the variables that decide
+// which directory they came from: LD_LIBRARY_PATH) at any library's first failure, and the
+// machine's state (module, nodes, containers, visible devices) at a set-up call's.
+void collect_machine_state(const MachineSource& source, EvidenceSink& sink);
+void collect_library_variables(const MachineSource& source, EvidenceSink& sink);
 
 // What put a library where it is, by its directory: "pip-wheel" (site-packages/nvidia/...,
 // dist-packages/nvidia/...), "conda" (under $CONDA_PREFIX, or a directory whose parent holds

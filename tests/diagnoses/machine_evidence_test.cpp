@@ -3,10 +3,7 @@
 // under the shim on the stand-in, each recorded on a fake machine (CUBLASSPY_MACHINE_ROOT) and
 // diagnosed from its trace alone.
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-#include <signal.h>
 
 #include <chrono>
 #include <filesystem>
@@ -17,6 +14,7 @@
 #include "diagnose/machine_state.h"
 #include "doctor/python_env.h"
 #include "support/diagnose_helpers.h"
+#include "support/fake_tree.h"
 #include "trace/machine_evidence.h"
 
 namespace cublasspy::test {
@@ -31,37 +29,15 @@ class VectorSink final : public EvidenceSink {
   Entries entries;
 };
 
-class FakeTree {
- public:
-  FakeTree() {
-    std::string templ = (fs::temp_directory_path() / "cbs-evidence-XXXXXX").string();
-    root = mkdtemp(templ.data());
-  }
-  ~FakeTree() {
-    std::error_code ec;
-    fs::remove_all(root, ec);
-  }
-  FakeTree& file(const std::string& path, const std::string& text = "", mode_t mode = 0666) {
-    fs::create_directories(fs::path(root + path).parent_path());
-    std::ofstream(root + path) << text;
-    chmod((root + path).c_str(), mode);
-    return *this;
-  }
-  FakeTree& remove(const std::string& path) {
-    fs::remove(root + path);
-    return *this;
-  }
-  Entries collect(const char* (*get_var)(void*, const char*) = nullptr, const char* driver = nullptr) const {
-    MachineSource s;
-    s.root = root.c_str();
-    s.get_var = get_var;
-    s.driver_library = driver;
-    VectorSink sink;
-    collect_machine_evidence(s, sink);
-    return sink.entries;
-  }
-  std::string root;
-};
+Entries collect(const FakeTree& t, const char* (*get_var)(void*, const char*) = nullptr, const char* driver = nullptr) {
+  MachineSource s;
+  s.root = t.root.c_str();
+  s.get_var = get_var;
+  s.driver_library = driver;
+  VectorSink sink;
+  collect_machine_evidence(s, sink);
+  return sink.entries;
+}
 
 std::vector<std::string> values(const Entries& e, const std::string& key) {
   std::vector<std::string> out;
@@ -86,7 +62,7 @@ TEST(MachineEvidence, HealthyMachine) {
   FakeTree t;
   write_healthy_machine(t.root);
   t.file("/dev/nvidia-caps/nvidia-cap1", "", 0400).file("/.dockerenv");
-  const Entries e = t.collect(fake_vars, "/usr/lib/x86_64-linux-gnu/libcuda.so.550.163.01");
+  const Entries e = collect(t, fake_vars, "/usr/lib/x86_64-linux-gnu/libcuda.so.550.163.01");
   EXPECT_EQ(values(e, "machine.nvidia_version").at(0).find("NVRM version"), 0u);
   EXPECT_EQ(values(e, "machine.proc_modules"), std::vector<std::string>{"read"});
   const auto modules = values(e, "machine.module");
@@ -114,7 +90,7 @@ TEST(MachineEvidence, HealthyMachine) {
 TEST(MachineEvidence, NoModuleNoNodes) {
   FakeTree t;
   t.file("/proc/modules", "ext4 1024000 1 - Live 0x0\n").file("/dev/null");
-  const Entries e = t.collect();
+  const Entries e = collect(t);
   EXPECT_EQ(values(e, "machine.nvidia_version"), std::vector<std::string>{""});
   EXPECT_TRUE(values(e, "machine.module").empty());
   const auto nodes = values(e, "machine.node");
@@ -132,7 +108,7 @@ TEST(MachineEvidence, UnreadableModulesAreNotAbsentModules) {
   FakeTree t;
   write_healthy_machine(t.root);
   t.remove("/proc/modules");
-  const diagnoses::MachineState m = diagnoses::machine_state_from(t.collect());
+  const diagnoses::MachineState m = diagnoses::machine_state_from(collect(t));
   EXPECT_TRUE(m.module_loaded());  // the version file says so
   auto found = diagnoses::machine_findings(m, diagnoses::SetupFailure{999, "cuInit returned 999", 1, false}, std::nullopt);
   for (const Diagnosis& d : found) EXPECT_NE(d.id, "uvm-not-loaded");
@@ -145,25 +121,13 @@ TEST(MachineEvidence, NodeThisUserMayNotOpen) {
   write_healthy_machine(t.root);
   t.file("/dev/nvidia0", "", 0660);
   chmod(t.root.c_str(), 0755);
-  int pipe_fd[2];
-  ASSERT_EQ(pipe(pipe_fd), 0);
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(pipe_fd[0]);
-    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(2);
+  const auto seen = as_user(65534, {65534}, [&] {
     std::string text;
-    for (const auto& [k, v] : t.collect()) text += k + "=" + v + "\n";
-    (void)!write(pipe_fd[1], text.data(), text.size());
-    _exit(0);
-  }
-  close(pipe_fd[1]);
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = read(pipe_fd[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-  close(pipe_fd[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child could not drop root";
+    for (const auto& [k, v] : collect(t)) text += k + "=" + v + "\n";
+    return text;
+  });
+  ASSERT_TRUE(seen) << "the child could not drop root";
+  const std::string& text = *seen;
   EXPECT_TRUE(contains(text, "/dev/nvidia0 -rw-rw---- uid 0 gid 0 denied")) << text;
   EXPECT_TRUE(contains(text, "/dev/nvidiactl -rw-rw-rw- uid 0 gid 0 open")) << text;
 
@@ -194,6 +158,81 @@ TEST(MachineEvidence, LibraryOrigin) {
   EXPECT_FALSE(is_ld_library_path_entry("/a/b", 4, "/x:/a/bc"));
 }
 
+// CUDA_VISIBLE_DEVICES naming a MIG instance needs its capability nodes: judged from the
+// evidence of a fake tree.
+const char* mig_vars(void*, const char* name) {
+  return std::string(name) == "CUDA_VISIBLE_DEVICES" ? "MIG-4b2d9c3e-1f0a-5e6b-8c7d-0a1b2c3d4e5f" : nullptr;
+}
+
+std::vector<Diagnosis> findings_at_999(const Entries& e) {
+  return diagnoses::machine_findings(diagnoses::machine_state_from(e),
+                                     diagnoses::SetupFailure{999, "cuInit returned 999", 1, false}, std::nullopt);
+}
+
+TEST(MachineEvidence, MigInstanceWithoutCapabilityNodes) {
+  FakeTree t;
+  write_healthy_machine(t.root);
+  t.file("/.dockerenv");
+  auto found = findings_at_999(collect(t, mig_vars));
+  const Diagnosis& d = the_finding(found, "device-nodes-inaccessible");
+  EXPECT_TRUE(contains(d.summary, "MIG instance")) << d.summary;
+  EXPECT_TRUE(contains(d.evidence, "CUDA_VISIBLE_DEVICES=MIG-4b2d9c3e")) << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, "no nvidia-cap node")) << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, "container (/.dockerenv)")) << d.evidence;
+  EXPECT_TRUE(contains(d.advice, "nvidia-modprobe")) << d.advice;
+}
+
+// In a container the runtime's variable selects the instance; CUDA_VISIBLE_DEVICES is unset.
+TEST(MachineEvidence, MigInstanceByTheContainerRuntimesVariable) {
+  FakeTree t;
+  write_healthy_machine(t.root);
+  auto vars = [](void*, const char* name) -> const char* {
+    return std::string(name) == "NVIDIA_VISIBLE_DEVICES" ? "MIG-4b2d9c3e-1f0a-5e6b-8c7d-0a1b2c3d4e5f" : nullptr;
+  };
+  auto found = findings_at_999(collect(t, vars));
+  const Diagnosis& d = the_finding(found, "device-nodes-inaccessible");
+  EXPECT_TRUE(contains(d.evidence, "NVIDIA_VISIBLE_DEVICES=MIG-4b2d9c3e")) << d.evidence;
+}
+
+TEST(MachineEvidence, MigCapabilityNodeThisUserMayNotOpen) {
+  FakeTree t;
+  write_healthy_machine(t.root);
+  t.file("/dev/nvidia-caps/nvidia-cap1", "", 0400);  // root's only, as nvidia-modprobe makes them
+  chmod(t.root.c_str(), 0755);
+  const auto seen = as_user(65534, {65534}, [&] {
+    std::string text;
+    for (const Diagnosis& d : findings_at_999(collect(t, mig_vars))) text += d.id + " | " + d.summary + " | " + d.evidence + "\n";
+    return text;
+  });
+  ASSERT_TRUE(seen) << "the child could not drop root";
+  EXPECT_TRUE(contains(*seen, "device-nodes-inaccessible | a MIG instance is selected but this process may not open")) << *seen;
+  EXPECT_TRUE(contains(*seen, "may NOT open /dev/nvidia-caps/nvidia-cap1 (-r-------- uid 0 gid 0)")) << *seen;
+}
+
+TEST(MachineEvidence, MigCapabilityNodesThisUserMayOpen) {
+  FakeTree t;
+  write_healthy_machine(t.root);
+  t.file("/dev/nvidia-caps/nvidia-cap1", "", 0666).file("/dev/nvidia-caps/nvidia-cap2", "", 0666);
+  EXPECT_FALSE(has_id(findings_at_999(collect(t, mig_vars)), "device-nodes-inaccessible"));
+  // Whole GPUs need no capability node.
+  t.remove("/dev/nvidia-caps/nvidia-cap1").remove("/dev/nvidia-caps/nvidia-cap2");
+  EXPECT_FALSE(has_id(findings_at_999(collect(t, fake_vars)), "device-nodes-inaccessible"));
+}
+
+TEST(MachineEvidence, NvswitchNodesNamedAt802) {
+  FakeTree t;
+  write_healthy_machine(t.root);
+  t.file("/dev/nvidia-nvswitch0", "", 0666).file("/dev/nvidia-nvswitch1", "", 0666);
+  auto found = diagnoses::machine_findings(diagnoses::machine_state_from(collect(t)),
+                                           diagnoses::SetupFailure{802, "cuInit returned 802", 1, false}, std::nullopt);
+  const Diagnosis& d = the_finding(found, "fabric-manager-not-running");
+  EXPECT_TRUE(contains(d.evidence, "/dev/nvidia-nvswitch0, /dev/nvidia-nvswitch1")) << d.evidence;
+  t.remove("/dev/nvidia-nvswitch0").remove("/dev/nvidia-nvswitch1");
+  found = diagnoses::machine_findings(diagnoses::machine_state_from(collect(t)),
+                                      diagnoses::SetupFailure{802, "cuInit returned 802", 1, false}, std::nullopt);
+  EXPECT_TRUE(contains(the_finding(found, "fabric-manager-not-running").evidence, "No NVSwitch was seen"));
+}
+
 // ---- real runs on the stand-in, each recorded on its own fake machine ----
 
 struct Machine {
@@ -222,15 +261,23 @@ TEST(MachineDiagnoses, KernelModuleNotLoaded) {
   EXPECT_FALSE(has_id(found, "cublas-init-failed")) << explain(run, found);
 }
 
+// cudaGetDeviceCount failing with `status` on machine `m`: the finding `id` it proves, which takes
+// the place of device-enumeration-failed's checklist.
+Diagnosis status_finding(const Machine& m, int status, const std::string& id) {
+  TracedRun run = run_on(m, {{"STANDIN_DEVICE_COUNT_ERROR", std::to_string(status)}});
+  auto found = run.diagnose();
+  EXPECT_FALSE(has_id(found, "device-enumeration-failed")) << explain(run, found);
+  const Diagnosis d = the_finding(found, id);
+  EXPECT_TRUE(contains(d.evidence, "(" + std::to_string(status) + ")")) << d.evidence;
+  return d;
+}
+
 TEST(MachineDiagnoses, UvmNotLoadedOn999) {
   Machine m;
   m.tree.file("/proc/modules", "nvidia 60882944 0 - Live 0x0 (POE)\n");
-  TracedRun run = run_on(m, {{"STANDIN_DEVICE_COUNT_ERROR", "999"}});
-  auto found = run.diagnose();
-  const Diagnosis& d = the_finding(found, "uvm-not-loaded");
+  const Diagnosis d = status_finding(m, 999, "uvm-not-loaded");
   EXPECT_TRUE(contains(d.advice, "modprobe nvidia_uvm")) << d.advice;
   EXPECT_TRUE(contains(d.evidence, "cudaErrorUnknown (999)")) << d.evidence;
-  EXPECT_FALSE(has_id(found, "device-enumeration-failed")) << explain(run, found);
 }
 
 TEST(MachineDiagnoses, With999AndUvmLoadedTheChecklistStays) {
@@ -243,22 +290,18 @@ TEST(MachineDiagnoses, With999AndUvmLoadedTheChecklistStays) {
 
 TEST(MachineDiagnoses, FabricManagerOn802) {
   Machine m;
-  m.tree.file("/proc/driver/nvidia-nvswitch/devices/0000:05:00.0", "");
-  TracedRun run = run_on(m, {{"STANDIN_DEVICE_COUNT_ERROR", "802"}});
-  auto found = run.diagnose();
-  const Diagnosis& d = the_finding(found, "fabric-manager-not-running");
+  m.tree.file("/proc/driver/nvidia-nvswitch/devices/0000:05:00.0", "").file("/dev/nvidia-nvswitch0", "", 0666);
+  const Diagnosis d = status_finding(m, 802, "fabric-manager-not-running");
   EXPECT_TRUE(contains(d.evidence, "0000:05:00.0")) << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, "/dev/nvidia-nvswitch0")) << d.evidence;
   EXPECT_TRUE(contains(d.advice, "nvidia-fabricmanager")) << d.advice;
-  EXPECT_FALSE(has_id(found, "device-enumeration-failed")) << explain(run, found);
 }
 
 TEST(MachineDiagnoses, ForwardCompatOn804) {
   Machine m;
-  TracedRun run = run_on(m, {{"STANDIN_DEVICE_COUNT_ERROR", "804"}});
-  auto found = run.diagnose();
-  const Diagnosis& d = the_finding(found, "forward-compat-unsupported");
+  const Diagnosis d = status_finding(m, 804, "forward-compat-unsupported");
   EXPECT_TRUE(contains(d.advice, "compat")) << d.advice;
-  EXPECT_FALSE(has_id(found, "device-enumeration-failed")) << explain(run, found);
+  EXPECT_TRUE(contains(d.evidence, "Kernel module: NVRM version")) << d.evidence;
 }
 
 TEST(MachineDiagnoses, OutOfMemoryAtCreate) {
@@ -297,13 +340,18 @@ TEST(MachineDiagnoses, ReadOnAnotherMachine) {
   EXPECT_FALSE(has_id(after, "kernel-module-not-loaded")) << ids_of(after);
 }
 
+// libcublasLt.so.13 of `libdir` copied into a directory of its own under `tree` (returned).
+std::string copy_of_cublas_lt(const std::string& libdir, FakeTree& tree) {
+  tree.dir("/odd-lt");
+  fs::copy_file(libdir + "/libcublasLt.so.13", tree.path("/odd-lt/libcublasLt.so.13"));
+  return tree.path("/odd-lt");
+}
+
 // The commonest field cause: a libcublasLt of another directory first on LD_LIBRARY_PATH. The
 // real CUDA 13 libraries, with a copy of libcublasLt.so.13 in a directory of its own.
 TEST(MachineDiagnoses, CublasLtFromAnotherDirectory) {
   FakeTree other;
-  const std::string lt = other.root + "/odd-lt";
-  fs::create_directories(lt);
-  fs::copy_file(cuda_libdir() + "/libcublasLt.so.13", lt + "/libcublasLt.so.13");
+  const std::string lt = copy_of_cublas_lt(cuda_libdir(), other);
   RunOptions o;
   o.stack = Stack::kRealLibraries;
   o.env = {{"LD_LIBRARY_PATH", lt + ":" + cuda_libdir()}};
@@ -315,6 +363,75 @@ TEST(MachineDiagnoses, CublasLtFromAnotherDirectory) {
       << d.evidence;
   EXPECT_TRUE(contains(d.evidence, "LD_LIBRARY_PATH lists " + lt + " before")) << d.evidence;
   EXPECT_TRUE(contains(d.evidence, "version 13.")) << d.evidence;  // as the libraries report it
+}
+
+// On a working GPU, mixed libraries show up as a GEMM's INVALID_VALUE after a cublasCreate that
+// succeeded: the stand-in's libcublasLt copied to a directory of its own, first on
+// LD_LIBRARY_PATH, and the first Sgemm failing. The libraries are recorded at that failure.
+TEST(MachineDiagnoses, CublasLtMismatchFromAGemmFailure) {
+  FakeTree other;
+  const std::string lt = copy_of_cublas_lt(standin_dir(), other);
+  RunOptions o;
+  o.env = {{"LD_LIBRARY_PATH", lt}, {"STANDIN_FAIL", "cublasSgemm_v2:1:7"}};
+  TracedRun run = run_traced(program_path("diag_workload"), o);
+  auto found = run.diagnose();
+  ASSERT_EQ(run.opened.size(), 1u) << explain(run, found);
+  const auto& entries = run.opened[0].process().entries;
+  auto has_key = [&](const std::string& key) {
+    for (const auto& [k, v] : entries) {
+      if (k == key) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has_key("machine.library")) << explain(run, found);
+  EXPECT_FALSE(has_key("machine.nvidia_version")) << "no set-up call failed: the machine's state is not recorded";
+  EXPECT_TRUE(contains(run.output, "cublasCreate_v2 0")) << run.output;
+  const Diagnosis& d = the_finding(found, "cublas-lt-mismatch");
+  EXPECT_TRUE(contains(d.evidence, lt + "/libcublasLt.so.13")) << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, "LD_LIBRARY_PATH lists " + lt + " before")) << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, "cublasSgemm_v2")) << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, "CUBLAS_STATUS_INVALID_VALUE")) << d.evidence;
+  ASSERT_TRUE(d.call);
+  EXPECT_EQ(function_of_call(run, *d.pid, *d.call), "cublasSgemm_v2");
+}
+
+// The odd libcublasLt of another release: the versions as the libraries report them decide, and
+// the finding is an error.
+TEST(MachineDiagnoses, CublasLtOfAnotherReleaseFromAGemmFailure) {
+  FakeTree other;
+  const std::string lt = copy_of_cublas_lt(standin_dir(), other);
+  RunOptions o;
+  o.env = {{"LD_LIBRARY_PATH", lt}, {"STANDIN_FAIL", "cublasSgemm_v2:1:7"}, {"STANDIN_LT_VERSION", "120805"}};
+  TracedRun run = run_traced(program_path("diag_workload"), o);
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "cublas-lt-mismatch");
+  EXPECT_EQ(d.severity, Severity::kError) << explain(run, found);
+  EXPECT_TRUE(contains(d.summary, "runs with libcublasLt 12.8.5")) << d.summary;
+  EXPECT_TRUE(contains(d.evidence, "libcublasLt " + lt + "/libcublasLt.so.13 (version 12.8.5")) << d.evidence;
+}
+
+// A forked child's trace is its own: its first failed set-up call records the machine again, so
+// the child's trace alone explains the child's failure.
+TEST(MachineDiagnoses, ForkedChildRecordsItsOwnEvidence) {
+  Machine m;
+  m.tree.file("/proc/modules", "nvidia 60882944 0 - Live 0x0 (POE)\n");
+  RunOptions o;
+  o.args = {"after-init"};
+  o.env = {{"STANDIN_DEVICE_COUNT_ERROR", "999"}};
+  o.machine_root = m.tree.root;
+  TracedRun run = run_traced(program_path("diag_fork"), o);
+  auto found = run.diagnose();
+  ASSERT_EQ(run.opened.size(), 2u) << explain(run, found);
+  for (const TraceFile& t : run.opened) {
+    const diagnoses::MachineState state = diagnoses::machine_state_from(t.process().entries);
+    EXPECT_TRUE(state.recorded) << (t.header().forked_child ? "child" : "parent") << "\n" << explain(run, found);
+    EXPECT_EQ(state.modules, std::vector<std::string>{"nvidia"});
+    if (!t.header().forked_child) continue;
+    const auto alone = diagnose({&t});
+    const Diagnosis& d = the_finding(alone, "uvm-not-loaded");
+    ASSERT_TRUE(d.pid);
+    EXPECT_EQ(std::to_string(*d.pid), t.process().get("pid"));
+  }
 }
 
 // doctor --python: an interpreter that does not answer is killed at the time limit, with what it

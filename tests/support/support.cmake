@@ -6,6 +6,7 @@
 #                     (tests/tools, tests/replay)
 #   traced_run, diagnose_helpers: a real program under the real shim, its traces diagnosed
 #                     (tests/diagnoses)
+#   fake_tree:        a fake machine's /proc, /dev and /etc under a temporary root
 # The paths of the things under test are compile definitions; targets defined by the fragments
 # (simple_gemm, the empty preload) are named by generator expressions.
 set(CUBLASSPY_TEST_PROGRAM_DIR ${CMAKE_BINARY_DIR}/test-programs)
@@ -26,7 +27,8 @@ add_library(cublasspy_test_support STATIC
   ${cbs_support_dir}/shim_tests.cpp
   ${cbs_support_dir}/tool_tests.cpp
   ${cbs_support_dir}/traced_run.cpp
-  ${cbs_support_dir}/diagnose_helpers.cpp)
+  ${cbs_support_dir}/diagnose_helpers.cpp
+  ${cbs_support_dir}/fake_tree.cpp)
 target_include_directories(cublasspy_test_support PUBLIC ${PROJECT_SOURCE_DIR}/tests)
 target_link_libraries(cublasspy_test_support PUBLIC cublasspy_trace_reader cublasspy_diagnose
                       nlohmann_json::nlohmann_json GTest::gtest)

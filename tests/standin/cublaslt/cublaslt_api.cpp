@@ -5,6 +5,7 @@
 #include <cublasLt.h>
 
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 
 #include "blas_handles.h"
@@ -159,9 +160,19 @@ STANDIN_EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle) {
   return finish(fault);
 }
 
+// cuBLASLt ships with cuBLAS and reports the same version, unless STANDIN_LT_VERSION (major *
+// 10000 + minor * 100 + patch) makes this one play a libcublasLt of another release.
+size_t reported_lt_version() {
+  const char* text = std::getenv("STANDIN_LT_VERSION");
+  if (text == nullptr || *text == '\0') return kCublasVersion;
+  char* end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  return *end == '\0' && v > 0 ? static_cast<size_t>(v) : kCublasVersion;
+}
+
 STANDIN_EXPORT size_t cublasLtGetVersion(void) {
   standin_enter("cublasLtGetVersion");
-  return kCublasVersion;  // cuBLASLt ships with cuBLAS and reports the same version
+  return reported_lt_version();
 }
 
 STANDIN_EXPORT size_t cublasLtGetCudartVersion(void) {
@@ -173,9 +184,9 @@ STANDIN_EXPORT cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int*
   STANDIN_LT_ENTRY("cublasLtGetProperty");
   if (value == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   switch (type) {
-    case MAJOR_VERSION: *value = kCublasMajor; break;
-    case MINOR_VERSION: *value = kCublasMinor; break;
-    case PATCH_LEVEL: *value = kCublasPatch; break;
+    case MAJOR_VERSION: *value = static_cast<int>(reported_lt_version() / 10000); break;
+    case MINOR_VERSION: *value = static_cast<int>(reported_lt_version() / 100 % 100); break;
+    case PATCH_LEVEL: *value = static_cast<int>(reported_lt_version() % 100); break;
     default: return CUBLAS_STATUS_INVALID_VALUE;
   }
   return finish(fault);
