@@ -83,6 +83,16 @@ std::string suspects_text(const std::vector<LaunchView>& launches, uint64_t n, c
                      n == 1 ? "" : "es", verb, since, list, more ? fmt::format(" (and {} earlier)", more) : std::string());
 }
 
+// The launches made before the point where the error surfaced (TraceFacts::surfaced_launches).
+std::string surfaced_suspects_text(const TraceFacts& f) {
+  if (f.surfaced_launches.empty()) return "";
+  std::string text = f.surfaced_launches_other_streams
+                         ? " Nothing the shim records was launched on its stream since the last clean "
+                           "synchronization; the error is the device's, so it came from another stream."
+                         : "";
+  return text + suspects_text(f.surfaced_launches, f.surfaced_launches_total, "", "made before it") + ".";
+}
+
 // CUBLASSPY_SYNC=all synchronized after a launch and found the error: that launch faulted.
 Diagnosis pinned_launch(const TraceFacts& f, const LaunchView& l) {
   const int code = l.entry.async_status;
@@ -212,13 +222,7 @@ void rule_async_error(RuleContext& ctx) {
       d.summary = fmt::format("an asynchronous GPU error ({}) surfaced at {}", error_name(l.entry.status), l.function_name());
       d.evidence = fmt::format("{} returned {}: {}; it reports work launched earlier, not its own.", launch_text(l),
                                status_text_for(l.library(), l.entry.status), what_it_means(l.entry.status));
-      if (!f.surfaced_launches.empty()) {
-        if (f.surfaced_launches_other_streams) {
-          d.evidence += " Nothing the shim records was launched on its stream since the last clean "
-                        "synchronization; the error is the device's, so it came from another stream.";
-        }
-        d.evidence += suspects_text(f.surfaced_launches, f.surfaced_launches_total, "", "made before it") + ".";
-      }
+      d.evidence += surfaced_suspects_text(f);
       d.advice = (f.sync_mode() ? pin_down_advice(f)
                                 : std::string("The culprit is not pinned: rerun with `cublasspy run --sync all -- ...` "
                                               "(CUBLASSPY_SYNC=all), which synchronizes after each GEMM and each "
@@ -241,13 +245,7 @@ void rule_async_error(RuleContext& ctx) {
                           : fmt::format("The trace recorded asynchronous error {} after call #{}.",
                                         error_name(code), h.first_async_seq);
     if (surfaced) d.call = surfaced->seq;
-    if (!f.surfaced_launches.empty()) {
-      if (f.surfaced_launches_other_streams) {
-        d.evidence += " Nothing the shim records was launched on its stream since the last clean "
-                      "synchronization; the error is the device's, so it came from another stream.";
-      }
-      d.evidence += suspects_text(f.surfaced_launches, f.surfaced_launches_total, "", "made before it") + ".";
-    }
+    d.evidence += surfaced_suspects_text(f);
     if (!f.async_suspects.empty()) {
       std::string list;
       for (const CallView& s : f.async_suspects) list += (list.empty() ? "" : "; ") + suspect_text(*f.trace, s);
