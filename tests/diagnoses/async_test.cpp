@@ -195,5 +195,24 @@ TEST(AsyncError, SurfacingAtDeviceSynchronizeIsRecordedThere) {
       << explain(run, found);
 }
 
+// The driver's waits reached through cuGetProcAddress are recorded like the PLT's; the one
+// whose answer depends on the version asked (cuCtxSynchronize_v2(CUcontext) for 13.0) is left
+// to the driver, so the program's call with its context argument still works.
+TEST(AsyncError, DriverWaitsThroughTheProcAddressResolver) {
+  TracedRun run = faulting_kernel("", nullptr, {"--driver-waits", "--no-gemm"});
+  auto found = run.diagnose();
+  EXPECT_TRUE(contains(run.output, "cuStreamSynchronize 0\n")) << explain(run, found);
+  EXPECT_TRUE(contains(run.output, "cuCtxSynchronize_v2 0\n")) << explain(run, found);
+  ASSERT_EQ(run.opened.size(), 1u) << explain(run, found);
+  std::vector<std::string> waits;
+  run.opened[0].for_each_launch([&](const LaunchView& l) {
+    if (l.function != nullptr && static_cast<format::Family>(l.function->family) == format::Family::kSync) {
+      waits.push_back(std::string(l.function_name()) + " " + std::to_string(l.entry.status));
+    }
+  });
+  EXPECT_EQ(waits, (std::vector<std::string>{"cuStreamSynchronize 0", "cudaDeviceSynchronize 0", "cudaGetLastError 209"}))
+      << explain(run, found);
+}
+
 }  // namespace
 }  // namespace cublasspy::test

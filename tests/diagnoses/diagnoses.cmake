@@ -25,7 +25,7 @@ if(CUBLASSPY_NVCC AND NOT CUBLASSPY_SANITIZE)
   set(diag_kernel_fault ${CMAKE_BINARY_DIR}/test-programs/diag_kernel_fault)
   add_custom_command(OUTPUT ${diag_kernel_fault}
     COMMAND ${CUBLASSPY_NVCC} --cudart=shared -arch=sm_90 -Xlinker --export-dynamic -o ${diag_kernel_fault}
-            ${CBS_DIAG_DIR}/programs/diag_kernel_fault.cu -lcublas
+            ${CBS_DIAG_DIR}/programs/diag_kernel_fault.cu -lcublas -L${CUDAToolkit_LIBRARY_DIR}/stubs -lcuda
     DEPENDS ${CBS_DIAG_DIR}/programs/diag_kernel_fault.cu
     COMMENT "nvcc: diag_kernel_fault" VERBATIM)
   add_custom_target(diag_kernel_fault ALL DEPENDS ${diag_kernel_fault})
