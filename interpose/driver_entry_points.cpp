@@ -44,10 +44,17 @@ void* own_resolver(const char* symbol, void* real);
 
 namespace {
 
+// Names whose look-up answers a function of another prototype than the exported symbol's,
+// depending on the version asked: from CUDA 13, "cuCtxSynchronize" gives
+// cuCtxSynchronize_v2(CUcontext). The wrapper has the header's prototype, so these are
+// wrapped at the PLT only; a program that looks them up keeps the driver's function.
+bool abi_depends_on_version(const char* symbol) { return std::strcmp(symbol, "cuCtxSynchronize") == 0; }
+
 // After a successful look-up: swap in the shim's function where it has one.
 void redirect(const char* symbol, void** pfn) {
   if (symbol == nullptr || pfn == nullptr || *pfn == nullptr) return;
   if (thread_state().internal) return;
+  if (abi_depends_on_version(symbol)) return;
   if (void* own = own_resolver(symbol, *pfn)) {
     *pfn = own;
     return;

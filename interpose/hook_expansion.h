@@ -56,7 +56,7 @@ using ::cublasspy::Role;
         ctx.derived = kParams;                                                                  \
         CBS_MAP_SEMI(CBS_LATE, __VA_ARGS__)                                                     \
       },                                                                                        \
-      [&](void* real) { return call_(real, CBS_MAP_COMMA(CBS_NAME, __VA_ARGS__)); },           \
+      [&](void* real) { return call_(real CBS_MAP_AFTER_COMMA(CBS_NAME, __VA_ARGS__)); },      \
       [&](::cublasspy::CallContext& ctx, [[maybe_unused]] int status) {                         \
         ctx.slot = 0;                                                                           \
         ctx.derived = kParams;                                                                  \

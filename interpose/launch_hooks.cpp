@@ -1,5 +1,6 @@
 // The launch recorder: the exported wrappers of CUBLASSPY_LAUNCH_HOOKS (hook_list.h), each a
-// lean record of one kernel launch, asynchronous copy or memset into the launch ring
+// lean record of one kernel launch, asynchronous copy or memset, or of one wait or query where
+// an asynchronous error surfaces, into the launch ring
 // (format::LaunchEntry). No allocation, no lock, no record slot: a claimed ticket, a few stores,
 // the kernel table's lookup (lock-free; the name is found once per function), the real call.
 //
@@ -32,10 +33,24 @@ namespace cublasspy {
 namespace {
 
 // A runtime kernel's name: the host stub's symbol (nvcc gives the stub the kernel's mangled
-// name). dladdr knows the dynamic symbols only; a stub it cannot name stays "".
+// name). dladdr knows the dynamic symbols only: for a stub it cannot name (a local symbol, as
+// nvcc 13 makes them), the runtime's cudaFuncGetName, which answers the registered device name;
+// else "". Once per function (the kernel table caches it).
 void name_from_stub(void* context, char* out, size_t size) {
   Dl_info info;
-  if (dladdr(context, &info) != 0 && info.dli_sname != nullptr) std::strncpy(out, info.dli_sname, size - 1);
+  if (dladdr(context, &info) != 0 && info.dli_sname != nullptr) {
+    std::strncpy(out, info.dli_sname, size - 1);
+    return;
+  }
+  ThreadState& ts = thread_state();
+  ts.internal++;
+  RuntimeApi scratch;
+  const auto get_name = shim_runtime(scratch).func_get_name;
+  const char* name = nullptr;
+  if (get_name != nullptr && get_name(&name, context) == cudaSuccess && name != nullptr) {
+    std::strncpy(out, name, size - 1);
+  }
+  ts.internal--;
 }
 
 // A driver kernel's name, from cuFuncGetName (CUDA 12.3 and later drivers; older: "").
@@ -65,8 +80,13 @@ int synchronize_after(uint64_t stream) {
   return rc;
 }
 
-template <FnId kId, typename Ret, typename Fill, typename Invoke>
+// kFamily: kLaunch (work put on a stream: a kernel, copy or memset) or kSync (a wait or query
+// where an asynchronous error surfaces, CUBLASSPY_SURFACE_HOOKS): the latter has no kernel-table
+// totals and is not waited after under CUBLASSPY_SYNC=all (it is a wait, or a query).
+template <FnId kId, Family kFamily, typename Ret, typename Fill, typename Invoke>
 Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
+  static_assert(kFamily == Family::kLaunch || kFamily == Family::kSync);
+  constexpr bool kPutsWork = kFamily == Family::kLaunch;
   constexpr uint16_t id = static_cast<uint16_t>(kId);
   void* fn = resolve_real(hook_library(id), id, hook_name(id), kDefaultVariant);
   if (fn == nullptr) [[unlikely]] {
@@ -93,20 +113,25 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
   e->status = 0;
   e->async_status = 0;
   e->flags = 0;
-  // Copies and memsets are counted under their function (key: the hook id + 1, never a code
-  // address); kernels under the function launched.
-  const uint64_t key = lc.function != 0 ? lc.function : uint64_t{id} + 1;
-  const TraceWriter::NameKernel namer = lc.function == 0 ? no_name : lc.driver_function ? name_from_function : name_from_stub;
-  e->kernel = rt->writer.kernel_index(key, id, namer, reinterpret_cast<void*>(lc.function));
+  if constexpr (kPutsWork) {
+    // Copies and memsets are counted under their function (key: the hook id + 1, never a code
+    // address); kernels under the function launched.
+    const uint64_t key = lc.function != 0 ? lc.function : uint64_t{id} + 1;
+    const TraceWriter::NameKernel namer =
+        lc.function == 0 ? no_name : lc.driver_function ? name_from_function : name_from_stub;
+    e->kernel = rt->writer.kernel_index(key, id, namer, reinterpret_cast<void*>(lc.function));
+  } else {
+    e->kernel = format::kNoKernel;
+  }
 
   ts.depth++;
   const Ret ret = invoke(fn);
   ts.depth--;
   const int status = static_cast<int>(ret);
   e->status = status;
-  // An asynchronous error a copy reports is earlier work's, surfacing here.
+  // An asynchronous error a copy, a wait or a query reports is earlier work's, surfacing here.
   if (is_asynchronous_cuda_error(status)) rt->writer.note_launch_error(ticket);
-  if (rt->config.sync_mode == SyncMode::kAll && status == 0) {
+  if (kPutsWork && rt->config.sync_mode == SyncMode::kAll && status == 0) {
     e->async_status = synchronize_after(lc.stream);
     e->flags |= format::kLaunchSynced;
     if (e->async_status != 0) rt->writer.note_launch_error(ticket);
@@ -124,9 +149,9 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
     using Real = CBS_REAL_TYPE(ret_, __VA_ARGS__);                                              \
     static_assert(sizeof(static_cast<Real>(&::fn_)) != 0,                                       \
                   "hook_list.h prototype differs from the CUDA header: " #fn_);                 \
-    return ::cublasspy::record_launch<::cublasspy::FnId::k##fn_, ret_>(                         \
-        fail_, [&](::cublasspy::LaunchContext& lc) { CBS_MAP_SEMI(CBS_LAUNCH_ARG, __VA_ARGS__) }, \
-        [&](void* real) { return ::cublasspy::call_real<Real>(real, CBS_MAP_COMMA(CBS_NAME, __VA_ARGS__)); }); \
+    return ::cublasspy::record_launch<::cublasspy::FnId::k##fn_, ::cublasspy::Family::family_, ret_>( \
+        fail_, [&]([[maybe_unused]] ::cublasspy::LaunchContext& lc) { CBS_MAP_SEMI(CBS_LAUNCH_ARG, __VA_ARGS__) }, \
+        [&](void* real) { return ::cublasspy::call_real<Real>(real CBS_MAP_AFTER_COMMA(CBS_NAME, __VA_ARGS__)); }); \
   }
 
 CUBLASSPY_LAUNCH_HOOKS(CBS_DEFINE_LAUNCH_WRAPPER)

@@ -21,11 +21,14 @@ const void* shim_base() {
 uint32_t clamp(size_t n, uint32_t max) { return n > max ? max : static_cast<uint32_t>(n); }
 
 // dladdr scans a module's whole symbol table (milliseconds in libtorch_cuda's hundreds of
-// thousands of symbols), so what it said about a return address is kept: a direct-mapped cache,
-// lock-free. An entry's key is 0 (empty), kBusy (being written: a reader misses, another writer
-// skips) or the address; a reader copies the entry and accepts it if the key still reads the
-// same afterwards. The names point into the modules' string tables (valid while loaded; a
-// module unloaded and another loaded at its address could be misnamed: rare, and only a name).
+// thousands of symbols), so what it said about a return address is kept: a cache, lock-free,
+// where an address may sit in any of kWays slots from its home slot (a direct-mapped cache
+// thrashed whenever two frames of one stack shared a slot: each location then paid two scans).
+// An entry's key is 0 (empty), kBusy (being written: a reader misses, another writer skips) or
+// the address; a reader copies the entry and accepts it if the key still reads the same
+// afterwards. An address dladdr knows nothing of is kept too (base null), so it is not asked
+// again. The names point into the modules' string tables (valid while loaded; a module
+// unloaded and another loaded at its address could be misnamed: rare, and only a name).
 constexpr uint64_t kBusy = 1;
 struct CachedFrame {
   std::atomic<uint64_t> key{0};
@@ -34,31 +37,54 @@ struct CachedFrame {
   const char* symbol = nullptr;
   const void* symbol_start = nullptr;
 };
-CachedFrame g_frames[1024];
+constexpr uint32_t kCachedFrames = 1024;  // a power of two
+constexpr uint32_t kWays = 8;
+CachedFrame g_frames[kCachedFrames];
 
-CachedFrame& slot_for(uint64_t address) { return g_frames[(address * 0x9E3779B97F4A7C15ull) >> 54]; }
+uint32_t home_of(uint64_t address) { return static_cast<uint32_t>((address * 0x9E3779B97F4A7C15ull) >> 54); }
+CachedFrame& way(uint32_t home, uint32_t w) { return g_frames[(home + w) % kCachedFrames]; }
 
-bool lookup(uint64_t address, Dl_info& info) {
-  CachedFrame& c = slot_for(address);
-  if (c.key.load(std::memory_order_acquire) == address) {
+// The cached answer for `address`: 1 known, 0 unknown to dladdr, -1 not cached.
+int cached(uint64_t address, Dl_info& info) {
+  const uint32_t home = home_of(address);
+  for (uint32_t w = 0; w < kWays; ++w) {
+    CachedFrame& c = way(home, w);
+    const uint64_t key = c.key.load(std::memory_order_acquire);
+    if (key == 0) return -1;  // slots fill from home on: the address is in none further on
+    if (key != address) continue;
     Dl_info copy{c.module, const_cast<void*>(c.base), c.symbol, const_cast<void*>(c.symbol_start)};
     std::atomic_thread_fence(std::memory_order_acquire);
-    if (c.key.load(std::memory_order_relaxed) == address) {
-      info = copy;
-      return true;
-    }
+    if (c.key.load(std::memory_order_relaxed) != address) return -1;
+    info = copy;
+    return copy.dli_fbase != nullptr ? 1 : 0;
   }
-  // A return address points after the call: the caller's symbol is the one holding address - 1.
-  if (dladdr(reinterpret_cast<void*>(address - 1), &info) == 0) return false;
+  return -1;
+}
+
+void remember(uint64_t address, const Dl_info& info) {
+  const uint32_t home = home_of(address);
+  // The first empty way, else the home slot's entry is replaced.
+  uint32_t w = 0;
+  while (w < kWays && way(home, w).key.load(std::memory_order_relaxed) != 0) ++w;
+  CachedFrame& c = way(home, w < kWays ? w : 0);
   uint64_t old = c.key.load(std::memory_order_relaxed);
-  if (old != kBusy && c.key.compare_exchange_strong(old, kBusy, std::memory_order_acquire)) {
-    c.module = info.dli_fname;
-    c.base = info.dli_fbase;
-    c.symbol = info.dli_sname;
-    c.symbol_start = info.dli_saddr;
-    c.key.store(address, std::memory_order_release);
-  }
-  return true;
+  if (old == kBusy || !c.key.compare_exchange_strong(old, kBusy, std::memory_order_acquire)) return;
+  c.module = info.dli_fname;
+  c.base = info.dli_fbase;
+  c.symbol = info.dli_sname;
+  c.symbol_start = info.dli_saddr;
+  c.key.store(address, std::memory_order_release);
+}
+
+bool lookup(uint64_t address, Dl_info& info) {
+  if (const int hit = cached(address, info); hit >= 0) return hit == 1;
+  // A return address points after the call: the caller's symbol is the one holding address - 1.
+  Dl_info found{};
+  const bool known = dladdr(reinterpret_cast<void*>(address - 1), &found) != 0 && found.dli_fbase != nullptr;
+  if (!known) found = Dl_info{};
+  remember(address, found);
+  info = found;
+  return known;
 }
 
 }  // namespace

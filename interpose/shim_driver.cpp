@@ -62,6 +62,7 @@ bool fill(RuntimeApi& t) {
   LoadedLibrary cudart(Library::kCudart);
   if (!cudart) return false;
   cudart.find(t.runtime_get_version, "cudaRuntimeGetVersion");
+  cudart.find(t.func_get_name, "cudaFuncGetName");
   return true;
 }
 

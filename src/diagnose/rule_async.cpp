@@ -62,11 +62,35 @@ const char* kDeviceFaultAdvice =
 std::string launch_text(const LaunchView& l) {
   const format::LaunchEntry& e = l.entry;
   const std::string where = fmt::format("stream {:#x}, launch #{}", e.stream, l.ticket + 1);
+  // A wait or a query (CUBLASSPY_SURFACE_HOOKS): "cudaDeviceSynchronize (launch #7)".
+  if (l.function != nullptr && static_cast<format::Family>(l.function->family) == format::Family::kSync) {
+    return fmt::format("{} (launch #{})", l.function_name(), l.ticket + 1);
+  }
   if (e.bytes != 0 || (e.grid[0] == 0 && e.block[0] == 0)) {
     return fmt::format("{} ({} bytes, {})", l.function_name(), e.bytes, where);
   }
   return fmt::format("{} ({}, grid {}x{}x{}, block {}x{}x{}, {})", l.kernel.empty() ? "an unnamed kernel" : l.kernel,
                      l.function_name(), e.grid[0], e.grid[1], e.grid[2], e.block[0], e.block[1], e.block[2], where);
+}
+
+// " It is one of the 3 launches made since the last clean synchronization after call #4: a; b; c"
+std::string suspects_text(const std::vector<LaunchView>& launches, uint64_t n, const std::string& since,
+                          const char* verb) {
+  std::string list;
+  for (const LaunchView& l : launches) list += (list.empty() ? "" : "; ") + launch_text(l);
+  const uint64_t more = n > launches.size() ? n - launches.size() : 0;
+  return fmt::format(" It is one of the {} launch{} {} since the last clean synchronization{}: {}{}", n,
+                     n == 1 ? "" : "es", verb, since, list, more ? fmt::format(" (and {} earlier)", more) : std::string());
+}
+
+// The launches made before the point where the error surfaced (TraceFacts::surfaced_launches).
+std::string surfaced_suspects_text(const TraceFacts& f) {
+  if (f.surfaced_launches.empty()) return "";
+  std::string text = f.surfaced_launches_other_streams
+                         ? " Nothing the shim records was launched on its stream since the last clean "
+                           "synchronization; the error is the device's, so it came from another stream."
+                         : "";
+  return text + suspects_text(f.surfaced_launches, f.surfaced_launches_total, "", "made before it") + ".";
 }
 
 // CUBLASSPY_SYNC=all synchronized after a launch and found the error: that launch faulted.
@@ -115,14 +139,17 @@ Diagnosis pending_before_call(const TraceFacts& f) {
   d.evidence = fmt::format("CUBLASSPY_SYNC synchronized the stream before {} ran, and it reported {}: "
                            "{}, in work launched earlier.",
                            call_name(call), error_name(code), what_it_means(code));
-  const std::string since = f.pending_clean_sync ? fmt::format(" after call #{}", f.pending_clean_sync->seq) : "";
+  const std::string since = f.pending_clean_wait ? fmt::format(" after {}", launch_text(*f.pending_clean_wait))
+                            : f.pending_clean_sync ? fmt::format(" after call #{}", f.pending_clean_sync->seq)
+                                                   : "";
   if (!f.pending_launches.empty()) {
-    std::string list;
-    for (const LaunchView& l : f.pending_launches) list += (list.empty() ? "" : "; ") + launch_text(l);
-    const uint64_t n = f.pending_launches_total;
-    const uint64_t more = n > f.pending_launches.size() ? n - f.pending_launches.size() : 0;
-    d.evidence += fmt::format(" It is one of the {} launch{} made since the last clean synchronization{}: {}{}.", n,
-                              n == 1 ? "" : "es", since, list, more ? fmt::format(" (and {} earlier)", more) : std::string());
+    if (f.pending_launches_other_streams) {
+      d.evidence += fmt::format(" Nothing the shim records was launched on its stream ({:#x}) since the last clean "
+                                "synchronization; the error is the device's, not the stream's, so it came from "
+                                "another stream.",
+                                call.rec().stream);
+    }
+    d.evidence += suspects_text(f.pending_launches, f.pending_launches_total, since, "made") + ".";
   } else if (!f.pending_suspects.empty()) {
     std::string list;
     for (const CallView& s : f.pending_suspects) list += (list.empty() ? "" : "; ") + suspect_text(*f.trace, s);
@@ -186,18 +213,24 @@ void rule_async_error(RuleContext& ctx) {
       }
       if (surfaced) code = surfaced->rec().status;
     }
-    if (code == 0 && f.launch_error) {
-      // It surfaced in a launch (an asynchronous copy returning it): no record names it.
+    // It surfaced first in the launch ring (an asynchronous copy, a wait or a query returning
+    // it): no call record names it.
+    if (f.launch_error && f.launch_error->entry.async_status == 0 &&
+        (code == 0 || (surfaced && f.launch_error->entry.start_ns < surfaced->rec().start_ns))) {
       const LaunchView& l = *f.launch_error;
       Diagnosis d = finding("async-error", Severity::kError, f);
       d.summary = fmt::format("an asynchronous GPU error ({}) surfaced at {}", error_name(l.entry.status), l.function_name());
       d.evidence = fmt::format("{} returned {}: {}; it reports work launched earlier, not its own.", launch_text(l),
                                status_text_for(l.library(), l.entry.status), what_it_means(l.entry.status));
+      d.evidence += surfaced_suspects_text(f);
       d.advice = (f.sync_mode() ? pin_down_advice(f)
                                 : std::string("The culprit is not pinned: rerun with `cublasspy run --sync all -- ...` "
                                               "(CUBLASSPY_SYNC=all), which synchronizes after each GEMM and each "
                                               "launch the shim records and names the one that failed. ")) +
                  kDeviceFaultAdvice;
+      if (const uint64_t later = failures_from(f, 0); later > 0) {
+        d.evidence += fmt::format(" {} later call{} failed because of it (the error is sticky).", later, plural(later));
+      }
       ctx.add(std::move(d));
       continue;
     }
@@ -212,6 +245,7 @@ void rule_async_error(RuleContext& ctx) {
                           : fmt::format("The trace recorded asynchronous error {} after call #{}.",
                                         error_name(code), h.first_async_seq);
     if (surfaced) d.call = surfaced->seq;
+    d.evidence += surfaced_suspects_text(f);
     if (!f.async_suspects.empty()) {
       std::string list;
       for (const CallView& s : f.async_suspects) list += (list.empty() ? "" : "; ") + suspect_text(*f.trace, s);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -178,6 +179,9 @@ void FactsGatherer::add(const CallView& call) {
     since_sync_.clear();
     since_sync_total_ = 0;
     last_clean_sync_ = call;
+    // cudaStreamSynchronize and a synced GEMM wait for their stream; cudaMemcpy for the legacy one.
+    const bool waits_for_stream = is_function(call, "cudaStreamSynchronize") || synced_clean;
+    clean_waits_.push_back({rec.start_ns, rec.stream, !waits_for_stream || rec.stream == 0});
   }
 
   if (rec.status != 0) {
@@ -192,23 +196,118 @@ void FactsGatherer::add(const CallView& call) {
   }
 }
 
-TraceFacts FactsGatherer::finish() {
-  TraceFacts& f = f_;
-  f.launch_error = f.trace->first_launch_error();
-  if (f.pending_at) {
-    // The work launched between the last clean synchronization and the GEMM that found the
-    // error pending (start times are one clock in the ring and the records).
-    const uint64_t from = f.pending_clean_sync ? f.pending_clean_sync->rec().start_ns : 0;
-    const uint64_t to = f.pending_at->rec().start_ns;
+namespace {
+
+// How the launch ring's waits and queries (family kSync) bear on the suspects of an error.
+bool waits_for_device(const LaunchView& l) {
+  return std::strcmp(l.function_name(), "cudaDeviceSynchronize") == 0 ||
+         std::strcmp(l.function_name(), "cuCtxSynchronize") == 0;
+}
+bool waits_for_stream(const LaunchView& l) {
+  const char* name = l.function_name();
+  return std::strcmp(name, "cudaStreamQuery") == 0 || std::strcmp(name, "cuStreamQuery") == 0 ||
+         std::strcmp(name, "cuStreamSynchronize") == 0;
+}
+bool is_ring_wait(const LaunchView& l) {
+  return l.function != nullptr && static_cast<format::Family>(l.function->family) == format::Family::kSync;
+}
+bool puts_work(const LaunchView& l) {
+  return l.function != nullptr && static_cast<format::Family>(l.function->family) == format::Family::kLaunch;
+}
+
+// Whether work on stream `work` can have run before work on stream `at` ran: the same stream, or
+// either one the legacy default stream (0), which serializes with every blocking stream. Streams
+// created non-blocking are not told apart (docs/DIAGNOSES.md).
+bool ordered_before(uint64_t work, uint64_t at) { return work == at || work == 0 || at == 0; }
+
+struct LaunchSuspects {
+  std::vector<LaunchView> recent;  // the last few
+  uint64_t total = 0;
+  bool other_streams = false;
+  std::optional<LaunchView> bound;  // the ring's clean wait that bounds them, when it does
+};
+
+// The launches that put work on the device before `to_ns` and after the last clean wait that
+// covers their stream (`waits`: the call records'; the ring's are added here), on a stream
+// ordered before `stream` (nullopt: the whole device). None there: those of every stream.
+LaunchSuspects launch_suspects(const TraceFile& trace, const std::vector<CleanWait>& call_waits, uint64_t to_ns,
+                               std::optional<uint64_t> stream, uint64_t before_ticket) {
+  uint64_t last_all = 0;
+  std::map<uint64_t, uint64_t> last_on;  // stream -> start of its last clean wait before to_ns
+  for (const CleanWait& w : call_waits) {
+    if (w.start_ns > to_ns) continue;
+    if (w.all) last_all = std::max(last_all, w.start_ns);
+    else last_on[w.stream] = std::max(last_on[w.stream], w.start_ns);
+  }
+  LaunchSuspects out;
+  trace.for_each_launch([&](const LaunchView& l) {
+    if (!is_ring_wait(l) || l.entry.status != 0 || l.entry.start_ns > to_ns || l.ticket >= before_ticket) return;
+    const bool all = waits_for_device(l) || (waits_for_stream(l) && l.entry.stream == 0);
+    if (!all && !waits_for_stream(l)) return;  // event waits and error queries: the stream is unknown
+    uint64_t& last = all ? last_all : last_on[l.entry.stream];
+    last = std::max(last, l.entry.start_ns);
+    const bool covers = all || (stream && l.entry.stream == *stream);
+    if (covers && (!out.bound || l.entry.start_ns >= out.bound->entry.start_ns)) out.bound = l;
+  });
+  auto collect = [&](bool any_stream) {
     std::deque<LaunchView> recent;
-    f.trace->for_each_launch([&](const LaunchView& l) {
-      if (l.entry.start_ns < from || l.entry.start_ns > to) return;
-      if (static_cast<format::Family>(l.function->family) != format::Family::kLaunch) return;
-      f.pending_launches_total++;
+    trace.for_each_launch([&](const LaunchView& l) {
+      if (!puts_work(l) || l.entry.start_ns > to_ns || l.ticket >= before_ticket) return;
+      auto on = last_on.find(l.entry.stream);
+      const uint64_t cleared = std::max(last_all, on == last_on.end() ? 0 : on->second);
+      if (cleared != 0 && l.entry.start_ns <= cleared) return;
+      if (!any_stream && !ordered_before(l.entry.stream, *stream)) return;
+      out.total++;
       recent.push_back(l);
       if (recent.size() > kKeepSuspects) recent.pop_front();
     });
-    f.pending_launches.assign(recent.begin(), recent.end());
+    out.recent.assign(recent.begin(), recent.end());
+  };
+  collect(!stream);
+  if (out.total == 0 && stream) {
+    collect(true);
+    out.other_streams = out.total != 0;
+  }
+  return out;
+}
+
+}  // namespace
+
+TraceFacts FactsGatherer::finish() {
+  TraceFacts& f = f_;
+  f.launch_error = f.trace->first_launch_error();
+  constexpr uint64_t kAnyTicket = ~uint64_t{0};
+  if (f.pending_at) {
+    // The work launched before the GEMM that found the error pending, since the last clean wait
+    // of its stream (start times are one clock in the ring and the records).
+    LaunchSuspects s = launch_suspects(*f.trace, clean_waits_, f.pending_at->rec().start_ns,
+                                       f.pending_at->rec().stream, kAnyTicket);
+    f.pending_launches = std::move(s.recent);
+    f.pending_launches_total = s.total;
+    f.pending_launches_other_streams = s.other_streams;
+    if (s.bound && (!f.pending_clean_sync || s.bound->entry.start_ns > f.pending_clean_sync->rec().start_ns)) {
+      f.pending_clean_wait = s.bound;
+    }
+  }
+  // Where the error surfaced first: in the ring (a stream's wait or query names the stream;
+  // anything else, a device wait, an event, the last error, the whole device) or at a call
+  // (its stream; cudaMemcpy's is the legacy one, ordered with all).
+  const bool in_ring = f.launch_error && f.launch_error->entry.async_status == 0 &&
+                       (!f.async_surfaced_at || f.launch_error->entry.start_ns < f.async_surfaced_at->rec().start_ns);
+  std::optional<LaunchSuspects> surfaced;
+  if (in_ring) {
+    const LaunchView& l = *f.launch_error;
+    std::optional<uint64_t> stream;
+    if (puts_work(l) || waits_for_stream(l)) stream = l.entry.stream;
+    surfaced = launch_suspects(*f.trace, clean_waits_, l.entry.start_ns, stream, l.ticket);
+  } else if (f.async_surfaced_at) {
+    surfaced = launch_suspects(*f.trace, clean_waits_, f.async_surfaced_at->rec().start_ns,
+                               f.async_surfaced_at->rec().stream, kAnyTicket);
+  }
+  if (surfaced) {
+    f.surfaced_launches = std::move(surfaced->recent);
+    f.surfaced_launches_total = surfaced->total;
+    f.surfaced_launches_other_streams = surfaced->other_streams;
   }
   return std::move(f_);
 }

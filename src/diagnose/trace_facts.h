@@ -79,7 +79,19 @@ struct TraceFacts {
   // error (pinned by CUBLASSPY_SYNC=all, or surfacing in a copy).
   std::vector<LaunchView> pending_launches;
   uint64_t pending_launches_total = 0;
+  // No launch since the last clean wait was on the GEMM's stream (or the legacy default
+  // stream): pending_launches are those of the other streams (a sticky error is the context's).
+  bool pending_launches_other_streams = false;
+  // A clean wait or query in the launch ring that bounds pending_launches, later than
+  // pending_clean_sync.
+  std::optional<LaunchView> pending_clean_wait;
   std::optional<LaunchView> launch_error;
+  // Where the error surfaced first (in the launch ring, launch_error's own status: a copy, a
+  // wait, a query; or at async_surfaced_at): the launches before it since the last clean wait,
+  // chosen as for pending_launches.
+  std::vector<LaunchView> surfaced_launches;
+  uint64_t surfaced_launches_total = 0;
+  bool surfaced_launches_other_streams = false;
 
   const format::FileHeader& header() const { return trace->header(); }
   // The earliest failing call (not a library load), nullptr when none failed.
@@ -89,6 +101,15 @@ struct TraceFacts {
   std::string env_text(const std::string& name) const;
   bool sync_mode() const;  // CUBLASSPY_SYNC was on
   bool sync_all() const;   // CUBLASSPY_SYNC=all: also synchronized after each recorded launch
+};
+
+// A wait that returned success: every launch made before it on the streams it covers finished
+// cleanly. `stream` is the stream waited for; `all` a wait for the whole device (or the legacy
+// default stream, whose work waits for every blocking stream's: docs/DIAGNOSES.md).
+struct CleanWait {
+  uint64_t start_ns = 0;
+  uint64_t stream = 0;
+  bool all = false;
 };
 
 // Gathers a trace's facts one record at a time, in the order for_each_call visits them, so a
@@ -104,6 +125,7 @@ class FactsGatherer {
   std::deque<CallView> since_sync_;  // device work launched since the last clean sync point
   uint64_t since_sync_total_ = 0;
   std::optional<CallView> last_clean_sync_;
+  std::vector<CleanWait> clean_waits_;  // every clean wait of the call records, in visit order
 };
 
 // A walk of its own.

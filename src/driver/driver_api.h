@@ -104,6 +104,9 @@ struct RuntimeApi {
   // cudaRuntimeGetVersion: FileHeader::runtime_version (interpose/post_call.cpp, after each
   // set-up call). Missing: stays -1.
   decltype(&::cudaRuntimeGetVersion) runtime_get_version = nullptr;
+  // cudaFuncGetName (CUDA 12.3+): a launched kernel's name when dladdr cannot name its host
+  // stub (nvcc 13 makes stubs local symbols). Missing: the kernel stays unnamed.
+  decltype(&::cudaFuncGetName) func_get_name = nullptr;
 };
 
 // From libcublasLt (the first loaded of .13, .12, .11).

@@ -1,15 +1,20 @@
-// Written by a short script (N = 40 arguments at most); regenerate rather than edit by hand.
+// Written by a short script (N = 40 arguments at most), then given the zero-argument case by
+// hand (__VA_OPT__: cudaGetLastError, cuCtxSynchronize take none).
 // Preprocessor iteration over a hook's argument triples `(type, name, Tag)`: the hook list
 // is written once and expanded into parameter lists, forwarding lists and recorders.
 #pragma once
 
-#define CBS_NARG(...) CBS_NARG_(__VA_ARGS__, 40,39,38,37,36,35,34,33,32,31,30,29,28,27,26,25,24,23,22,21,20,19,18,17,16,15,14,13,12,11,10,9,8,7,6,5,4,3,2,1)
+#define CBS_NARG(...) CBS_NARG_(__VA_ARGS__ __VA_OPT__(,) 40,39,38,37,36,35,34,33,32,31,30,29,28,27,26,25,24,23,22,21,20,19,18,17,16,15,14,13,12,11,10,9,8,7,6,5,4,3,2,1,0)
 #define CBS_NARG_(_1,_2,_3,_4,_5,_6,_7,_8,_9,_10,_11,_12,_13,_14,_15,_16,_17,_18,_19,_20,_21,_22,_23,_24,_25,_26,_27,_28,_29,_30,_31,_32,_33,_34,_35,_36,_37,_38,_39,_40, N, ...) N
 #define CBS_CAT(a, b) CBS_CAT_(a, b)
 #define CBS_CAT_(a, b) a##b
 // CBS_MAP_COMMA(m, x...): m x1, m x2, ...   CBS_MAP_SEMI(m, x...): m x1; m x2; ...
 #define CBS_MAP_COMMA(m, ...) CBS_CAT(CBS_MC_, CBS_NARG(__VA_ARGS__))(m, __VA_ARGS__)
 #define CBS_MAP_SEMI(m, ...) CBS_CAT(CBS_MS_, CBS_NARG(__VA_ARGS__))(m, __VA_ARGS__)
+// CBS_MAP_AFTER_COMMA(m, x...): , m x1, m x2, ... or nothing: a list that follows other arguments.
+#define CBS_MAP_AFTER_COMMA(m, ...) __VA_OPT__(, CBS_MAP_COMMA(m, __VA_ARGS__))
+#define CBS_MC_0(m, ...)
+#define CBS_MS_0(m, ...)
 #define CBS_MC_1(m, x) m x
 #define CBS_MS_1(m, x) m x;
 #define CBS_MC_2(m, x, ...) m x, CBS_MC_1(m, __VA_ARGS__)
@@ -92,6 +97,7 @@
 #define CBS_MS_40(m, x, ...) m x; CBS_MS_39(m, __VA_ARGS__)
 // CBS_MAP_SPACE(m, x...): m x1 m x2 ... (no separator)
 #define CBS_MAP_SPACE(m, ...) CBS_CAT(CBS_MP_, CBS_NARG(__VA_ARGS__))(m, __VA_ARGS__)
+#define CBS_MP_0(m, ...)
 #define CBS_MP_1(m, x) m x
 #define CBS_MP_2(m, x, ...) m x CBS_MP_1(m, __VA_ARGS__)
 #define CBS_MP_3(m, x, ...) m x CBS_MP_2(m, __VA_ARGS__)

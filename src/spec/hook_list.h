@@ -274,7 +274,37 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
     (size_t, ByteCount, Bytes), (CUstream, hStream, LaunchStream))                               \
   X(kCuda, CUresult, cuMemcpyDtoDAsync_v2, CUDA_ERROR_NOT_INITIALIZED, kLaunch,                  \
     (CUdeviceptr, dstDevice, Unrecorded), (CUdeviceptr, srcDevice, Unrecorded),                 \
-    (size_t, ByteCount, Bytes), (CUstream, hStream, LaunchStream))
+    (size_t, ByteCount, Bytes), (CUstream, hStream, LaunchStream))                               \
+  CUBLASSPY_SURFACE_HOOKS(X)
+
+// Where asynchronous errors surface: waits, queries and the runtime's last error. They are
+// called as often as kernels are launched (PyTorch checks cudaGetLastError after each), so they
+// take the launch ring's lean path too, as family kSync entries (no kernel-table totals, no wait
+// after them under CUBLASSPY_SYNC=all): the entry keeps what each returned, so an error that
+// surfaces there is recorded where it surfaced, and a clean wait on a stream bounds the suspects
+// of a later error (docs/DIAGNOSES.md). A query's "not ready" is no failure. (cudaStreamSynchronize
+// is a call record, CUBLASSPY_DRIVER_HOOKS, as before.) cuCtxSynchronize is wrapped at the PLT
+// only: from CUDA 13 the driver hands out cuCtxSynchronize_v2(CUcontext) for that name
+// (driver_entry_points.cpp).
+#define CUBLASSPY_SURFACE_HOOKS(X)                                                              \
+  X(kCudart, cudaError_t, cudaDeviceSynchronize, cudaErrorInsufficientDriver, kSync)             \
+  X(kCudart, cudaError_t, cudaEventSynchronize, cudaErrorInsufficientDriver, kSync,              \
+    (cudaEvent_t, event, Unrecorded))                                                            \
+  X(kCudart, cudaError_t, cudaStreamQuery, cudaErrorInsufficientDriver, kSync,                   \
+    (cudaStream_t, stream, LaunchStream))                                                        \
+  X(kCudart, cudaError_t, cudaEventQuery, cudaErrorInsufficientDriver, kSync,                    \
+    (cudaEvent_t, event, Unrecorded))                                                            \
+  X(kCudart, cudaError_t, cudaGetLastError, cudaErrorInsufficientDriver, kSync)                  \
+  X(kCudart, cudaError_t, cudaPeekAtLastError, cudaErrorInsufficientDriver, kSync)               \
+  X(kCuda, CUresult, cuCtxSynchronize, CUDA_ERROR_NOT_INITIALIZED, kSync)                        \
+  X(kCuda, CUresult, cuStreamSynchronize, CUDA_ERROR_NOT_INITIALIZED, kSync,                     \
+    (CUstream, hStream, LaunchStream))                                                           \
+  X(kCuda, CUresult, cuStreamQuery, CUDA_ERROR_NOT_INITIALIZED, kSync,                           \
+    (CUstream, hStream, LaunchStream))                                                           \
+  X(kCuda, CUresult, cuEventSynchronize, CUDA_ERROR_NOT_INITIALIZED, kSync,                      \
+    (CUevent, hEvent, Unrecorded))                                                               \
+  X(kCuda, CUresult, cuEventQuery, CUDA_ERROR_NOT_INITIALIZED, kSync,                            \
+    (CUevent, hEvent, Unrecorded))
 
 #define CUBLASSPY_ALL_HOOKS(X) CUBLASSPY_HOOKS(X) CUBLASSPY_LEGACY_HOOKS(X) CUBLASSPY_LOADER_HOOKS(X) \
   CUBLASSPY_LAUNCH_HOOKS(X)

@@ -3,6 +3,8 @@
 // to the GEMM.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "support/diagnose_helpers.h"
 
 namespace cublasspy::test {
@@ -110,6 +112,106 @@ TEST(AsyncError, HealthyRunInSyncModeIsFine) {
   auto found = run.diagnose();
   EXPECT_FALSE(has_id(found, "async-error")) << explain(run, found);
   EXPECT_TRUE(found.empty()) << explain(run, found);
+}
+
+// A scripted faulting kernel launch (diag_kernel_fault, built by nvcc): an indexing kernel of
+// the program's own "faults" on the stand-in, then a correct cublasSgemm runs on its stream.
+constexpr const char* kGatherRows = "gather_rows(float const*, int const*, float*, int)";
+
+TracedRun faulting_kernel(const std::string& fault, const char* sync, std::vector<std::string> args = {}) {
+  RunOptions o;
+  o.env["STANDIN_ASYNC_ERROR"] = fault;
+  if (sync != nullptr) o.env["CUBLASSPY_SYNC"] = sync;
+  o.args = std::move(args);
+  const std::string program = program_path("diag_kernel_fault");
+  EXPECT_TRUE(std::ifstream(program).good()) << program << " was not built: it needs nvcc (CUBLASSPY_NVCC)";
+  return run_traced(program, o);
+}
+
+TEST(AsyncError, FaultingKernelWithoutSyncNamesItAmongTheSuspects) {
+  TracedRun run = faulting_kernel("cudaLaunchKernel:1:700", nullptr);
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  EXPECT_TRUE(contains(d.summary, "cudaErrorIllegalAddress (700)")) << explain(run, found);
+  EXPECT_FALSE(contains(d.summary, "did not cause it")) << d.summary;
+  EXPECT_TRUE(contains(d.evidence, std::string("one of the 1 launch made before it")) &&
+              contains(d.evidence, std::string(kGatherRows) + " (cudaLaunchKernel, grid 1x1x1, block 32x1x1"))
+      << explain(run, found);
+  EXPECT_TRUE(contains(d.advice, "--sync")) << d.advice;
+}
+
+TEST(AsyncError, FaultingKernelFoundPendingUnderSync) {
+  TracedRun run = faulting_kernel("cudaLaunchKernel:1:700", "1");
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  ASSERT_TRUE(d.call && d.pid) << explain(run, found);
+  EXPECT_EQ(function_of_call(run, *d.pid, *d.call), "cublasSgemm_v2");
+  EXPECT_TRUE(contains(d.summary, "already pending before cublasSgemm_v2")) << d.summary;
+  EXPECT_TRUE(contains(d.evidence, "one of the 1 launch made since the last clean synchronization")) << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, kGatherRows)) << d.evidence;
+  EXPECT_TRUE(contains(d.advice, "--sync all")) << d.advice;
+  EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
+}
+
+TEST(AsyncError, SyncAllPinsTheFaultingKernel) {
+  TracedRun run = faulting_kernel("cudaLaunchKernel:1:700", "all");
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  EXPECT_TRUE(contains(d.summary, std::string("the GPU work launched by ") + kGatherRows +
+                                      " failed with cudaErrorIllegalAddress (700)"))
+      << explain(run, found);
+  EXPECT_TRUE(contains(d.evidence, "CUBLASSPY_SYNC=all")) << d.evidence;
+  EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
+}
+
+// A kernel on another stream, never waited for, is no suspect of an error found pending on the
+// GEMMs' stream: the launches named are those of that stream.
+TEST(AsyncError, SuspectsAreTheLaunchesOfTheGemmsStream) {
+  TracedRun run = faulting_kernel("cudaLaunchKernel:2:700", "1", {"--other-stream"});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  EXPECT_TRUE(contains(d.evidence, "one of the 1 launch made since") && contains(d.evidence, kGatherRows))
+      << explain(run, found);
+  EXPECT_FALSE(contains(d.evidence, "scale_rows")) << d.evidence;
+}
+
+// No GEMM: the error surfaces at cudaDeviceSynchronize (then cudaGetLastError), where NVIDIA's
+// samples check it. It is recorded there, in the launch ring, and diagnosed.
+TEST(AsyncError, SurfacingAtDeviceSynchronizeIsRecordedThere) {
+  TracedRun run = faulting_kernel("cudaLaunchKernel:1:700", nullptr, {"--no-gemm"});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  EXPECT_TRUE(contains(d.summary, "(cudaErrorIllegalAddress (700)) surfaced at cudaDeviceSynchronize"))
+      << explain(run, found);
+  EXPECT_TRUE(contains(d.evidence, "cudaDeviceSynchronize (launch #2) returned cudaErrorIllegalAddress (700)"))
+      << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, kGatherRows)) << d.evidence;
+  ASSERT_EQ(run.opened.size(), 1u) << explain(run, found);
+  std::vector<std::string> surfaced;
+  run.opened[0].for_each_launch([&](const LaunchView& l) {
+    if (l.entry.status != 0) surfaced.push_back(std::string(l.function_name()) + " " + std::to_string(l.entry.status));
+  });
+  EXPECT_EQ(surfaced, (std::vector<std::string>{"cudaDeviceSynchronize 700", "cudaGetLastError 700"}))
+      << explain(run, found);
+}
+
+// The driver's waits reached through cuGetProcAddress are recorded like the PLT's; the one
+// whose answer depends on the version asked (cuCtxSynchronize_v2(CUcontext) for 13.0) is left
+// to the driver, so the program's call with its context argument still works.
+TEST(AsyncError, DriverWaitsThroughTheProcAddressResolver) {
+  TracedRun run = faulting_kernel("", nullptr, {"--driver-waits", "--no-gemm"});
+  auto found = run.diagnose();
+  EXPECT_TRUE(contains(run.output, "cuStreamSynchronize 0\n")) << explain(run, found);
+  EXPECT_TRUE(contains(run.output, "cuCtxSynchronize_v2 0\n")) << explain(run, found);
+  ASSERT_EQ(run.opened.size(), 1u) << explain(run, found);
+  std::vector<std::string> waits;
+  run.opened[0].for_each_launch([&](const LaunchView& l) {
+    if (l.function != nullptr && static_cast<format::Family>(l.function->family) == format::Family::kSync) {
+      waits.push_back(std::string(l.function_name()) + " " + std::to_string(l.entry.status));
+    }
+  });
+  EXPECT_EQ(waits, (std::vector<std::string>{"cuStreamSynchronize 0", "cudaDeviceSynchronize 0", "cudaGetLastError 209"}))
+      << explain(run, found);
 }
 
 }  // namespace

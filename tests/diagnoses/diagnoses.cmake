@@ -19,6 +19,20 @@ cublasspy_test_program(diag_second_cublas_rpath ${CBS_DIAG_DIR}/programs/diag_se
 set_target_properties(diag_second_cublas_rpath PROPERTIES BUILD_RPATH ${CUBLASSPY_STANDIN_DIR})
 target_link_options(diag_second_cublas_rpath PRIVATE -Wl,--disable-new-dtags)
 
+# A kernel of the program's own that faults, then a GEMM: built by nvcc when the toolkit has it
+# (the test fails, naming the missing program, when not).
+if(CUBLASSPY_NVCC AND NOT CUBLASSPY_SANITIZE)
+  set(diag_kernel_fault ${CMAKE_BINARY_DIR}/test-programs/diag_kernel_fault)
+  add_custom_command(OUTPUT ${diag_kernel_fault}
+    COMMAND ${CUBLASSPY_NVCC} --cudart=shared -arch=sm_90 -Xlinker --export-dynamic -o ${diag_kernel_fault}
+            ${CBS_DIAG_DIR}/programs/diag_kernel_fault.cu -lcublas -L${CUDAToolkit_LIBRARY_DIR}/stubs -lcuda
+    DEPENDS ${CBS_DIAG_DIR}/programs/diag_kernel_fault.cu
+    COMMENT "nvcc: diag_kernel_fault" VERBATIM)
+  add_custom_target(diag_kernel_fault ALL DEPENDS ${diag_kernel_fault})
+else()
+  add_custom_target(diag_kernel_fault)
+endif()
+
 add_executable(doctor_json ${CBS_DIAG_DIR}/programs/doctor_json.cpp)
 target_link_libraries(doctor_json PRIVATE cublasspy_tools cublasspy_doctor)
 set_target_properties(doctor_json PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-programs)
@@ -43,7 +57,7 @@ target_compile_options(diagnoses_test PRIVATE -Wall -Wextra)
 # The shim, stand-in, program and CUDA paths come with cublasspy_test_support (tests/support).
 target_compile_definitions(diagnoses_test PRIVATE CBS_TEST_CLI="$<TARGET_FILE:cublasspy_cli>")
 add_dependencies(diagnoses_test cublasspy cublasspy_cli standin diag_workload diag_fork diag_samples diag_second_cublas
-                 diag_second_cublas_rpath doctor_json)
+                 diag_second_cublas_rpath doctor_json diag_kernel_fault)
 gtest_discover_tests(diagnoses_test TEST_PREFIX diagnoses. DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 300)
 

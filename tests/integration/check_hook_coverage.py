@@ -24,7 +24,11 @@ LT_REQUIRED = ["cublasLtCreate", "cublasLtDestroy", "cublasLtMatmul", "cublasLtM
 OTHER_REQUIRED = ["cudaGetDeviceCount", "cuInit", "cuDeviceGetCount", "cuGetProcAddress", "cuGetProcAddress_v2",
                   "cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion", "dlsym", "dlopen",
                   "cublasCreate_v2", "cublasDestroy_v2", "cublasSetStream_v2", "cublasSetPointerMode_v2",
-                  "cublasGetPointerMode_v2", "cublasSetMathMode", "cublasGetMathMode", "cublasSetWorkspace_v2"]
+                  "cublasGetPointerMode_v2", "cublasSetMathMode", "cublasGetMathMode", "cublasSetWorkspace_v2",
+                  # where asynchronous errors surface (issue 14)
+                  "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaStreamQuery",
+                  "cudaEventQuery", "cudaGetLastError", "cudaPeekAtLastError", "cuCtxSynchronize",
+                  "cuStreamSynchronize", "cuStreamQuery", "cuEventSynchronize", "cuEventQuery"]
 
 
 def defined_symbols(path):

@@ -85,14 +85,14 @@ TEST(Run, PrependsTheShimAndKeepsLdPreload) {
 TEST(Run, OptionsBecomeTheShimsVariables) {
   ScratchDir dir;
   ProcessResult r = run_process(
-      {kTool, "run", "--check", "--sync", "--scan", "inputs", "--dump", "failing", "--on-error", "abort",
-       "--ring", "64", "--log", "off", "-o", "rank%r-%p.cbt", "--", "sh", "-c",
-       "echo $CUBLASSPY_CHECK $CUBLASSPY_SYNC $CUBLASSPY_SCAN $CUBLASSPY_DUMP $CUBLASSPY_ON_ERROR "
+      {kTool, "run", "--check", "--sync", "--scan", "inputs", "--dump", "failing", "--stacks", "all", "--on-error",
+       "abort", "--ring", "64", "--log", "off", "-o", "rank%r-%p.cbt", "--", "sh", "-c",
+       "echo $CUBLASSPY_CHECK $CUBLASSPY_SYNC $CUBLASSPY_SCAN $CUBLASSPY_DUMP $CUBLASSPY_STACKS $CUBLASSPY_ON_ERROR "
        "$CUBLASSPY_RING $CUBLASSPY_LOG $CUBLASSPY_TRACE"},
       {}, {.cwd = dir.path()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // A relative template is made absolute against the directory `run` was started in.
-  EXPECT_EQ(r.out, "1 1 inputs failing abort 64 off " + dir.path() + "/rank%r-%p.cbt\n");
+  EXPECT_EQ(r.out, "1 1 inputs failing all abort 64 off " + dir.path() + "/rank%r-%p.cbt\n");
 
   // Without options the inherited settings stay; the default template lands in the cwd.
   ProcessResult plain = run_process({kTool, "run", "--", "sh", "-c", "echo $CUBLASSPY_SCAN $CUBLASSPY_TRACE"},
@@ -105,6 +105,9 @@ TEST(Run, BadOptionValuesAreUsageErrors) {
   EXPECT_EQ(scan.exit_code, 2);
   EXPECT_NE(scan.err.find("none, inputs, outputs, all"), std::string::npos) << scan.err;
   EXPECT_EQ(run_process({kTool, "run", "--dump", "some", "--", "true"}).exit_code, 2);
+  ProcessResult stacks = run_process({kTool, "run", "--stacks", "some", "--", "true"});
+  EXPECT_EQ(stacks.exit_code, 2);
+  EXPECT_NE(stacks.err.find("none, failing, all"), std::string::npos) << stacks.err;
   EXPECT_EQ(run_process({kTool, "run", "--on-error", "explode", "--", "true"}).exit_code, 2);
   EXPECT_EQ(run_process({kTool, "run", "--ring", "3", "--", "true"}).exit_code, 2);
   EXPECT_EQ(run_process({kTool, "run", "--ring", "many", "--", "true"}).exit_code, 2);

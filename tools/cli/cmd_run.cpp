@@ -29,7 +29,7 @@ struct RunArgs {
   std::string trace_template;
   bool check = false;
   std::string sync;  // "" not given, "1" (--sync), "all" (--sync all)
-  std::string scan, dump, on_error, ring, log;
+  std::string scan, dump, stacks, on_error, ring, log;
   std::string summary = "auto";
   std::vector<std::string> command;
 };
@@ -101,6 +101,7 @@ int run_command(const RunArgs& a) {
   if (!a.sync.empty()) set_variable(env, "CUBLASSPY_SYNC", a.sync);
   if (!a.scan.empty()) set_variable(env, "CUBLASSPY_SCAN", a.scan);
   if (!a.dump.empty()) set_variable(env, "CUBLASSPY_DUMP", a.dump);
+  if (!a.stacks.empty()) set_variable(env, "CUBLASSPY_STACKS", a.stacks);
   if (!a.on_error.empty()) set_variable(env, "CUBLASSPY_ON_ERROR", a.on_error);
   if (!a.ring.empty()) set_variable(env, "CUBLASSPY_RING", a.ring);
   if (!a.log.empty()) set_variable(env, "CUBLASSPY_LOG", a.log);
@@ -177,6 +178,10 @@ SubcommandAction attach_run(CLI::App& app) {
       ->type_name("MODE");
   app.add_option("--dump", a->dump, "Save operands as .npy next to the trace (CUBLASSPY_DUMP)")
       ->check(config_validator(&parse_dump_mode, "none, failing, all"))
+      ->type_name("MODE");
+  app.add_option("--stacks", a->stacks,
+                 "Where the Python and native locations of calls are recorded (CUBLASSPY_STACKS)")
+      ->check(config_validator(&parse_stack_mode, "none, failing, all"))
       ->type_name("MODE");
   app.add_option("--on-error", a->on_error, "What to do when a call fails (CUBLASSPY_ON_ERROR)")
       ->check(config_validator(&parse_on_error, "continue, abort, trap"))

@@ -247,6 +247,16 @@ STANDIN_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gri
 }
 
 // A host function enqueued on a stream runs once the work before it is done: at once here.
+// The kernel's device name as registered (its mangled name), as the real runtime answers.
+STANDIN_EXPORT cudaError_t cudaFuncGetName(const char** name, const void* func) {
+  STANDIN_RUNTIME_ENTRY("cudaFuncGetName");
+  if (name == nullptr) return record(cudaErrorInvalidValue);
+  const Kernel* kernel = find_kernel(func);
+  if (kernel == nullptr || kernel->device_name == nullptr) return record(cudaErrorInvalidDeviceFunction);
+  *name = kernel->device_name;
+  return finish(cudaSuccess, fault);
+}
+
 STANDIN_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
   STANDIN_RUNTIME_ENTRY("cudaLaunchHostFunc");
   if (fn == nullptr) return record(cudaErrorInvalidValue);

@@ -1,0 +1,114 @@
+// The field's case with a kernel of the program's own: an indexing kernel is launched on the
+// GEMMs' stream, then a correct cublasSgemm runs. Built by nvcc (shared runtime) and run on the
+// CPU stand-in, whose fault plan makes the kernel "fault" on the device
+// (STANDIN_ASYNC_ERROR=cudaLaunchKernel:1:700: the launch succeeds, a sticky illegal address
+// follows), as an embedding index out of range does on a GPU.
+//
+//   diag_kernel_fault [--other-stream] [--no-gemm] [--driver-waits]
+//     --other-stream   a kernel launched on a second stream first, never waited for: no
+//                      suspect of an error found on the GEMMs' stream (docs/DIAGNOSES.md)
+//     --no-gemm        no GEMM: the program waits with cudaDeviceSynchronize and reads
+//                      cudaGetLastError, where the error surfaces (NVIDIA's samples end so)
+//     --driver-waits   first, the driver's cuStreamSynchronize and cuCtxSynchronize through
+//                      cuGetProcAddress (for 13.0 the latter is cuCtxSynchronize_v2(CUcontext)),
+//                      as a program with the static runtime reaches them
+//
+// The kernel is launched through cudaLaunchKernel, as PyTorch's kernels are (CUDA 13's <<<>>>
+// goes through the runtime's internal __cudaLaunchKernel). Linked with --export-dynamic so that
+// dladdr names the kernel's host stub. Prints each status; exit status 0.
+#include <cublas_v2.h>
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstring>
+
+__global__ void gather_rows(const float* table, const int* index, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = table[index[i]];
+}
+
+__global__ void scale_rows(float* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= 2.0f;
+}
+
+namespace {
+
+void report(const char* what, int status) { std::printf("%s %d\n", what, status); }
+
+cudaError_t launch(const void* kernel, void** args, cudaStream_t stream) {
+  return cudaLaunchKernel(kernel, dim3(1), dim3(32), args, 0, stream);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool other_stream = false, gemm = true, driver_waits = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--other-stream") == 0) other_stream = true;
+    else if (std::strcmp(argv[i], "--no-gemm") == 0) gemm = false;
+    else if (std::strcmp(argv[i], "--driver-waits") == 0) driver_waits = true;
+    else {
+      std::fprintf(stderr, "diag_kernel_fault: unknown option %s\n", argv[i]);
+      return 2;
+    }
+  }
+  // Looked up first, before anything else in the process asks for them (a static runtime does).
+  CUresult (*stream_synchronize)(CUstream) = nullptr;
+  CUresult (*ctx_synchronize_v2)(CUcontext) = nullptr;
+  if (driver_waits) {
+    CUdriverProcAddressQueryResult found{};
+    void* fn = nullptr;
+    report("cuGetProcAddress cuStreamSynchronize",
+           cuGetProcAddress("cuStreamSynchronize", &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &found));
+    stream_synchronize = reinterpret_cast<CUresult (*)(CUstream)>(fn);
+    fn = nullptr;
+    report("cuGetProcAddress cuCtxSynchronize",
+           cuGetProcAddress("cuCtxSynchronize", &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &found));
+    ctx_synchronize_v2 = reinterpret_cast<CUresult (*)(CUcontext)>(fn);
+  }
+  constexpr int kM = 4, kN = 3, kK = 2;
+  int count = -1;
+  report("cudaGetDeviceCount", cudaGetDeviceCount(&count));
+  cublasHandle_t handle = nullptr;
+  report("cublasCreate_v2", cublasCreate(&handle));
+  cudaStream_t stream = nullptr, side = nullptr;
+  cudaStreamCreate(&stream);
+  cudaStreamCreate(&side);
+  cublasSetStream(handle, stream);
+
+  float host[kM * kK];
+  for (float& v : host) v = 1.0f;
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+  int* index = nullptr;
+  cudaMalloc(&a, sizeof host);
+  cudaMalloc(&b, sizeof host);
+  cudaMalloc(&c, sizeof host);
+  cudaMalloc(&index, 32 * sizeof(int));
+  cudaMemcpy(a, host, sizeof host, cudaMemcpyHostToDevice);
+  cudaMemcpy(b, host, sizeof host, cudaMemcpyHostToDevice);
+
+  if (driver_waits) {
+    if (stream_synchronize != nullptr) report("cuStreamSynchronize", stream_synchronize(stream));
+    if (ctx_synchronize_v2 != nullptr) report("cuCtxSynchronize_v2", ctx_synchronize_v2(nullptr));
+  }
+
+  int n = 32;
+  if (other_stream) {
+    void* args[] = {&c, &n};
+    report("cudaLaunchKernel scale_rows", launch(reinterpret_cast<const void*>(scale_rows), args, side));
+  }
+  void* args[] = {&a, &index, &c, &n};
+  report("cudaLaunchKernel gather_rows", launch(reinterpret_cast<const void*>(gather_rows), args, stream));
+  if (gemm) {
+    const float alpha = 1.0f, beta = 0.0f;
+    report("cublasSgemm_v2", cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, kM, kN, kK, &alpha, a, kM, b, kK,
+                                         &beta, c, kM));
+    report("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+  } else {
+    report("cudaDeviceSynchronize", cudaDeviceSynchronize());
+    report("cudaGetLastError", cudaGetLastError());
+  }
+  return 0;
+}
