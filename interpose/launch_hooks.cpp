@@ -27,21 +27,16 @@ cudaError_t cudaLaunchCooperativeKernel_ptsz(const void*, dim3, dim3, void**, si
 cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t*, const void*, void**);
 cudaError_t cudaMemsetAsync_ptsz(void*, int, size_t, cudaStream_t);
 cudaError_t cudaMemcpyAsync_ptsz(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t);
+// What nvcc's host stubs call (declared by crt/device_functions.h under __CUDACC__ only).
+cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
 }
 
 namespace cublasspy {
 namespace {
 
-// A runtime kernel's name: the host stub's symbol (nvcc gives the stub the kernel's mangled
-// name). dladdr knows the dynamic symbols only: for a stub it cannot name (a local symbol, as
-// nvcc 13 makes them), the runtime's cudaFuncGetName, which answers the registered device name;
-// else "". Once per function (the kernel table caches it).
-void name_from_stub(void* context, char* out, size_t size) {
-  Dl_info info;
-  if (dladdr(context, &info) != 0 && info.dli_sname != nullptr) {
-    std::strncpy(out, info.dli_sname, size - 1);
-    return;
-  }
+// The runtime's cudaFuncGetName, which answers the registered device name; else "".
+void name_from_runtime(void* context, char* out, size_t size) {
   ThreadState& ts = thread_state();
   ts.internal++;
   RuntimeApi scratch;
@@ -51,6 +46,33 @@ void name_from_stub(void* context, char* out, size_t size) {
     std::strncpy(out, name, size - 1);
   }
   ts.internal--;
+}
+
+// A runtime kernel's name: the host stub's symbol (nvcc gives the stub the kernel's mangled
+// name). dladdr knows the dynamic symbols only: for a stub it cannot name (a local symbol, as
+// nvcc 13 makes them), the runtime's. Once per function (the kernel table caches it).
+void name_from_stub(void* context, char* out, size_t size) {
+  Dl_info info;
+  if (dladdr(context, &info) != 0 && info.dli_sname != nullptr) {
+    std::strncpy(out, info.dli_sname, size - 1);
+    return;
+  }
+  name_from_runtime(context, out, size);
+}
+
+// A kernel handle's name: the driver's cuKernelGetName (a cudaKernel_t is a CUkernel), else the
+// runtime's cudaFuncGetName, which takes a handle in place of the entry function.
+void name_from_handle(void* context, char* out, size_t size) {
+  ThreadState& ts = thread_state();
+  ts.internal++;
+  DriverApi scratch;
+  const auto get_name = shim_driver(scratch).kernel_get_name;
+  const char* name = nullptr;
+  const bool named = get_name != nullptr && get_name(&name, static_cast<CUkernel>(context)) == CUDA_SUCCESS &&
+                     name != nullptr;
+  if (named) std::strncpy(out, name, size - 1);
+  ts.internal--;
+  if (!named) name_from_runtime(context, out, size);
 }
 
 // A driver kernel's name, from cuFuncGetName (CUDA 12.3 and later drivers; older: "").
@@ -117,8 +139,10 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
     // Copies and memsets are counted under their function (key: the hook id + 1, never a code
     // address); kernels under the function launched.
     const uint64_t key = lc.function != 0 ? lc.function : uint64_t{id} + 1;
-    const TraceWriter::NameKernel namer =
-        lc.function == 0 ? no_name : lc.driver_function ? name_from_function : name_from_stub;
+    const TraceWriter::NameKernel namer = lc.function == 0                                  ? no_name
+                                          : lc.kind == LaunchContext::Kind::kDriverFunction ? name_from_function
+                                          : lc.kind == LaunchContext::Kind::kKernelHandle   ? name_from_handle
+                                                                                            : name_from_stub;
     e->kernel = rt->writer.kernel_index(key, id, namer, reinterpret_cast<void*>(lc.function));
   } else {
     e->kernel = format::kNoKernel;

@@ -16,7 +16,12 @@ namespace cublasspy {
 // What one launch records, gathered from its arguments.
 struct LaunchContext {
   uint64_t function = 0;     // the kernel table's key: the host stub's or the CUfunction's address
-  bool driver_function = false;  // `function` is a CUfunction (named by cuFuncGetName)
+  // What `function` is, which says how it is named (interpose/launch_hooks.cpp).
+  enum class Kind : uint8_t {
+    kHostStub,        // a host stub (dladdr, else cudaFuncGetName)
+    kDriverFunction,  // a CUfunction (cuFuncGetName)
+    kKernelHandle,    // a cudaKernel_t, a CUkernel (cuKernelGetName, else cudaFuncGetName)
+  } kind = Kind::kHostStub;
   uint64_t stream = 0;
   uint64_t bytes = 0;
   uint32_t grid[3] = {0, 0, 0};
@@ -45,7 +50,14 @@ struct KernelStub : LaunchArg<format::ArgKind::kPointer> {
 struct DriverKernel : LaunchArg<format::ArgKind::kPointer> {
   static void launch(LaunchContext& c, CUfunction f) {
     c.function = reinterpret_cast<uint64_t>(f);
-    c.driver_function = true;
+    c.kind = LaunchContext::Kind::kDriverFunction;
+  }
+};
+// nvcc 12.4+ host stubs launch through the runtime's __cudaLaunchKernel with the kernel's handle.
+struct KernelHandle : LaunchArg<format::ArgKind::kPointer> {
+  static void launch(LaunchContext& c, cudaKernel_t k) {
+    c.function = reinterpret_cast<uint64_t>(k);
+    c.kind = LaunchContext::Kind::kKernelHandle;
   }
 };
 struct Grid : LaunchArg<format::ArgKind::kUInt> {

@@ -55,6 +55,7 @@ bool fill(DriverApi& t) {
   cuda.find(t.driver_get_version, "cuDriverGetVersion");
   cuda.find(t.mem_get_info, "cuMemGetInfo_v2");
   cuda.find(t.func_get_name, "cuFuncGetName");
+  cuda.find(t.kernel_get_name, "cuKernelGetName");
   return true;
 }
 

@@ -90,6 +90,11 @@ struct DriverApi {
   // cuFuncGetName: the name of a kernel launched through cuLaunchKernel(Ex), once per function
   // (CUDA 12.3 and later drivers). Missing: the kernel is recorded unnamed.
   decltype(&::cuFuncGetName) func_get_name = nullptr;
+  // cuKernelGetName: the name of a kernel launched through the runtime's __cudaLaunchKernel by
+  // its cudaKernel_t (the CUkernel of the same name), as nvcc 12.4+ host stubs launch, once per
+  // kernel (CUDA 12.3 and later drivers). Missing: the runtime's cudaFuncGetName is asked, which
+  // takes a cudaKernel_t in place of the entry function; else the kernel is recorded unnamed.
+  decltype(&::cuKernelGetName) kernel_get_name = nullptr;
 
   bool can_copy() const { return ctx_get_current && stream_synchronize && memcpy_dtoh; }
   bool can_launch() const {

@@ -224,6 +224,11 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
 #define CBS_KERNEL_LAUNCH_PARAMS                                                                \
   (const void*, func, KernelStub), (dim3, gridDim, Grid), (dim3, blockDim, Block),               \
   (void**, args, Unrecorded), (size_t, sharedMem, SharedMem), (cudaStream_t, stream, LaunchStream)
+// The runtime's __cudaLaunchKernel(_ptsz): what <<<...>>> compiles to with nvcc 12.4 and later
+// (crt/host_runtime.h), the kernel given by its cudaKernel_t.
+#define CBS_KERNEL_HANDLE_LAUNCH_PARAMS                                                         \
+  (cudaKernel_t, kernel, KernelHandle), (dim3, gridDim, Grid), (dim3, blockDim, Block),          \
+  (void**, args, Unrecorded), (size_t, sharedMem, SharedMem), (cudaStream_t, stream, LaunchStream)
 #define CBS_KERNEL_LAUNCH_EX_PARAMS                                                             \
   (const cudaLaunchConfig_t*, config, LaunchConfig), (const void*, func, KernelStub),            \
   (void**, args, Unrecorded)
@@ -245,6 +250,8 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
 #define CUBLASSPY_LAUNCH_HOOKS(X)                                                               \
   X(kCudart, cudaError_t, cudaLaunchKernel, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
   X(kCudart, cudaError_t, cudaLaunchKernel_ptsz, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
+  X(kCudart, cudaError_t, __cudaLaunchKernel, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_HANDLE_LAUNCH_PARAMS) \
+  X(kCudart, cudaError_t, __cudaLaunchKernel_ptsz, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_HANDLE_LAUNCH_PARAMS) \
   X(kCudart, cudaError_t, cudaLaunchCooperativeKernel, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
   X(kCudart, cudaError_t, cudaLaunchCooperativeKernel_ptsz, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
   X(kCudart, cudaError_t, cudaLaunchKernelExC, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_EX_PARAMS) \

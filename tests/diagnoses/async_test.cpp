@@ -164,6 +164,18 @@ TEST(AsyncError, SyncAllPinsTheFaultingKernel) {
   EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
 }
 
+// <<<...>>> as nvcc 13 compiles it: the host stub launches through the runtime's
+// __cudaLaunchKernel with the kernel's handle, which the launch recorder names and pins the same.
+TEST(AsyncError, SyncAllPinsAKernelLaunchedByChevrons) {
+  TracedRun run = faulting_kernel("__cudaLaunchKernel:1:700", "all", {"--chevrons"});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  EXPECT_TRUE(contains(d.summary, std::string("the GPU work launched by ") + kGatherRows +
+                                      " failed with cudaErrorIllegalAddress (700)"))
+      << explain(run, found);
+  EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
+}
+
 // A kernel on another stream, never waited for, is no suspect of an error found pending on the
 // GEMMs' stream: the launches named are those of that stream.
 TEST(AsyncError, SuspectsAreTheLaunchesOfTheGemmsStream) {

@@ -4,7 +4,7 @@
 // (STANDIN_ASYNC_ERROR=cudaLaunchKernel:1:700: the launch succeeds, a sticky illegal address
 // follows), as an embedding index out of range does on a GPU.
 //
-//   diag_kernel_fault [--other-stream] [--no-gemm] [--driver-waits]
+//   diag_kernel_fault [--other-stream] [--no-gemm] [--driver-waits] [--chevrons]
 //     --other-stream   a kernel launched on a second stream first, never waited for: no
 //                      suspect of an error found on the GEMMs' stream (docs/DIAGNOSES.md)
 //     --no-gemm        no GEMM: the program waits with cudaDeviceSynchronize and reads
@@ -12,9 +12,11 @@
 //     --driver-waits   first, the driver's cuStreamSynchronize and cuCtxSynchronize through
 //                      cuGetProcAddress (for 13.0 the latter is cuCtxSynchronize_v2(CUcontext)),
 //                      as a program with the static runtime reaches them
+//     --chevrons       the indexing kernel launched by <<<...>>>, which nvcc 12.4 and later
+//                      compile to the runtime's __cudaLaunchKernel with the kernel's handle
+//                      (the stand-in's fault plan then names __cudaLaunchKernel)
 //
-// The kernel is launched through cudaLaunchKernel, as PyTorch's kernels are (CUDA 13's <<<>>>
-// goes through the runtime's internal __cudaLaunchKernel). Linked with --export-dynamic so that
+// Else the kernel is launched through cudaLaunchKernel, as PyTorch's kernels are. Linked with --export-dynamic so that
 // dladdr names the kernel's host stub. Prints each status; exit status 0.
 #include <cublas_v2.h>
 #include <cuda.h>
@@ -44,11 +46,12 @@ cudaError_t launch(const void* kernel, void** args, cudaStream_t stream) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool other_stream = false, gemm = true, driver_waits = false;
+  bool other_stream = false, gemm = true, driver_waits = false, chevrons = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--other-stream") == 0) other_stream = true;
     else if (std::strcmp(argv[i], "--no-gemm") == 0) gemm = false;
     else if (std::strcmp(argv[i], "--driver-waits") == 0) driver_waits = true;
+    else if (std::strcmp(argv[i], "--chevrons") == 0) chevrons = true;
     else {
       std::fprintf(stderr, "diag_kernel_fault: unknown option %s\n", argv[i]);
       return 2;
@@ -100,7 +103,12 @@ int main(int argc, char** argv) {
     report("cudaLaunchKernel scale_rows", launch(reinterpret_cast<const void*>(scale_rows), args, side));
   }
   void* args[] = {&a, &index, &c, &n};
-  report("cudaLaunchKernel gather_rows", launch(reinterpret_cast<const void*>(gather_rows), args, stream));
+  if (chevrons) {
+    gather_rows<<<1, 32, 0, stream>>>(a, index, c, n);
+    report("gather_rows<<<>>>", cudaGetLastError());
+  } else {
+    report("cudaLaunchKernel gather_rows", launch(reinterpret_cast<const void*>(gather_rows), args, stream));
+  }
   if (gemm) {
     const float alpha = 1.0f, beta = 0.0f;
     report("cublasSgemm_v2", cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, kM, kN, kK, &alpha, a, kM, b, kK,

@@ -56,11 +56,17 @@ Registry& registry() {
   return *r;
 }
 
+// The kernel of a host stub, or of a cudaKernel_t given in its place (as the runtime's APIs that
+// take an entry function accept).
 Kernel* find_kernel(const void* host_function) {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
   auto it = r.by_host_function.find(host_function);
-  return it == r.by_host_function.end() ? nullptr : it->second;
+  if (it != r.by_host_function.end()) return it->second;
+  for (const auto& [stub, kernel] : r.by_host_function) {
+    if (kernel == host_function) return kernel;
+  }
+  return nullptr;
 }
 
 Kernel* as_kernel(cudaKernel_t k) { return reinterpret_cast<Kernel*>(k); }
