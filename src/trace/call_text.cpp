@@ -112,6 +112,18 @@ void add_gemm_args(const CallView& call, json& args) {
   for (int i = 0; i < 4; ++i) {
     if (call.slot.plane_offset[i] != 0) args[kPlaneKeys[i]] = call.slot.plane_offset[i];
   }
+  // A cuBLASLt matmul's preset algorithm (format version 5: the function has an algo_id slot):
+  // "algo_preset" and the 64 bytes the program passed, for replay (JSON only).
+  if (const int id_slot = slot_with_role(entry, ArgRole::kLtAlgoId); id_slot >= 0) {
+    const int algo_slot = slot_with_role(entry, ArgRole::kAlgo);
+    const bool preset = algo_slot >= 0 && rec.args[algo_slot] != 0 && rec.args[algo_slot] != format::kArgUnset;
+    args["algo_preset"] = preset;
+    if (preset) {
+      std::string bytes;
+      for (uint64_t word : call.slot.lt_algo) bytes += fmt::format("{:016x}", word);
+      args["algo_bytes"] = bytes;
+    }
+  }
   DataType out_type = g.valid ? (g.d().present ? g.d().type : g.c().type) : DataType::kUnknown;
   bool complex = is_complex(out_type);
   for (const ArgRole role : {ArgRole::kAlpha, ArgRole::kBeta}) {
@@ -140,6 +152,15 @@ void add_gemm_args(const CallView& call, json& args) {
   if (slot_with_role(entry, ArgRole::kStream) < 0 && !args.contains("stream")) args["stream"] = hex_address(rec.stream);
 }
 
+// A group in a few characters: "2x N,N 4x4x4 ld 4,4,4 alpha=1 beta=0" (size, ops, m x n x k).
+std::string group_text(const json& g) {
+  auto scalar = [](const json& v) { return v.is_null() ? std::string("?") : fmt::format("{}", v.get<double>()); };
+  return fmt::format("{}x {},{} {}x{}x{} ld {},{},{} alpha={} beta={}", g["size"].get<int64_t>(),
+                     g["transa"].get<std::string>(), g["transb"].get<std::string>(), g["m"].get<int64_t>(),
+                     g["n"].get<int64_t>(), g["k"].get<int64_t>(), g["lda"].get<int64_t>(), g["ldb"].get<int64_t>(),
+                     g["ldc"].get<int64_t>(), scalar(g["alpha"]), scalar(g["beta"]));
+}
+
 std::string value_text(const json& v) {
   if (v.is_null()) return "null";
   if (v.is_string()) return v.get<std::string>();
@@ -161,6 +182,30 @@ bool ends_with(const std::string& s, const char* suffix) {
 }  // namespace
 
 std::string hex_address(uint64_t value) { return fmt::format("{:#x}", value); }
+
+void add_gemm_groups(const GemmGroups& groups, json& args) {
+  json list = json::array();
+  auto scalar = [](bool known, double v) { return known && std::isfinite(v) ? json(v) : json(nullptr); };
+  for (const format::GemmGroup& g : groups.groups) {
+    json one = json::object();
+    one["m"] = g.m;
+    one["n"] = g.n;
+    one["k"] = g.k;
+    one["lda"] = g.lda;
+    one["ldb"] = g.ldb;
+    one["ldc"] = g.ldc;
+    one["transa"] = operation_name(g.transa);
+    one["transb"] = operation_name(g.transb);
+    one["alpha"] = scalar(g.flags & format::kGroupAlphaKnown, g.alpha);
+    one["beta"] = scalar(g.flags & format::kGroupBetaKnown, g.beta);
+    one["size"] = g.size;
+    list.push_back(std::move(one));
+  }
+  args["groups"] = std::move(list);
+  args["problem_count"] = groups.problem_count;
+  const int64_t omitted = groups.group_count - static_cast<int64_t>(groups.groups.size());
+  if (omitted > 0) args["groups_omitted"] = omitted;
+}
 
 json call_arguments(const CallView& call) {
   json args = json::object();
@@ -196,6 +241,13 @@ std::vector<std::string> argument_pieces(const json& args) {
                      (ends_with(key, "_text") && args.contains(key.substr(0, key.size() - 5))) ||
                      (ends_with(key, "_name") && args.contains(key.substr(0, key.size() - 5)));
     if (companion) continue;
+    if (key == "algo_bytes") continue;  // for replay and the JSON, not for reading
+    if (key == "groups" && it.value().is_array()) {
+      std::string groups;
+      for (const json& g : it.value()) groups += (groups.empty() ? "" : "; ") + group_text(g);
+      out.push_back("groups=[" + groups + "]");
+      continue;
+    }
     std::string text = value_text(it.value());
     if (auto name = args.find(key + "_name"); name != args.end() && name->is_string()) {
       text = name->get<std::string>();
