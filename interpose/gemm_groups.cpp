@@ -1,5 +1,6 @@
 #include "gemm_groups.h"
 
+#include <atomic>
 #include <cstddef>
 
 #include "call_context.h"
@@ -78,10 +79,19 @@ void record_groups(CallContext& ctx, Runtime* rt, format::RecordSlot* slot, uint
     ctx.rec.flags |= format::kFlagBetaKnown;
   }
   if (rt == nullptr) return;
+  // A program making grouped GEMMs in a loop would fill the side area with tables and leave no
+  // room for the stacks of a later failing call: the tables use at most half of it, and past
+  // that a call keeps its first group in its slots only (its scans and checks still see every
+  // group: they use the table on the stack).
+  format::FileHeader* h = rt->writer.header();
+  const uint64_t length = sizeof g.header + recorded * sizeof(format::GemmGroup);
+  if (std::atomic_ref<uint64_t>(h->side_used).load(std::memory_order_relaxed) + length > h->side_bytes / 2) {
+    return;
+  }
   // One entry: the header and the groups after it, as GroupArgs lays them out.
   static_assert(offsetof(GroupArgs, groups) == offsetof(GroupArgs, header) + sizeof(format::GemmGroupsHeader));
   rt->writer.attach(slot, seq, static_cast<uint32_t>(format::SideKind::kGemmGroups), &g.header,
-                    static_cast<uint32_t>(sizeof g.header + recorded * sizeof(format::GemmGroup)));
+                    static_cast<uint32_t>(length));
 }
 
 }  // namespace cublasspy

@@ -20,9 +20,10 @@ namespace {
 using test_support::ProcessResult;
 using test_support::run_process;
 
-TracedRun run_sample(const std::string& mode) {
+TracedRun run_sample(const std::string& mode, std::map<std::string, std::string> extra = {}) {
   RunOptions o;
   o.env = {{"CUBLASSPY_CHECK", "1"}, {"CUBLASSPY_SCAN", "all"}, {"CUBLASSPY_DUMP", "all"}};
+  o.env.insert(extra.begin(), extra.end());
   o.args = {mode};
   return run_traced(program_path("diag_samples"), o);
 }
@@ -150,6 +151,18 @@ TEST(Samples, GroupedFp32RecordsScansAndDumpsEveryGroup) {
   ASSERT_FALSE(a1.is_null()) << "no dump of the second group's A";
   EXPECT_EQ(a1["rows"], 3) << a1.dump();
   EXPECT_EQ(a1["batch"], 1) << a1.dump();
+}
+
+// Without a side area the trace keeps no group table, but the shim still reads every group:
+// the scans skip C where beta is 0, and the first group stays in the record's slots.
+TEST(Samples, GroupedWithoutSideAreaStillScansEveryGroup) {
+  TracedRun run = run_sample("--grouped-fp32", {{"CUBLASSPY_SIDE_MB", "0"}});
+  expect_clean(run, "cublasSgemmGroupedBatched");
+  const CallView call = the_call(run, "cublasSgemmGroupedBatched");
+  EXPECT_FALSE(groups_of(run, call).has_value());
+  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 9.0) << call.text();
+  EXPECT_TRUE(contains(call.text(), "m=2")) << call.text();
+  EXPECT_TRUE(contains(call.text(), "alpha=1")) << call.text();
 }
 
 TEST(Samples, GroupedFp16SeveralGroupsNaNCWithBetaZeroHasNoFinding) {
