@@ -152,6 +152,42 @@ void add_gemm_args(const CallView& call, json& args) {
   if (slot_with_role(entry, ArgRole::kStream) < 0 && !args.contains("stream")) args["stream"] = hex_address(rec.stream);
 }
 
+// A cuBLASLt attribute whose value CUDA names (an epilogue, an order, a type): "value_name"
+// beside the SetAttribute's value, so the text shows CUBLASLT_EPILOGUE_RELU, not 2.
+struct NamedAttributeValue {
+  const char* function_prefix;
+  NameSet attributes;
+  const char* attribute;
+  NameSet values;
+};
+const NamedAttributeValue kNamedAttributeValues[] = {
+    {"cublasLtMatmulDesc", NameSet::kLtMatmulDescAttribute, "CUBLASLT_MATMUL_DESC_EPILOGUE", NameSet::kLtEpilogue},
+    {"cublasLtMatmulDesc", NameSet::kLtMatmulDescAttribute, "CUBLASLT_MATMUL_DESC_COMPUTE_TYPE", NameSet::kComputeType},
+    {"cublasLtMatmulDesc", NameSet::kLtMatmulDescAttribute, "CUBLASLT_MATMUL_DESC_SCALE_TYPE", NameSet::kDataType},
+    {"cublasLtMatmulDesc", NameSet::kLtMatmulDescAttribute, "CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE", NameSet::kDataType},
+    {"cublasLtMatrixLayout", NameSet::kLtMatrixLayoutAttribute, "CUBLASLT_MATRIX_LAYOUT_ORDER", NameSet::kLtOrder},
+    {"cublasLtMatrixLayout", NameSet::kLtMatrixLayoutAttribute, "CUBLASLT_MATRIX_LAYOUT_TYPE", NameSet::kDataType},
+    {"cublasLtMatrixTransformDesc", NameSet::kLtTransformDescAttribute, "CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE",
+     NameSet::kDataType},
+};
+
+void add_attribute_value_name(const char* function, json& args) {
+  if (!args.contains("attr") || !args.contains("value") || !args["attr"].is_number_integer() ||
+      !args["value"].is_number_integer()) {
+    return;
+  }
+  const int64_t attr = args["attr"].get<int64_t>();
+  for (const NamedAttributeValue& n : kNamedAttributeValues) {
+    if (std::strncmp(function, n.function_prefix, std::strlen(n.function_prefix)) != 0) continue;
+    if (cuda_value(n.attributes, n.attribute) != std::optional<int64_t>(attr)) continue;
+    // The value's first 8 bytes as the shim read them: the enums are 32 bits.
+    const int32_t value = static_cast<int32_t>(args["value"].get<int64_t>());
+    const char* name = cuda_name(n.values, value);
+    args["value_name"] = name != nullptr ? json(name) : json(nullptr);
+    return;
+  }
+}
+
 // A group in a few characters: "2x N,N 4x4x4 ld 4,4,4 alpha=1 beta=0" (size, ops, m x n x k).
 std::string group_text(const json& g) {
   auto scalar = [](const json& v) { return v.is_null() ? std::string("?") : fmt::format("{}", v.get<double>()); };
@@ -223,6 +259,7 @@ json call_arguments(const CallView& call) {
     const uint64_t attr = args["attr"].get<uint64_t>();
     if (attr == 4 || attr == 6 || attr == 7) args["value"] = static_cast<int64_t>(args["value"].get<uint64_t>());
   }
+  add_attribute_value_name(call.function_name(), args);
   // The GEMM family: the handle state (alpha, beta, pointer mode, math mode, stream) too.
   if (call.function != nullptr && format::is_gemm_family(call.function->family)) add_gemm_args(call, args);
   return args;

@@ -199,6 +199,13 @@ TEST(Samples, LtPresetAlgorithmIsRecordedAndReplayed) {
   const CallView get = the_call(run, "cublasLtMatmulAlgoConfigGetAttribute");
   EXPECT_TRUE(contains(get.text(), "attr=CUBLASLT_ALGO_CONFIG_ID")) << get.text();
   EXPECT_TRUE(contains(get.text(), "value=6")) << get.text();
+  // Attribute values CUDA names print as names.
+  const CallView epilogue = the_call(run, "cublasLtMatmulDescSetAttribute");
+  EXPECT_TRUE(contains(epilogue.text(), "attr=CUBLASLT_MATMUL_DESC_EPILOGUE")) << epilogue.text();
+  EXPECT_TRUE(contains(epilogue.text(), "value=CUBLASLT_EPILOGUE_DEFAULT")) << epilogue.text();
+  const CallView order = the_call(run, "cublasLtMatrixLayoutSetAttribute");
+  EXPECT_TRUE(contains(order.text(), "attr=CUBLASLT_MATRIX_LAYOUT_ORDER")) << order.text();
+  EXPECT_TRUE(contains(order.text(), "value=CUBLASLT_ORDER_COL")) << order.text();
   const CallView ids = the_call(run, "cublasLtMatmulAlgoGetIds");
   EXPECT_TRUE(contains(ids.text(), "return_algo_count=3")) << ids.text();
   const CallView matmul = the_call(run, "cublasLtMatmul");

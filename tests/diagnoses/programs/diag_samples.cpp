@@ -223,6 +223,13 @@ struct LtProblem {
     expect(cublasLtCreate(&lt) == CUBLAS_STATUS_SUCCESS, "cublasLtCreate");
     expect(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS, "desc");
     expect(cublasLtMatrixLayoutCreate(&layout, CUDA_R_32F, kDim, kDim, kDim) == CUBLAS_STATUS_SUCCESS, "layout");
+    // The defaults, set explicitly as the samples do.
+    const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+    expect(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue) ==
+               CUBLAS_STATUS_SUCCESS, "EPILOGUE");
+    const cublasLtOrder_t order = CUBLASLT_ORDER_COL;
+    expect(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_ORDER, &order, sizeof order) ==
+               CUBLAS_STATUS_SUCCESS, "ORDER");
     a = to_device(std::vector<float>(kDim * kDim, 1.0f));
     b = to_device(std::vector<float>(kDim * kDim, 2.0f));
     c = to_device(std::vector<float>(kDim * kDim, 0.0f));
