@@ -359,28 +359,24 @@ struct LtAttrBuffer : Plain<ArgKind::kPointer> {
   }
   template <typename T> static void late(CallContext& c, int s, T v) {
     int d = c.derived++;
-    uint64_t size = c.rec.args[s + 1];
-    if (v == nullptr) return;
+    if (v != nullptr) c.rec.args[d] = first_bytes(v, c.rec.args[s + 1]);
+  }
+  // Up to 8 bytes of the attribute's value; the size argument follows the buffer's slot.
+  static uint64_t first_bytes(const void* v, uint64_t size) {
     uint64_t value = 0;
     std::memcpy(&value, v, size < sizeof value ? size : sizeof value);
-    c.rec.args[d] = value;
+    return value;
   }
 };
 // GetAttribute(obj, attr, buf, size, written): the value the call wrote, in a derived slot
 // (its first 8 bytes), after a successful call.
+// (The after phase walks the derived slots from the first again: this tag must own the
+// function's first derived slot, as in every GetAttribute.)
 struct LtAttrOutBuffer : LtAttrBuffer {
-  template <typename T> static void before(CallContext& c, int s, T v) {
-    c.rec.args[s] = bits(v);
-    c.rec.args[c.derived++] = format::kArgUnset;
-  }
   template <typename T> static void late(CallContext& c, int, T) { c.derived++; }
   template <typename T> static void after(CallContext& c, int s, T v, int status) {
     int d = c.derived++;
-    uint64_t size = c.rec.args[s + 1];
-    if (status != 0 || v == nullptr) return;
-    uint64_t value = 0;
-    std::memcpy(&value, v, size < sizeof value ? size : sizeof value);
-    c.rec.args[d] = value;
+    if (status == 0 && v != nullptr) c.rec.args[d] = first_bytes(v, c.rec.args[s + 1]);
   }
 };
 struct LtAttrSize : Plain<ArgKind::kUInt> {
