@@ -245,10 +245,33 @@ struct First : Plain<ArgKind::kPointer, Array> {
   template <typename T> static void late(CallContext& c, int, T v) {
     int d = c.derived++;
     if (v != nullptr) c.rec.args[d] = bits(v[0]);  // the element as the array holds it
+    if (c.groups != nullptr) c.groups->set_array(Array, v);  // every group: record_groups()
   }
 };
 template <ArgRole Array> using FirstInt = First<ArgKind::kInt, Array>;
 template <ArgRole Array> using FirstOp = First<ArgKind::kOperation, Array>;
+
+// A grouped GEMM's alpha_array / beta_array: the address in the slot; every group's value is
+// read by record_groups() (host pointer mode only), of the type S says.
+template <ArgRole Array, ScalarType S>
+struct ScalarArray : Plain<ArgKind::kPointer, Array> {
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    c.rec.args[s] = bits(v);
+    c.scalar_type = S;
+    if (c.groups == nullptr) return;
+    (Array == ArgRole::kAlphaArray ? c.groups->alpha : c.groups->beta) = v;
+  }
+};
+template <ScalarType S> using AlphaArray = ScalarArray<ArgRole::kAlphaArray, S>;
+template <ScalarType S> using BetaArray = ScalarArray<ArgRole::kBetaArray, S>;
+
+// A grouped GEMM's group_count: how many entries of each array record_groups() reads.
+struct GroupCount : Plain<ArgKind::kInt, ArgRole::kGroupCount> {
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    c.rec.args[s] = bits(v);
+    if (c.groups != nullptr) c.groups->group_count = static_cast<int64_t>(v);
+  }
+};
 
 // cublasXt takes host scalars always and has its own handle type.
 struct XtHandle : Plain<ArgKind::kPointer, ArgRole::kXtHandle> {
@@ -336,11 +359,24 @@ struct LtAttrBuffer : Plain<ArgKind::kPointer> {
   }
   template <typename T> static void late(CallContext& c, int s, T v) {
     int d = c.derived++;
-    uint64_t size = c.rec.args[s + 1];
-    if (v == nullptr) return;
+    if (v != nullptr) c.rec.args[d] = first_bytes(v, c.rec.args[s + 1]);
+  }
+  // Up to 8 bytes of the attribute's value; the size argument follows the buffer's slot.
+  static uint64_t first_bytes(const void* v, uint64_t size) {
     uint64_t value = 0;
     std::memcpy(&value, v, size < sizeof value ? size : sizeof value);
-    c.rec.args[d] = value;
+    return value;
+  }
+};
+// GetAttribute(obj, attr, buf, size, written): the value the call wrote, in a derived slot
+// (its first 8 bytes), after a successful call.
+// (The after phase walks the derived slots from the first again: this tag must own the
+// function's first derived slot, as in every GetAttribute.)
+struct LtAttrOutBuffer : LtAttrBuffer {
+  template <typename T> static void late(CallContext& c, int, T) { c.derived++; }
+  template <typename T> static void after(CallContext& c, int s, T v, int status) {
+    int d = c.derived++;
+    if (status == 0 && v != nullptr) c.rec.args[d] = first_bytes(v, c.rec.args[s + 1]);
   }
 };
 struct LtAttrSize : Plain<ArgKind::kUInt> {
@@ -448,6 +484,21 @@ struct LtLayoutArg : Plain<ArgKind::kPointer> {
     }
   }
   template <typename T> static void late(CallContext& c, int, T) { c.derived += kDerived; }
+};
+
+// cublasLtMatmul's algo: the pointer in the slot; a preset algorithm's 64 bytes on the record
+// (RecordSlot::lt_algo) and its id in a derived slot, read late (lt_algo.cpp).
+void read_lt_algo(CallContext& c, const cublasLtMatmulAlgo_t* algo, int id_slot);
+struct LtAlgoArg : Plain<ArgKind::kPointer, ArgRole::kAlgo> {
+  static constexpr int kDerived = 1;
+  static void describe(format::FunctionEntry& e, const char*) {
+    describe_derived(e, "algo_id", ArgKind::kInt, ArgRole::kLtAlgoId);
+  }
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    c.rec.args[s] = bits(v);
+    c.rec.args[c.derived++] = format::kArgUnset;
+  }
+  template <typename T> static void late(CallContext& c, int, T v) { read_lt_algo(c, v, c.derived++); }
 };
 
 // Names for the tags above whose template arguments hold a comma (the hook list is a macro).

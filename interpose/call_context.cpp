@@ -44,7 +44,9 @@ ScalarType from_compute(int compute, bool complex) {
   }
 }
 
-void read_one(ScalarType type, const void* p, double out[2]) {
+}  // namespace
+
+void read_scalar_value(ScalarType type, const void* p, double out[2]) {
   switch (type) {
     case ScalarType::kF32: out[0] = *static_cast<const float*>(p); break;
     case ScalarType::kF64: out[0] = *static_cast<const double*>(p); break;
@@ -64,22 +66,37 @@ void read_one(ScalarType type, const void* p, double out[2]) {
   }
 }
 
-}  // namespace
+size_t scalar_bytes(ScalarType type) {
+  switch (type) {
+    case ScalarType::kF16: return 2;
+    case ScalarType::kF32: case ScalarType::kI32: return 4;
+    case ScalarType::kF64: case ScalarType::kC32: return 8;
+    case ScalarType::kC64: return 16;
+    default: return 0;
+  }
+}
 
-void read_scalar(CallContext& ctx, const void* p, double out[2], uint32_t known_flag) {
-  if (p == nullptr || ctx.scalar_type == ScalarType::kNone) return;
+ScalarType host_scalar_type(const CallContext& ctx) {
+  if (ctx.scalar_type == ScalarType::kNone) return ScalarType::kNone;
   // The checks found alpha/beta in device memory under host pointer mode: reading it here
   // would crash the program before cuBLAS does.
-  if (ctx.rec.check_bits & check_bit(CheckId::kPointerModeMismatch)) return;
-  if (ctx.rec.pointer_mode != CUBLAS_POINTER_MODE_HOST) return;  // device or unknown
+  if (ctx.rec.check_bits & check_bit(CheckId::kPointerModeMismatch)) return ScalarType::kNone;
+  if (ctx.rec.pointer_mode != CUBLAS_POINTER_MODE_HOST) return ScalarType::kNone;  // device or unknown
   ScalarType type = ctx.scalar_type;
   if (type == ScalarType::kByCompute) {
-    if (ctx.compute_slot < 0) return;
+    if (ctx.compute_slot < 0) return ScalarType::kNone;
     bool complex = ctx.last_type_slot >= 0 && is_complex(static_cast<int>(ctx.rec.args[ctx.last_type_slot]));
     type = from_compute(static_cast<int>(ctx.rec.args[ctx.compute_slot]), complex);
   }
   if (type == ScalarType::kByScaleType) type = from_data_type(ctx.scale_type);
-  read_one(type, p, out);
+  return type;
+}
+
+void read_scalar(CallContext& ctx, const void* p, double out[2], uint32_t known_flag) {
+  if (p == nullptr) return;
+  const ScalarType type = host_scalar_type(ctx);
+  if (type == ScalarType::kNone) return;
+  read_scalar_value(type, p, out);
   ctx.rec.flags |= known_flag;
 }
 

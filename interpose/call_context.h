@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "gemm_groups.h"
 #include "handle_registry.h"
 #include "real_functions.h"
 #include "trace/gemm_call.h"
@@ -40,6 +41,8 @@ struct CallContext {
   int lt_transa = 0;
   int64_t lt_a_rows = 0, lt_a_cols = 0;
   int lt_a_order = 0;
+  // Grouped GEMMs: their arrays and groups (gemm_groups.h), on the hook's stack; else nullptr.
+  GroupArgs* groups = nullptr;
   // The call's GEMM, once gemm_view() (gemm_view.h) found it; empty until then, so a call in
   // trace mode never builds one.
   std::optional<GemmCall> gemm;
@@ -56,5 +59,12 @@ inline format::RecordSlot& slot_of(CallContext& ctx) {
 // Called late: a bad host pointer crashes here as it would in cuBLAS, and the record, already
 // visible as in flight, names the call.
 void read_scalar(CallContext& ctx, const void* p, double out[2], uint32_t known_flag);
+// The type alpha/beta have for this call (kByCompute and kByScaleType resolved), kNone when it
+// cannot be read from host memory (device or unknown pointer mode, a device scalar found by the
+// checks); and the bytes of one such scalar.
+ScalarType host_scalar_type(const CallContext& ctx);
+size_t scalar_bytes(ScalarType type);
+// One scalar of `type` at `p` into out[0] (real part) and out[1].
+void read_scalar_value(ScalarType type, const void* p, double out[2]);
 
 }  // namespace cublasspy

@@ -143,4 +143,30 @@ bool run_checks(Runtime&, CallContext& ctx) {
   return true;
 }
 
+bool run_group_checks(Runtime&, CallContext& ctx) {
+  format::Record& rec = ctx.rec;
+  if (rec.depth != 0 || ctx.groups == nullptr || !ctx.groups->read) return false;
+  const GemmCall* first = gemm_view(ctx);
+  if (first == nullptr) return false;
+  DriverApi scratch;
+  const DriverApi& api = shim_driver(scratch);
+  DriverPointerQuery query(api);
+  const int device = current_device(api);
+  bool flagged = false;
+  int64_t first_problem = 0;
+  for (uint32_t i = 0; i < ctx.groups->header.recorded; ++i) {
+    const format::GemmGroup& group = ctx.groups->groups[i];
+    CheckFindings found = check_gemm(group_call(*first, group, first_problem), rec.pointer_mode, device, query);
+    first_problem += group.size;
+    if (found.bits == 0) continue;
+    if (!flagged) {
+      rec.check_detail[0] = found.detail[0];
+      rec.check_detail[1] = found.detail[1];
+    }
+    rec.check_bits |= found.bits;
+    flagged = true;
+  }
+  return flagged;
+}
+
 }  // namespace cublasspy

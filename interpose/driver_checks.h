@@ -49,4 +49,9 @@ int current_device(const DriverApi& api);
 // is published as in flight, and before alpha/beta are read from host memory.
 bool run_checks(Runtime& rt, CallContext& ctx);
 
+// A grouped GEMM's checks, once its groups are read (gemm_groups.h): every group is checked as
+// a call of its own (its shape, its members of the pointer arrays); the bits of all groups are
+// kept, the detail of the first group with a finding. Before the input scans.
+bool run_group_checks(Runtime& rt, CallContext& ctx);
+
 }  // namespace cublasspy

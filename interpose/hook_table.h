@@ -28,3 +28,14 @@ int find_hook(const char* name);
 void* hook_address(uint16_t id);
 
 }  // namespace cublasspy
+
+namespace cublasspy {
+// Each hook's family, known at compile time: intercept() gives only the grouped GEMMs the
+// stack room their group table needs.
+#define CBS_FAMILY_OF(lib_, ret_, fn_, fail_, family_, ...) format::Family::family_,
+inline constexpr format::Family kHookFamilies[] = {CUBLASSPY_ALL_HOOKS(CBS_FAMILY_OF)};
+#undef CBS_FAMILY_OF
+constexpr bool is_grouped_hook(FnId id) {
+  return kHookFamilies[static_cast<uint16_t>(id)] == format::Family::kGemmGrouped;
+}
+}  // namespace cublasspy

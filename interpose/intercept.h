@@ -11,6 +11,7 @@
 #include "trace/call_clock.h"
 #include "call_context.h"
 #include "call_locations.h"
+#include "gemm_groups.h"
 #include "hook_table.h"
 #include "post_call.h"
 #include "runtime.h"
@@ -67,6 +68,10 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   rec.alpha[0] = rec.alpha[1] = rec.beta[0] = rec.beta[1] = 0;
   rec.check_detail[0] = rec.check_detail[1] = 0;
   CallContext ctx{rec, slot->scan, caller};
+  // Only the grouped GEMMs carry a group table (a few KiB of stack), and only while they run.
+  struct NoGroups {};
+  [[maybe_unused]] std::conditional_t<is_grouped_hook(kId), GroupArgs, NoGroups> groups;
+  if constexpr (is_grouped_hook(kId)) ctx.groups = &groups;
   for (int64_t& offset : slot->plane_offset) offset = 0;  // a reused slot holds its last call's
   ctx.plane_offset = slot->plane_offset;
   before(ctx);
@@ -86,6 +91,10 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   // Checks first: a device alpha under host pointer mode is flagged before late() would read it.
   if (recording) before_real_call(*rt, ctx);
   late(ctx);
+  // Every group, read from the arrays late() gathered; before the input scans, which use them.
+  if constexpr (is_grouped_hook(kId)) {
+    if (recording) record_groups(ctx, rt, slot, seq);
+  }
   // Input scans need beta's value (C is read only when beta != 0): after late().
   if (recording) after_scalars_read(*rt, ctx);
 

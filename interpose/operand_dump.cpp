@@ -33,7 +33,25 @@ void dump_operands(Runtime& rt, CallContext& ctx, bool failed_or_flagged) {
   GemmDumpResult result;
   DriverApi scratch;
   if (const DriverApi& api = shim_driver(scratch); api.can_copy()) {
-    result = dump_gemm(api, *g, request, rt.dump_budget);
+    if (ctx.groups != nullptr && ctx.groups->read) {
+      // A grouped GEMM: each group's operands, the first group's under the call's own prefix
+      // (as before groups were recorded), group i's (from 1) under <prefix>.group<i>.
+      const std::string prefix = request.prefix;
+      int64_t first_problem = 0;
+      for (uint32_t i = 0; i < ctx.groups->header.recorded; ++i) {
+        const format::GemmGroup& group = ctx.groups->groups[i];
+        request.prefix = i == 0 ? prefix : prefix + ".group" + std::to_string(i);
+        GemmDumpResult part = dump_gemm(api, group_call(*g, group, first_problem), request, rt.dump_budget);
+        first_problem += group.size;
+        result.written += part.written;
+        result.over_budget += part.over_budget;
+        result.failed += part.failed;
+        result.skipped_capture = result.skipped_capture || part.skipped_capture;
+        if (result.error.empty()) result.error = part.error;
+      }
+    } else {
+      result = dump_gemm(api, *g, request, rt.dump_budget);
+    }
   } else {
     log_warning_once("dump-no-driver", "CUBLASSPY_DUMP: libcuda's copy functions were not found in "
                                        "the process; operands are not saved");

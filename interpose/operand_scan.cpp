@@ -45,6 +45,69 @@ void report(const GemmScanResult& r) {
   }
 }
 
+// Adds the summary of one group's operand to the call's: counts add up, the maximum is the
+// largest, the first non-finite element is the first group's that has one (its batch counted
+// from the call's first problem). `fresh`: `into` holds nothing of this phase yet.
+void merge_summary(format::ScanSummary& into, const format::ScanSummary& part, bool fresh, int64_t first_problem) {
+  if (!was_scanned(part)) return;
+  if (fresh || !was_scanned(into)) {
+    into = part;
+    if (nonfinite_count(part) != 0) into.first_batch += static_cast<uint32_t>(first_problem);
+    return;
+  }
+  if (nonfinite_count(into) == 0 && nonfinite_count(part) != 0) {
+    into.first_row = part.first_row;
+    into.first_col = part.first_col;
+    into.first_batch = part.first_batch + static_cast<uint32_t>(first_problem);
+  }
+  into.nan_count += part.nan_count;
+  into.pos_inf_count += part.pos_inf_count;
+  into.neg_inf_count += part.neg_inf_count;
+  into.overflow = into.overflow || part.overflow;
+  if (part.max_abs_finite > into.max_abs_finite) into.max_abs_finite = part.max_abs_finite;
+}
+
+bool known_zero(const format::GemmGroup& group, uint32_t known_flag, double value) {
+  return (group.flags & known_flag) != 0 && value == 0.0;
+}
+
+// A grouped GEMM: each group is scanned as a call of its own (its shape, its members, its
+// alpha and beta: a group whose beta is 0 does not read C), into summaries merged per operand.
+GemmScanResult scan_groups(const DriverApi& api, const GemmCall& first, const GroupArgs& groups,
+                           const GemmScanRequest& request, format::ScanSummary summaries[4]) {
+  GemmScanResult total;
+  bool kept[4];  // scanned by the earlier phase: kept as it is, never scanned twice
+  for (int o = 0; o < 4; ++o) kept[o] = request.summaries_ready && was_scanned(summaries[o]);
+  bool merged[4] = {false, false, false, false};
+  int64_t first_problem = 0;
+  for (uint32_t i = 0; i < groups.header.recorded; ++i) {
+    const format::GemmGroup& group = groups.groups[i];
+    const GemmCall call = group_call(first, group, first_problem);
+    format::ScanSummary part[4];
+    for (int o = 0; o < 4; ++o) part[o] = kept[o] ? summaries[o] : unscanned_summary();
+    GemmScanRequest r = request;
+    r.summaries_ready = true;
+    r.alpha_zero = known_zero(group, format::kGroupAlphaKnown, group.alpha);
+    r.beta_zero = known_zero(group, format::kGroupBetaKnown, group.beta);
+    const GemmScanResult result = scan_gemm(api, kernel_cache(), call, r, part);
+    report(result);
+    if (result.skipped_capture) return result;
+    first_problem += group.size;
+    if (!result.scanned) continue;
+    if (!total.scanned && !request.summaries_ready) {
+      for (int o = 0; o < 4; ++o) summaries[o] = unscanned_summary();
+    }
+    total.scanned = true;
+    for (int o = 0; o < 4; ++o) {
+      if (kept[o] || !was_scanned(part[o])) continue;
+      merge_summary(summaries[o], part[o], !merged[o], first_problem - group.size);
+      merged[o] = true;
+    }
+    total.finding = total.finding || result.finding;
+  }
+  return total;
+}
+
 }  // namespace
 
 const GemmCall* device_gemm(CallContext& ctx) {
@@ -82,8 +145,12 @@ bool scan_operands(Runtime& rt, CallContext& ctx, bool before_call) {
   DriverApi scratch;
   const DriverApi& api = shim_driver(scratch);
   if (api.can_copy()) {
-    result = scan_gemm(api, kernel_cache(), *g, request, ctx.scan);
-    report(result);
+    if (ctx.groups != nullptr && ctx.groups->read) {
+      result = scan_groups(api, *g, *ctx.groups, request, ctx.scan);
+    } else {
+      result = scan_gemm(api, kernel_cache(), *g, request, ctx.scan);
+      report(result);
+    }
   } else {
     log_warning_once("scan-no-driver",
                      "CUBLASSPY_SCAN: libcuda's copy functions were not found in the process; "

@@ -116,6 +116,8 @@ void before_real_call(Runtime& rt, CallContext& ctx) {
 }
 
 void after_scalars_read(Runtime& rt, CallContext& ctx) {
+  // Grouped GEMMs are checked once their groups are read (late): before, nothing describes them.
+  if (rt.config.check && ctx.groups != nullptr) run_group_checks(rt, ctx);
   if (rt.config.scan != ScanMode::kNone) scan_operands(rt, ctx, /*before_call=*/true);
 }
 

@@ -43,6 +43,9 @@ ENUMS = [
     ("kLtPreferenceAttribute", "cublasLt.h", ("typedef", "cublasLtMatmulPreferenceAttributes_t")),
     ("kLtEpilogue", "cublasLt.h", ("typedef", "cublasLtEpilogue_t")),
     ("kLtOrder", "cublasLt.h", ("typedef", "cublasLtOrder_t")),
+    ("kLtAlgoConfigAttribute", "cublasLt.h", ("typedef", "cublasLtMatmulAlgoConfigAttributes_t")),
+    ("kLtAlgoCapAttribute", "cublasLt.h", ("typedef", "cublasLtMatmulAlgoCapAttributes_t")),
+    ("kLtTransformDescAttribute", "cublasLt.h", ("typedef", "cublasLtMatrixTransformDescAttributes_t")),
 ]
 SET_ORDER = [e[0] for e in ENUMS]
 

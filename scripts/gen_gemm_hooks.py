@@ -78,6 +78,10 @@ def tag_for(ctype, name, is_array):
         if "*" not in ctype:  # the v1 API passes the scalars by value
             return "AlphaValue" if name == "alpha" else "BetaValue"
         return ("Alpha" if name == "alpha" else "Beta") + "<ScalarType::%s>" % SCALAR[base]
+    if name in ("alpha_array", "beta_array"):
+        return "%s<ScalarType::%s>" % ("AlphaArray" if name == "alpha_array" else "BetaArray", SCALAR[base])
+    if name == "group_count":
+        return "GroupCount"
     if name in GROUP_ARRAYS:
         first = "FirstOp" if base == "cublasOperation_t" else "FirstInt"
         return "%s<Role::%s>" % (first, GROUP_ARRAYS[name])

@@ -69,6 +69,9 @@ const char* name_set_type(NameSet set) {
     case NameSet::kLtPreferenceAttribute: return "cublasLtMatmulPreferenceAttributes_t";
     case NameSet::kLtEpilogue: return "cublasLtEpilogue_t";
     case NameSet::kLtOrder: return "cublasLtOrder_t";
+    case NameSet::kLtAlgoConfigAttribute: return "cublasLtMatmulAlgoConfigAttributes_t";
+    case NameSet::kLtAlgoCapAttribute: return "cublasLtMatmulAlgoCapAttributes_t";
+    case NameSet::kLtTransformDescAttribute: return "cublasLtMatrixTransformDescAttributes_t";
   }
   return "?";
 }
@@ -98,6 +101,9 @@ std::optional<NameSet> lt_attribute_set_for(std::string_view function) {
   if (starts_with(function, "cublasLtMatmulDesc")) return NameSet::kLtMatmulDescAttribute;
   if (starts_with(function, "cublasLtMatrixLayout")) return NameSet::kLtMatrixLayoutAttribute;
   if (starts_with(function, "cublasLtMatmulPreference")) return NameSet::kLtPreferenceAttribute;
+  if (starts_with(function, "cublasLtMatmulAlgoConfig")) return NameSet::kLtAlgoConfigAttribute;
+  if (starts_with(function, "cublasLtMatmulAlgoCap")) return NameSet::kLtAlgoCapAttribute;
+  if (starts_with(function, "cublasLtMatrixTransformDesc")) return NameSet::kLtTransformDescAttribute;
   return std::nullopt;
 }
 

@@ -29,6 +29,9 @@ enum class NameSet : uint8_t {
   kLtPreferenceAttribute,    // cublasLtMatmulPreferenceAttributes_t
   kLtEpilogue,               // cublasLtEpilogue_t: "CUBLASLT_EPILOGUE_RELU_BIAS"
   kLtOrder,                  // cublasLtOrder_t: "CUBLASLT_ORDER_ROW"
+  kLtAlgoConfigAttribute,    // cublasLtMatmulAlgoConfigAttributes_t: "CUBLASLT_ALGO_CONFIG_TILE_ID"
+  kLtAlgoCapAttribute,       // cublasLtMatmulAlgoCapAttributes_t: "CUBLASLT_ALGO_CAP_TILE_IDS"
+  kLtTransformDescAttribute, // cublasLtMatrixTransformDescAttributes_t
 };
 
 // ---- lookups: constant tables, no allocation, no lock (safe anywhere in the shim) ----

@@ -30,7 +30,17 @@ bool explained_by_findings(const CallView& c) {
 
 // `synced`: the run already had CUBLASSPY_SYNC on, so the advice never asks for it again (it
 // found no earlier GPU fault, or a finding before this one would have explained the failure).
-std::string cublas_advice(int status, bool synced) {
+std::string cublas_advice(const CallView& c, int status, bool synced) {
+  // The algorithm calls of cuBLASLt reject an algorithm, not a matrix.
+  if (status == 7 && std::strncmp(c.function_name(), "cublasLtMatmulAlgo", 18) == 0) {
+    return "cuBLASLt rejected the algorithm: cublasLtMatmulAlgoInit takes only an id that "
+           "cublasLtMatmulAlgoGetIds lists for the same compute, scale and A/B/C/D types (on this "
+           "GPU and library version); cublasLtMatmulAlgoConfigSetAttribute only values within what "
+           "cublasLtMatmulAlgoCapGetAttribute reports, in the attribute's exact size; and an "
+           "algorithm must have been initialized before it is configured, checked or used. The "
+           "calls' arguments are in the report (`cublasspy report --all`); or let "
+           "cublasLtMatmulAlgoGetHeuristic choose.";
+  }
   switch (status) {
     case 13:  // EXECUTION_FAILED
       if (synced) {
@@ -129,7 +139,7 @@ void rule_execution_failed(RuleContext& ctx) {
       if (f.successful_work > 0 && is_cublas_call(first)) {
         d.evidence += fmt::format(" {} other GEMM call{} succeeded in this process.", f.successful_work, plural(f.successful_work));
       }
-      d.advice = is_cublas_call(first) ? cublas_advice(status, f.sync_mode()) : cuda_advice(first, status, f.sync_mode());
+      d.advice = is_cublas_call(first) ? cublas_advice(first, status, f.sync_mode()) : cuda_advice(first, status, f.sync_mode());
       ctx.add(std::move(d));
     }
   }

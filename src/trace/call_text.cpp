@@ -112,6 +112,18 @@ void add_gemm_args(const CallView& call, json& args) {
   for (int i = 0; i < 4; ++i) {
     if (call.slot.plane_offset[i] != 0) args[kPlaneKeys[i]] = call.slot.plane_offset[i];
   }
+  // A cuBLASLt matmul's preset algorithm (format version 5: the function has an algo_id slot):
+  // "algo_preset" and the 64 bytes the program passed, for replay (JSON only).
+  if (const int id_slot = slot_with_role(entry, ArgRole::kLtAlgoId); id_slot >= 0) {
+    const int algo_slot = slot_with_role(entry, ArgRole::kAlgo);
+    const bool preset = algo_slot >= 0 && rec.args[algo_slot] != 0 && rec.args[algo_slot] != format::kArgUnset;
+    args["algo_preset"] = preset;
+    if (preset) {
+      std::string bytes;
+      for (uint64_t word : call.slot.lt_algo) bytes += fmt::format("{:016x}", word);
+      args["algo_bytes"] = bytes;
+    }
+  }
   DataType out_type = g.valid ? (g.d().present ? g.d().type : g.c().type) : DataType::kUnknown;
   bool complex = is_complex(out_type);
   for (const ArgRole role : {ArgRole::kAlpha, ArgRole::kBeta}) {
@@ -140,6 +152,51 @@ void add_gemm_args(const CallView& call, json& args) {
   if (slot_with_role(entry, ArgRole::kStream) < 0 && !args.contains("stream")) args["stream"] = hex_address(rec.stream);
 }
 
+// A cuBLASLt attribute whose value CUDA names (an epilogue, an order, a type): "value_name"
+// beside the SetAttribute's value, so the text shows CUBLASLT_EPILOGUE_RELU, not 2.
+struct NamedAttributeValue {
+  const char* function_prefix;
+  NameSet attributes;
+  const char* attribute;
+  NameSet values;
+};
+const NamedAttributeValue kNamedAttributeValues[] = {
+    {"cublasLtMatmulDesc", NameSet::kLtMatmulDescAttribute, "CUBLASLT_MATMUL_DESC_EPILOGUE", NameSet::kLtEpilogue},
+    {"cublasLtMatmulDesc", NameSet::kLtMatmulDescAttribute, "CUBLASLT_MATMUL_DESC_COMPUTE_TYPE", NameSet::kComputeType},
+    {"cublasLtMatmulDesc", NameSet::kLtMatmulDescAttribute, "CUBLASLT_MATMUL_DESC_SCALE_TYPE", NameSet::kDataType},
+    {"cublasLtMatmulDesc", NameSet::kLtMatmulDescAttribute, "CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE", NameSet::kDataType},
+    {"cublasLtMatrixLayout", NameSet::kLtMatrixLayoutAttribute, "CUBLASLT_MATRIX_LAYOUT_ORDER", NameSet::kLtOrder},
+    {"cublasLtMatrixLayout", NameSet::kLtMatrixLayoutAttribute, "CUBLASLT_MATRIX_LAYOUT_TYPE", NameSet::kDataType},
+    {"cublasLtMatrixTransformDesc", NameSet::kLtTransformDescAttribute, "CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE",
+     NameSet::kDataType},
+};
+
+void add_attribute_value_name(const char* function, json& args) {
+  if (!args.contains("attr") || !args.contains("value") || !args["attr"].is_number_integer() ||
+      !args["value"].is_number_integer()) {
+    return;
+  }
+  const int64_t attr = args["attr"].get<int64_t>();
+  for (const NamedAttributeValue& n : kNamedAttributeValues) {
+    if (std::strncmp(function, n.function_prefix, std::strlen(n.function_prefix)) != 0) continue;
+    if (cuda_value(n.attributes, n.attribute) != std::optional<int64_t>(attr)) continue;
+    // The value's first 8 bytes as the shim read them: the enums are 32 bits.
+    const int32_t value = static_cast<int32_t>(args["value"].get<int64_t>());
+    const char* name = cuda_name(n.values, value);
+    args["value_name"] = name != nullptr ? json(name) : json(nullptr);
+    return;
+  }
+}
+
+// A group in a few characters: "2x N,N 4x4x4 ld 4,4,4 alpha=1 beta=0" (size, ops, m x n x k).
+std::string group_text(const json& g) {
+  auto scalar = [](const json& v) { return v.is_null() ? std::string("?") : fmt::format("{}", v.get<double>()); };
+  return fmt::format("{}x {},{} {}x{}x{} ld {},{},{} alpha={} beta={}", g["size"].get<int64_t>(),
+                     g["transa"].get<std::string>(), g["transb"].get<std::string>(), g["m"].get<int64_t>(),
+                     g["n"].get<int64_t>(), g["k"].get<int64_t>(), g["lda"].get<int64_t>(), g["ldb"].get<int64_t>(),
+                     g["ldc"].get<int64_t>(), scalar(g["alpha"]), scalar(g["beta"]));
+}
+
 std::string value_text(const json& v) {
   if (v.is_null()) return "null";
   if (v.is_string()) return v.get<std::string>();
@@ -162,6 +219,30 @@ bool ends_with(const std::string& s, const char* suffix) {
 
 std::string hex_address(uint64_t value) { return fmt::format("{:#x}", value); }
 
+void add_gemm_groups(const GemmGroups& groups, json& args) {
+  json list = json::array();
+  auto scalar = [](bool known, double v) { return known && std::isfinite(v) ? json(v) : json(nullptr); };
+  for (const format::GemmGroup& g : groups.groups) {
+    json one = json::object();
+    one["m"] = g.m;
+    one["n"] = g.n;
+    one["k"] = g.k;
+    one["lda"] = g.lda;
+    one["ldb"] = g.ldb;
+    one["ldc"] = g.ldc;
+    one["transa"] = operation_name(g.transa);
+    one["transb"] = operation_name(g.transb);
+    one["alpha"] = scalar(g.flags & format::kGroupAlphaKnown, g.alpha);
+    one["beta"] = scalar(g.flags & format::kGroupBetaKnown, g.beta);
+    one["size"] = g.size;
+    list.push_back(std::move(one));
+  }
+  args["groups"] = std::move(list);
+  args["problem_count"] = groups.problem_count;
+  const int64_t omitted = groups.group_count - static_cast<int64_t>(groups.groups.size());
+  if (omitted > 0) args["groups_omitted"] = omitted;
+}
+
 json call_arguments(const CallView& call) {
   json args = json::object();
   std::vector<ArgView> views = call.args();
@@ -178,6 +259,7 @@ json call_arguments(const CallView& call) {
     const uint64_t attr = args["attr"].get<uint64_t>();
     if (attr == 4 || attr == 6 || attr == 7) args["value"] = static_cast<int64_t>(args["value"].get<uint64_t>());
   }
+  add_attribute_value_name(call.function_name(), args);
   // The GEMM family: the handle state (alpha, beta, pointer mode, math mode, stream) too.
   if (call.function != nullptr && format::is_gemm_family(call.function->family)) add_gemm_args(call, args);
   return args;
@@ -196,6 +278,13 @@ std::vector<std::string> argument_pieces(const json& args) {
                      (ends_with(key, "_text") && args.contains(key.substr(0, key.size() - 5))) ||
                      (ends_with(key, "_name") && args.contains(key.substr(0, key.size() - 5)));
     if (companion) continue;
+    if (key == "algo_bytes") continue;  // for replay and the JSON, not for reading
+    if (key == "groups" && it.value().is_array()) {
+      std::string groups;
+      for (const json& g : it.value()) groups += (groups.empty() ? "" : "; ") + group_text(g);
+      out.push_back("groups=[" + groups + "]");
+      continue;
+    }
     std::string text = value_text(it.value());
     if (auto name = args.find(key + "_name"); name != args.end() && name->is_string()) {
       text = name->get<std::string>();

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "trace/gemm_groups.h"
 #include "trace/trace_reader.h"
 
 namespace cublasspy {
@@ -17,6 +18,11 @@ namespace cublasspy {
 // The report JSON's "args" object of one call (docs/CONTRACT.md, CALL), in the order of the
 // function table's slots, the GEMM family's additions last.
 nlohmann::ordered_json call_arguments(const CallView& call);
+
+// A grouped GEMM's groups into its "args": "groups" (one object per recorded group: m, n, k,
+// lda, ldb, ldc, transa, transb, alpha, beta, size), "problem_count", and "groups_omitted" when
+// the call had more groups than the trace keeps (format::kMaxRecordedGroups).
+void add_gemm_groups(const GemmGroups& groups, nlohmann::ordered_json& args);
 
 // "m=4", "alpha=1.5", "alpha=@0x7f..." (a scalar known only by its device address): the pieces
 // of an "args" object, in its order. alpha_ptr and alpha_text are shown through alpha.

@@ -113,7 +113,36 @@ int operation_of(const format::Record& rec, int8_t slot, bool legacy) {
   return static_cast<int>(*v);
 }
 
+// Stored shapes: op(A) is m x k, so A is stored m x k (N) or k x m (T/C); likewise B.
+void set_stored_shapes(GemmCall& g) {
+  g.op[0].rows = g.trans_a == 0 ? g.m : g.k;
+  g.op[0].cols = g.trans_a == 0 ? g.k : g.m;
+  g.op[1].rows = g.trans_b == 0 ? g.k : g.n;
+  g.op[1].cols = g.trans_b == 0 ? g.n : g.k;
+  g.op[2].rows = g.op[3].rows = g.m;
+  g.op[2].cols = g.op[3].cols = g.n;
+}
+
 }  // namespace
+
+GemmCall group_call(const GemmCall& first, const format::GemmGroup& group, int64_t first_problem) {
+  GemmCall g = first;
+  g.m = group.m;
+  g.n = group.n;
+  g.k = group.k;
+  g.trans_a = group.transa;
+  g.trans_b = group.transb;
+  g.batch_count = group.size;
+  const int64_t ld[4] = {group.lda, group.ldb, group.ldc, group.ldc};
+  for (int i = 0; i < 4; ++i) {
+    Matrix& mat = g.op[i];
+    mat.ld = ld[i];
+    // The group's members are the next entries of each pointer array (64-bit addresses).
+    if (mat.present && mat.array_ptr != 0) mat.array_ptr += static_cast<uint64_t>(first_problem) * sizeof(uint64_t);
+  }
+  set_stored_shapes(g);
+  return g;
+}
 
 GemmSlots gemm_slots(const format::FunctionEntry& entry) {
   using format::ArgRole;
@@ -198,13 +227,7 @@ void gemm_from_record(const GemmSlots& s, const format::Record& rec, GemmCall& g
     mat.ld = number(rec, s.ld[i], 0);
     mat.stride = number(rec, s.stride[i], 0);
   }
-  // Stored shapes: op(A) is m x k, so A is stored m x k (N) or k x m (T/C); likewise B.
-  g.op[0].rows = g.trans_a == 0 ? g.m : g.k;
-  g.op[0].cols = g.trans_a == 0 ? g.k : g.m;
-  g.op[1].rows = g.trans_b == 0 ? g.k : g.n;
-  g.op[1].cols = g.trans_b == 0 ? g.n : g.k;
-  g.op[2].rows = g.op[3].rows = g.m;
-  g.op[2].cols = g.op[3].cols = g.n;
+  set_stored_shapes(g);
   if (!g.op[3].present) {
     g.op[3] = g.op[2];
     g.output_is_c = true;

@@ -52,7 +52,7 @@ struct GemmCall {
   int64_t m = 0, n = 0, k = 0;
   int64_t batch_count = 1;       // GroupedBatched: the first group's size
   bool pointer_arrays = false;   // Batched and GroupedBatched forms: A/B/C are arrays of pointers
-  bool grouped = false;          // GroupedBatched: only the first group is described here
+  bool grouped = false;          // GroupedBatched: the first group is described here (group_call)
   bool host_operands = false;    // cublasXt: A, B and C are in host memory
   // A cuBLAS entry point with 32-bit sizes (cublasSgemm_v2, not cublasSgemm_v2_64, cuBLASLt or
   // cublasXt): cuBLAS indexes an operand's elements in 32 bits there (size-overflow).
@@ -91,6 +91,11 @@ void gemm_from_record(const GemmSlots& slots, const format::Record& rec, GemmCal
 // A cuBLASLt matmul's plane offsets (the four of RecordSlot::plane_offset, A..D) onto its operands; D
 // mirrors C's when it is C. Kept beside the slots: a record has no argument slot left for them.
 void apply_plane_offsets(const int64_t* offsets, GemmCall& g);
+
+// One group of a grouped GEMM as a call of its own: `first` (the record's view, which describes
+// the first group) with group `group`'s shape and size, its members the pointer arrays'
+// entries from `first_problem` on. The checks, scans and dumps go through every group so.
+GemmCall group_call(const GemmCall& first, const format::GemmGroup& group, int64_t first_problem);
 
 // The first slot of `entry` with `role`, -1 when it has none.
 int slot_with_role(const format::FunctionEntry& entry, format::ArgRole role);

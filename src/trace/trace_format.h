@@ -34,7 +34,9 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //      RecordSlot::side_head); readers of versions 1 to 3 find no entries.
 //   4  writer version: FileHeader::writer_version, the version of the shim that wrote it.
 //   4  samples: ArgRole::kBatchMode, RecordSlot::plane_offset (cuBLASLt planar layouts).
-inline constexpr uint32_t kFormatVersion = 4;
+//   5  groups: SideKind::kGemmGroups, a grouped GEMM's per-group table (GemmGroupsHeader);
+//      RecordSlot::lt_algo and ArgRole::kLtAlgoId, a cublasLtMatmul's preset algorithm.
+inline constexpr uint32_t kFormatVersion = 5;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
 inline constexpr uint32_t kHeaderBytes = 4096;
@@ -156,12 +158,17 @@ struct RecordSlot {
   // in bytes (planar complex: the imaginary plane's distance from the real one, either sign);
   // 0 interleaved, and for every other call. Zero in older traces.
   int64_t plane_offset[4];
-  uint8_t pad[kRecordBytes - 824];
+  // Version 5 (groups): the cublasLtMatmulAlgo_t a cublasLtMatmul was given (`algo` not null),
+  // its 64 bytes as the program passed them, read late; meaningful only for a function whose
+  // table has an ArgRole::kLtAlgoId slot and a call whose algo slot is not null.
+  uint64_t lt_algo[8];
+  uint8_t pad[kRecordBytes - 888];
 };
 static_assert(offsetof(RecordSlot, pending_error) == 696);
 static_assert(offsetof(RecordSlot, side_head) == 760);
 static_assert(offsetof(RecordSlot, plane_offset) == 792);
-static_assert(offsetof(RecordSlot, pad) == 824);
+static_assert(offsetof(RecordSlot, lt_algo) == 824);
+static_assert(offsetof(RecordSlot, pad) == 888);
 static_assert(sizeof(RecordSlot) == kRecordBytes);
 
 // The side area (version 4): variable-length data attached to a record (a call's Python and
@@ -176,6 +183,7 @@ enum class SideKind : uint32_t {
   kNone = 0,         // not (yet) published
   kPythonStack = 1,  // the Python frames of the thread that made the call (stack_codec.h)
   kNativeStack = 2,  // return addresses with their modules (stack_codec.h)
+  kGemmGroups = 3,   // version 5: a grouped GEMM's groups (GemmGroupsHeader, then GemmGroup[])
 };
 struct SideEntry {
   uint32_t kind;    // SideKind, or another writer's kind; 0 until published
@@ -187,6 +195,37 @@ static_assert(sizeof(SideEntry) == 24);
 static_assert(offsetof(SideEntry, prev) == 16);
 inline constexpr uint32_t kMaxSideEntryBytes = 16 * 1024;
 inline constexpr uint32_t kMaxSideEntriesPerRecord = 16;  // a reader follows no more than this
+
+// Version 5 (groups): the data of a SideKind::kGemmGroups entry, attached to a grouped GEMM
+// (cublas?gemmGroupedBatched, cublasGemmGroupedBatchedEx, their _64 forms). The shim reads the
+// per-group host arrays late, as cuBLAS itself reads them, and keeps the first
+// kMaxRecordedGroups groups; problem_count sums the sizes of the first kMaxSummedGroups.
+inline constexpr uint32_t kMaxRecordedGroups = 64;
+inline constexpr uint32_t kMaxSummedGroups = 65536;
+struct GemmGroupsHeader {
+  int64_t group_count;    // the call's group_count, as passed
+  int64_t problem_count;  // the sum of group_size over the first min(group_count, kMaxSummedGroups)
+  uint32_t recorded;      // GemmGroup entries that follow: min(group_count, kMaxRecordedGroups)
+  uint32_t entry_bytes;   // sizeof(GemmGroup): a reader refuses another size
+};
+static_assert(sizeof(GemmGroupsHeader) == 24);
+enum GemmGroupFlags : uint32_t {
+  kGroupAlphaKnown = 1u << 0,  // alpha holds alpha_array[i] (host pointer mode only)
+  kGroupBetaKnown = 1u << 1,
+};
+struct GemmGroup {
+  int64_t m, n, k, lda, ldb, ldc;
+  int64_t size;            // group_size[i]: problems in the group
+  int32_t transa, transb;  // cublasOperation_t
+  uint32_t flags;          // GemmGroupFlags
+  uint32_t reserved;
+  double alpha, beta;      // alpha_array[i], beta_array[i] when known (real types only)
+};
+static_assert(offsetof(GemmGroup, size) == 48);
+static_assert(offsetof(GemmGroup, flags) == 64);
+static_assert(offsetof(GemmGroup, alpha) == 72);
+static_assert(sizeof(GemmGroup) == 88);
+static_assert(sizeof(GemmGroupsHeader) + kMaxRecordedGroups * sizeof(GemmGroup) <= kMaxSideEntryBytes);
 
 // What an argument slot means, whatever the function calls it: readers find a call's fields by
 // role (the GEMM's m, its A, a device count), and show the names. Version 3; the reader derives
@@ -224,6 +263,10 @@ enum class ArgRole : uint8_t {
   // Version 4 (samples): a cuBLASLt matmul's batch mode (cublasLtBatchMode_t: 0 strided, 1
   // pointer arrays, where A..D are device arrays of batch_count pointers).
   kBatchMode = 61,
+  // Version 5 (groups): a cuBLASLt matmul's preset algorithm: its CUBLASLT_ALGO_CONFIG_ID, as
+  // the library's cublasLtMatmulAlgoConfigGetAttribute gives it (kArgUnset: not read); the
+  // algorithm's bytes are in RecordSlot::lt_algo.
+  kLtAlgoId = 62,
 };
 
 // The role of operand `index` (0 A, 1 B, 2 C, 3 D) among the per-operand roles starting at

@@ -55,8 +55,9 @@ target_link_libraries(diagnoses_test PRIVATE cublasspy_test_support cublasspy_di
                       nlohmann_json::nlohmann_json GTest::gtest_main ${CMAKE_DL_LIBS})
 target_compile_options(diagnoses_test PRIVATE -Wall -Wextra)
 # The shim, stand-in, program and CUDA paths come with cublasspy_test_support (tests/support).
-target_compile_definitions(diagnoses_test PRIVATE CBS_TEST_CLI="$<TARGET_FILE:cublasspy_cli>")
-add_dependencies(diagnoses_test cublasspy cublasspy_cli standin diag_workload diag_fork diag_samples diag_second_cublas
+target_compile_definitions(diagnoses_test PRIVATE CBS_TEST_CLI="$<TARGET_FILE:cublasspy_cli>"
+                           CBS_TEST_REPLAY_RUNNER="$<TARGET_FILE:cublasspy_replay_runner>")
+add_dependencies(diagnoses_test cublasspy cublasspy_cli cublasspy_replay_runner standin diag_workload diag_fork diag_samples diag_second_cublas
                  diag_second_cublas_rpath doctor_json diag_kernel_fault)
 gtest_discover_tests(diagnoses_test TEST_PREFIX diagnoses. DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 300)

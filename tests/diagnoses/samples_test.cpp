@@ -10,13 +10,20 @@
 #include <nlohmann/json.hpp>
 
 #include "support/diagnose_helpers.h"
+#include "support/process.h"
+#include "trace/call_text.h"
+#include "trace/gemm_groups.h"
 
 namespace cublasspy::test {
 namespace {
 
-TracedRun run_sample(const std::string& mode) {
+using test_support::ProcessResult;
+using test_support::run_process;
+
+TracedRun run_sample(const std::string& mode, std::map<std::string, std::string> extra = {}) {
   RunOptions o;
   o.env = {{"CUBLASSPY_CHECK", "1"}, {"CUBLASSPY_SCAN", "all"}, {"CUBLASSPY_DUMP", "all"}};
+  o.env.insert(extra.begin(), extra.end());
   o.args = {mode};
   return run_traced(program_path("diag_samples"), o);
 }
@@ -42,6 +49,39 @@ nlohmann::json dump_meta(const TracedRun& run, uint64_t seq, char operand) {
   return {};
 }
 
+// The group table of a grouped call (format version 5), from whichever trace holds it.
+std::optional<GemmGroups> groups_of(const TracedRun& run, const CallView& call) {
+  for (const TraceFile& t : run.opened) {
+    if (auto g = gemm_groups_of(t, call)) return g;
+  }
+  return std::nullopt;
+}
+
+// The report's JSON entry of call `seq` (`cublasspy report --json --all`).
+nlohmann::json reported_call(const TracedRun& run, uint64_t seq) {
+  std::vector<std::string> argv = {CBS_TEST_CLI, "report", "--json", "--all"};
+  argv.insert(argv.end(), run.traces.begin(), run.traces.end());
+  const ProcessResult r = run_process(argv);
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  if (doc.is_discarded()) {
+    ADD_FAILURE() << "report --json printed no JSON: " << r.out << r.err;
+    return {};
+  }
+  for (const auto& trace : doc["traces"]) {
+    for (const auto& call : trace["calls"]) {
+      if (call["seq"] == seq) return call;
+    }
+  }
+  ADD_FAILURE() << "call " << seq << " is not in the report";
+  return {};
+}
+
+// A call's record, and the CUBLASSPY_CHECK bits of it, are clean; status 0.
+void expect_succeeded(const TracedRun& run, const std::string& function) {
+  const CallView call = the_call(run, function);
+  EXPECT_EQ(call.rec().status, 0) << call.text();
+}
+
 void expect_clean(const TracedRun& run, const std::string& function) {
   ASSERT_EQ(run.exit_code, 0) << run.output;
   auto found = run.diagnose();
@@ -55,26 +95,182 @@ void expect_clean(const TracedRun& run, const std::string& function) {
   }
 }
 
-TEST(Samples, GroupedFp32ScansTheMatricesNotThePointerArrays) {
+TEST(Samples, GroupedFp32RecordsScansAndDumpsEveryGroup) {
   TracedRun run = run_sample("--grouped-fp32");
+  // C is full of NaN and every group's beta is 0: C is no input, so no finding.
   expect_clean(run, "cublasSgemmGroupedBatched");
   const CallView call = the_call(run, "cublasSgemmGroupedBatched");
-  // The first group (2 problems of 2x2): A's largest element there is 8. Read as a matrix, the
-  // pointer array would give the bits of an address.
-  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 8.0) << call.text();
+  // Every group is scanned: A's largest element, 9, is in the second group. C is not read.
+  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 9.0) << call.text();
+  EXPECT_LT(call.slot.scan[2].max_abs_finite, 0.0) << "C was scanned although every beta is 0: " << call.text();
+  const std::optional<GemmGroups> groups = groups_of(run, call);
+  ASSERT_TRUE(groups.has_value()) << "no group table for " << call.text();
+  EXPECT_EQ(groups->group_count, 2);
+  EXPECT_EQ(groups->problem_count, 3);
+  ASSERT_EQ(groups->groups.size(), 2u);
+  const int64_t dims[2] = {2, 3}, sizes[2] = {2, 1};
+  const double alphas[2] = {1.0, 2.0};
+  for (int i = 0; i < 2; ++i) {
+    const format::GemmGroup& g = groups->groups[i];
+    EXPECT_EQ(g.m, dims[i]);
+    EXPECT_EQ(g.n, dims[i]);
+    EXPECT_EQ(g.k, dims[i]);
+    EXPECT_EQ(g.lda, dims[i]);
+    EXPECT_EQ(g.ldc, dims[i]);
+    EXPECT_EQ(g.size, sizes[i]);
+    EXPECT_EQ(g.transa, 0);
+    ASSERT_EQ(g.flags, format::kGroupAlphaKnown | format::kGroupBetaKnown) << "group " << i;
+    EXPECT_EQ(g.alpha, alphas[i]);
+    EXPECT_EQ(g.beta, 0.0);
+  }
+  // The report: every group in args.groups, the first group's values at the top level.
+  const nlohmann::json args = reported_call(run, call.seq)["args"];
+  ASSERT_TRUE(args["groups"].is_array()) << args.dump();
+  ASSERT_EQ(args["groups"].size(), 2u) << args.dump();
+  EXPECT_EQ(args["groups"][1]["m"], 3) << args.dump();
+  EXPECT_EQ(args["groups"][1]["alpha"], 2.0) << args.dump();
+  EXPECT_EQ(args["groups"][1]["beta"], 0.0) << args.dump();
+  EXPECT_EQ(args["groups"][1]["size"], 1) << args.dump();
+  EXPECT_EQ(args["groups"][1]["transa"], "N") << args.dump();
+  EXPECT_EQ(args["problem_count"], 3) << args.dump();
+  EXPECT_EQ(args["m"], 2) << args.dump();
+  EXPECT_EQ(args["alpha"], 1.0) << args.dump();
+  EXPECT_EQ(args["beta"], 0.0) << args.dump();
+  EXPECT_FALSE(args.contains("groups_omitted")) << args.dump();
+  // The dumps: the first group under the call's prefix, the second under .group1.
   const nlohmann::json a = dump_meta(run, call.seq, 'a');
   ASSERT_FALSE(a.is_null()) << "no dump of A";
   EXPECT_EQ(a["pointer_array"], true) << a.dump();
   EXPECT_EQ(a["batch"], 2) << a.dump();
   EXPECT_EQ(a["rows"], 2) << a.dump();
+  nlohmann::json a1;
+  for (const std::string& trace : run.traces) {
+    std::ifstream in(trace + ".call" + std::to_string(call.seq) + ".group1.a.json");
+    if (in) a1 = nlohmann::json::parse(in);
+  }
+  ASSERT_FALSE(a1.is_null()) << "no dump of the second group's A";
+  EXPECT_EQ(a1["rows"], 3) << a1.dump();
+  EXPECT_EQ(a1["batch"], 1) << a1.dump();
 }
 
-TEST(Samples, GroupedFp16AllOnesHasNoFinding) {
+// Without a side area the trace keeps no group table, but the shim still reads every group:
+// the scans skip C where beta is 0, and the first group stays in the record's slots.
+TEST(Samples, GroupedWithoutSideAreaStillScansEveryGroup) {
+  TracedRun run = run_sample("--grouped-fp32", {{"CUBLASSPY_SIDE_MB", "0"}});
+  expect_clean(run, "cublasSgemmGroupedBatched");
+  const CallView call = the_call(run, "cublasSgemmGroupedBatched");
+  EXPECT_FALSE(groups_of(run, call).has_value());
+  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 9.0) << call.text();
+  EXPECT_TRUE(contains(call.text(), "m=2")) << call.text();
+  EXPECT_TRUE(contains(call.text(), "alpha=1")) << call.text();
+}
+
+TEST(Samples, GroupedFp16SeveralGroupsNaNCWithBetaZeroHasNoFinding) {
   TracedRun run = run_sample("--grouped-fp16");
   expect_clean(run, "cublasGemmGroupedBatchedEx");
   const CallView call = the_call(run, "cublasGemmGroupedBatchedEx");
   EXPECT_EQ(call.slot.scan[0].max_abs_finite, 1.0) << call.text();
   EXPECT_EQ(call.slot.scan[1].max_abs_finite, 1.0) << call.text();
+  // The output: 4 in the first group's problems, 2 in the second's.
+  EXPECT_EQ(call.slot.scan[3].max_abs_finite, 4.0) << call.text();
+  const std::optional<GemmGroups> groups = groups_of(run, call);
+  ASSERT_TRUE(groups.has_value()) << "no group table for " << call.text();
+  ASSERT_EQ(groups->groups.size(), 2u);
+  EXPECT_EQ(groups->problem_count, 3);
+  EXPECT_EQ(groups->groups[1].m, 2);
+  EXPECT_EQ(groups->groups[1].size, 1);
+  // fp32 compute: the scalars are read as floats from the host arrays.
+  EXPECT_TRUE(groups->groups[1].flags & format::kGroupAlphaKnown);
+  EXPECT_EQ(groups->groups[1].alpha, 1.0);
+}
+
+TEST(Samples, LtPresetAlgorithmIsRecordedAndReplayed) {
+  TracedRun run = run_sample("--lt-preset-algo");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  auto found = run.diagnose();
+  EXPECT_TRUE(found.empty()) << explain(run, found);
+  for (const char* f : {"cublasLtMatmulAlgoGetIds", "cublasLtMatmulAlgoInit", "cublasLtMatmulAlgoConfigGetAttribute",
+                        "cublasLtMatmulAlgoCapGetAttribute", "cublasLtMatmulAlgoCheck", "cublasLtMatmul"}) {
+    expect_succeeded(run, f);
+  }
+  // The stand-in lists ids 0, 1, 6: the program takes the last.
+  const CallView init = the_call(run, "cublasLtMatmulAlgoInit");
+  EXPECT_TRUE(contains(init.text(), "algo_id=6")) << init.text();
+  const CallView get = the_call(run, "cublasLtMatmulAlgoConfigGetAttribute");
+  EXPECT_TRUE(contains(get.text(), "attr=CUBLASLT_ALGO_CONFIG_ID")) << get.text();
+  EXPECT_TRUE(contains(get.text(), "value=6")) << get.text();
+  // Attribute values CUDA names print as names.
+  const CallView epilogue = the_call(run, "cublasLtMatmulDescSetAttribute");
+  EXPECT_TRUE(contains(epilogue.text(), "attr=CUBLASLT_MATMUL_DESC_EPILOGUE")) << epilogue.text();
+  EXPECT_TRUE(contains(epilogue.text(), "value=CUBLASLT_EPILOGUE_DEFAULT")) << epilogue.text();
+  const CallView order = the_call(run, "cublasLtMatrixLayoutSetAttribute");
+  EXPECT_TRUE(contains(order.text(), "attr=CUBLASLT_MATRIX_LAYOUT_ORDER")) << order.text();
+  EXPECT_TRUE(contains(order.text(), "value=CUBLASLT_ORDER_COL")) << order.text();
+  const CallView ids = the_call(run, "cublasLtMatmulAlgoGetIds");
+  EXPECT_TRUE(contains(ids.text(), "return_algo_count=3")) << ids.text();
+  const CallView matmul = the_call(run, "cublasLtMatmul");
+  const nlohmann::json args = reported_call(run, matmul.seq)["args"];
+  EXPECT_EQ(args["algo_id"], 6) << args.dump();
+  EXPECT_EQ(args["algo_preset"], true) << args.dump();
+  // The stand-in's algorithm: its magic ("SnStAlgo") first, then the id.
+  EXPECT_EQ(matmul.slot.lt_algo[0], 0x6f676c4174536e53ull);
+  EXPECT_EQ(matmul.slot.lt_algo[1] & 0xffffffffu, 6u);
+  ASSERT_TRUE(args["algo_bytes"].is_string()) << args.dump();
+  EXPECT_EQ(args["algo_bytes"].get<std::string>().substr(0, 16), "6f676c4174536e53") << args.dump();
+  // Replay passes the same algorithm (the stand-in refuses one it did not make), and so does
+  // the reproducer.
+  const std::string source = run.dir + "/repro.cpp";
+  const ProcessResult replay = run_process({CBS_TEST_CLI, "replay", run.traces.front(), "--call",
+                                            std::to_string(matmul.seq), "--json", "--emit-cpp", source},
+                                           {{"LD_LIBRARY_PATH", standin_dir()},
+                                            {"CUBLASSPY_REPLAY_RUNNER", std::string(CBS_TEST_REPLAY_RUNNER)}});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_TRUE(contains(replay.out, "replayed as recorded")) << replay.out;
+  std::ifstream in(source);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_TRUE(contains(text.str(), "0x6f676c4174536e53ull")) << text.str();
+  EXPECT_TRUE(contains(text.str(), "&algo")) << text.str();
+}
+
+TEST(Samples, GemmExAutotuneIsAccepted) {
+  TracedRun run = run_sample("--gemm-autotune");
+  expect_clean(run, "cublasGemmEx");
+  const CallView call = the_call(run, "cublasGemmEx");
+  EXPECT_TRUE(contains(call.text(), "algo=CUBLAS_GEMM_AUTOTUNE")) << call.text();
+}
+
+TEST(Samples, LtHeuristicAutotuningLoopHasNoFinding) {
+  TracedRun run = run_sample("--lt-autotune");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  auto found = run.diagnose();
+  EXPECT_TRUE(found.empty()) << explain(run, found);
+  // Each candidate's timed runs and the final one: every matmul got the heuristic's algorithm.
+  int matmuls = 0;
+  for (const TraceFile& t : run.opened) {
+    t.for_each_call([&](const CallView& c) {
+      if (std::string(c.function_name()) != "cublasLtMatmul") return;
+      ++matmuls;
+      EXPECT_EQ(c.rec().status, 0) << c.text();
+      EXPECT_TRUE(contains(c.text(), "algo_id=0")) << c.text();
+    });
+  }
+  EXPECT_GE(matmuls, 4);
+}
+
+TEST(Samples, FailedAlgoInitBeforeAnAbortIsNamed) {
+  TracedRun run = run_sample("--lt-bad-algo");
+  EXPECT_NE(run.exit_code, 0) << run.output;
+  const CallView init = the_call(run, "cublasLtMatmulAlgoInit");
+  EXPECT_EQ(init.rec().status, CUBLAS_STATUS_INVALID_VALUE) << init.text();
+  auto found = run.diagnose();
+  std::vector<const Diagnosis*> named;
+  for (const Diagnosis& d : found) {
+    if (d.call == init.seq) named.push_back(&d);
+  }
+  ASSERT_EQ(named.size(), 1u) << explain(run, found);
+  EXPECT_TRUE(contains(named[0]->summary, "cublasLtMatmulAlgoInit")) << named[0]->summary;
+  EXPECT_TRUE(contains(named[0]->advice, "cublasLtMatmulAlgoGetIds")) << named[0]->advice;
 }
 
 TEST(Samples, LtPointerArrayBatchHasNoFinding) {

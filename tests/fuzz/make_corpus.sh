@@ -10,9 +10,9 @@
 #   tests/fuzz/make_corpus.sh BUILD_DIR
 #
 # BUILD_DIR is an ordinary build with the tests (the stand-in and the programs built). The
-# files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt, v2-*.cbt and v3-*.cbt:
-# traces of format versions 1 to 3, kept as they were written, since the reader goes on reading
-# those versions (tests/hardening/reader_*_test.cpp read them).
+# files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt to v4-*.cbt: traces of
+# format versions 1 to 4, kept as they were written, since the reader goes on reading those
+# versions (tests/hardening/reader_*_test.cpp read them).
 set -euo pipefail
 build="$(cd "${1:?usage: make_corpus.sh BUILD_DIR}" && pwd)"
 out="$(cd "$(dirname "$0")" && pwd)/corpus/trace_reader"
@@ -20,7 +20,7 @@ programs="$build/test-programs"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
-find "$out" -name '*.cbt' ! -name 'v1-*' ! -name 'v2-*' ! -name 'v3-*' -delete
+find "$out" -name '*.cbt' ! -name 'v1-*' ! -name 'v2-*' ! -name 'v3-*' ! -name 'v4-*' -delete
 
 # trace NAME [VAR=VALUE...] -- PROGRAM ARGS...: runs PROGRAM under the shim, keeps its trace.
 trace() {

@@ -24,6 +24,7 @@
 #include "report/report_model.h"
 #include "report/report_text.h"
 #include "trace/trace_format.h"
+#include "trace/gemm_groups.h"
 #include "trace/trace_reader.h"
 
 namespace {
@@ -68,6 +69,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)call.args();
     for (const SideEntryView& e : trace->side_entries(call)) {
       if (e.kind == 0 || e.bytes.size() > format::kMaxSideEntryBytes) fail("side entry unchecked", std::to_string(call.seq));
+      // Version 5: a grouped GEMM's group table, every count from the file.
+      if (e.kind == static_cast<uint32_t>(format::SideKind::kGemmGroups)) {
+        if (auto groups = decode_gemm_groups(e.bytes);
+            groups && (groups->groups.size() > format::kMaxRecordedGroups ||
+                       static_cast<int64_t>(groups->groups.size()) > groups->group_count)) {
+          fail("group table unchecked", std::to_string(call.seq));
+        }
+      }
     }
     ++seen;
   });

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "trace/call_text.h"
+#include "trace/gemm_groups.h"
 #include "trace/trace_reader.h"
 
 namespace cublasspy {
@@ -160,6 +162,29 @@ TEST(ReaderVersions, FormatVersionTwoTracesStillRead) {
     });
     if (std::string(name).find("dlopen") == std::string::npos) EXPECT_GT(gemms, 0) << name;
     else EXPECT_GT(loads, 0) << name;
+  }
+}
+
+// Traces a version 4 writer wrote (tests/fuzz/corpus/trace_reader/v4-*.cbt, copies of the corpus
+// of format 4): they read as before, with no group tables and no recorded cuBLASLt algorithm.
+TEST(ReaderVersions, FormatVersionFourTracesStillRead) {
+  for (const char* name : {"v4-sgemm_loop_exited.cbt", "v4-lt_matmul_row_major.cbt", "v4-located_failure.cbt",
+                           "v4-threads_checks_scans.cbt"}) {
+    std::string error;
+    auto trace = TraceFile::open(kCorpus + name, error);
+    ASSERT_TRUE(trace) << error;
+    EXPECT_EQ(trace->header().format_version, 4u) << name;
+    int gemms = 0;
+    trace->for_each_call([&](const CallView& c) {
+      EXPECT_EQ(c.text().rfind(std::string(c.function_name()) + "(", 0), 0u) << name << ": " << c.text();
+      EXPECT_FALSE(gemm_groups_of(*trace, c).has_value()) << name << ": " << c.text();
+      if (format::is_gemm_family(c.function->family) && (c.rec().flags & format::kFlagNested) == 0) {
+        ASSERT_TRUE(c.gemm().valid) << name << ": " << c.text();
+        ++gemms;
+        EXPECT_FALSE(call_arguments(c).contains("algo_preset")) << name << ": " << c.text();
+      }
+    });
+    EXPECT_GT(gemms, 0) << name;
   }
 }
 

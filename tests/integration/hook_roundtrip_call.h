@@ -94,7 +94,7 @@ class Call {
       auto* p = static_cast<Pointee*>(block());
       after_.push_back([this, p, slot] { recorder_.line(fn_, "out", slot, tags::bits(*p)); });
       return p;
-    } else if constexpr (kReadsScalar<Tag> || kReadsAttrBuffer<Tag>) {
+    } else if constexpr (kReadsScalar<Tag> || kReadsAttrBuffer<Tag> || kReadsLtAlgo<Tag>) {
       // Host memory the shim may read: 16 bytes of a recognizable pattern.
       void* p = block();
       uint64_t pattern[2] = {0x1122334455667700ull + static_cast<uint64_t>(pos), 0x0102030405060708ull};
@@ -110,6 +110,11 @@ class Call {
       recorder_.line(fn_, "arg", slot, reinterpret_cast<uint64_t>(p));
       recorder_.line(fn_, "derived", derived, tags::bits(p[0]));
       return p;
+    } else if constexpr (std::is_base_of_v<tags::GroupCount, Tag>) {
+      // A grouped GEMM reads group_count entries of each per-group array: one, as built above.
+      T value = 1;
+      recorder_.line(fn_, "arg", slot, tags::bits(value));
+      return value;
     } else if constexpr (std::is_pointer_v<T>) {
       // Anything else is only an address to the shim: a made-up one, never mapped.
       T fake = reinterpret_cast<T>(uintptr_t{0x7e5700000000} + static_cast<uintptr_t>(pos + 1) * 0x40);

@@ -5,6 +5,7 @@
 //   ReadsFirst:      a grouped GEMM's per-group array; the shim reads element 0 (derived slot).
 //   ReadsAttrBuffer: a cuBLASLt attribute value; the shim reads up to 8 bytes (derived slot).
 //   ScalarByValue:   the legacy API's alpha/beta, passed by value.
+//   ReadsLtAlgo:     cublasLtMatmul's algo; the shim copies its 64 bytes onto the record.
 // Tags are often specialized by deriving (AllocatedPtr is an Out<kPointer> that also bumps a
 // counter), so each trait asks "derives from", not "is".
 #pragma once
@@ -45,6 +46,7 @@ inline constexpr bool kReadsFirst = decltype(detail::first_base(static_cast<cons
 template <class Tag> inline constexpr bool kReadsAttrBuffer = std::is_base_of_v<tags::LtAttrBuffer, Tag>;
 template <class Tag>
 inline constexpr bool kScalarByValue = std::is_base_of_v<tags::AlphaValue, Tag> || std::is_base_of_v<tags::BetaValue, Tag>;
+template <class Tag> inline constexpr bool kReadsLtAlgo = std::is_base_of_v<tags::LtAlgoArg, Tag>;
 template <class Tag> inline constexpr bool kIsAlpha = std::is_base_of_v<tags::AlphaValue, Tag>;
 
 }  // namespace roundtrip

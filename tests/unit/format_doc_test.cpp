@@ -61,7 +61,7 @@ const std::vector<StructFact> kStructs = {
     CBS_STRUCT(FileHeader),       CBS_STRUCT(FunctionEntry), CBS_STRUCT(ArgDescriptor),
     CBS_STRUCT(FunctionCounters), CBS_STRUCT(RecordSlot),    CBS_STRUCT(Record),
     CBS_STRUCT(ScanSummary),      CBS_STRUCT(LaunchEntry),   CBS_STRUCT(KernelEntry),
-    CBS_STRUCT(SideEntry),
+    CBS_STRUCT(SideEntry),        CBS_STRUCT(GemmGroupsHeader), CBS_STRUCT(GemmGroup),
 };
 
 struct FieldFact {
@@ -177,12 +177,30 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(RecordSlot, side_head),
     CBS_FIELD(RecordSlot, reserved_stacks),
     CBS_FIELD(RecordSlot, plane_offset),
+    CBS_FIELD(RecordSlot, lt_algo),
     CBS_FIELD(RecordSlot, pad),
 
     CBS_FIELD(SideEntry, kind),
     CBS_FIELD(SideEntry, length),
     CBS_FIELD(SideEntry, seq),
     CBS_FIELD(SideEntry, prev),
+    CBS_FIELD(GemmGroupsHeader, group_count),
+    CBS_FIELD(GemmGroupsHeader, problem_count),
+    CBS_FIELD(GemmGroupsHeader, recorded),
+    CBS_FIELD(GemmGroupsHeader, entry_bytes),
+    CBS_FIELD(GemmGroup, m),
+    CBS_FIELD(GemmGroup, n),
+    CBS_FIELD(GemmGroup, k),
+    CBS_FIELD(GemmGroup, lda),
+    CBS_FIELD(GemmGroup, ldb),
+    CBS_FIELD(GemmGroup, ldc),
+    CBS_FIELD(GemmGroup, size),
+    CBS_FIELD(GemmGroup, transa),
+    CBS_FIELD(GemmGroup, transb),
+    CBS_FIELD(GemmGroup, flags),
+    CBS_FIELD(GemmGroup, reserved),
+    CBS_FIELD(GemmGroup, alpha),
+    CBS_FIELD(GemmGroup, beta),
 
     CBS_FIELD(Record, word),
     CBS_FIELD(Record, function_id),
@@ -240,7 +258,7 @@ const std::vector<FieldFact> kFields = {
   X(ArgRole, kAScale) X(ArgRole, kBScale) X(ArgRole, kDScale) X(ArgRole, kWorkspace)            \
   X(ArgRole, kWorkspaceBytes) X(ArgRole, kStream) X(ArgRole, kDeviceCount) X(ArgRole, kDevice)  \
   X(ArgRole, kByteCount) X(ArgRole, kFilename) X(ArgRole, kLoadFlags) X(ArgRole, kLoadResult) \
-  X(ArgRole, kBatchMode)
+  X(ArgRole, kBatchMode) X(ArgRole, kLtAlgoId)
 #define CBS_LIBRARY_VALUES(X)                                                                  \
   X(Library, kUnknown) X(Library, kCublas) X(Library, kCublasLt) X(Library, kCudart)          \
   X(Library, kCuda) X(Library, kSystem)
@@ -252,7 +270,9 @@ const std::vector<FieldFact> kFields = {
   X(RecordFlags, kFlagCrashed) X(RecordFlags, kFlagSynced) X(RecordFlags, kFlagScanned)        \
   X(RecordFlags, kFlagAsyncPinned) X(RecordFlags, kFlagUnresolved)
 #define CBS_END_STATE_VALUES(X) X(EndState, kRunning) X(EndState, kExited) X(EndState, kSignaled)
-#define CBS_SIDE_KIND_VALUES(X) X(SideKind, kNone) X(SideKind, kPythonStack) X(SideKind, kNativeStack)
+#define CBS_SIDE_KIND_VALUES(X) X(SideKind, kNone) X(SideKind, kPythonStack) X(SideKind, kNativeStack) \
+  X(SideKind, kGemmGroups)
+#define CBS_GEMM_GROUP_FLAGS_VALUES(X) X(GemmGroupFlags, kGroupAlphaKnown) X(GemmGroupFlags, kGroupBetaKnown)
 
 // Compile-time completeness: without a default, -Wswitch (an error here) names any enumerator
 // of trace_format.h missing from the lists.
@@ -286,6 +306,10 @@ constexpr bool listed(format::EndState v) {
   switch (v) { CBS_END_STATE_VALUES(CBS_CASE) return true; }
   return false;
 }
+constexpr bool listed(format::GemmGroupFlags v) {
+  switch (v) { CBS_GEMM_GROUP_FLAGS_VALUES(CBS_CASE) return true; }
+  return false;
+}
 constexpr bool listed(format::SideKind v) {
   switch (v) { CBS_SIDE_KIND_VALUES(CBS_CASE) return true; }
   return false;
@@ -293,7 +317,8 @@ constexpr bool listed(format::SideKind v) {
 static_assert(listed(format::Family::kOther) && listed(format::ArgKind::kNone) &&
               listed(format::ArgRole::kNone) && listed(format::Library::kUnknown) &&
               listed(format::RecordState::kEmpty) && listed(format::kFlagNested) &&
-              listed(format::EndState::kRunning) && listed(format::SideKind::kNone));
+              listed(format::EndState::kRunning) && listed(format::SideKind::kNone) &&
+              listed(format::kGroupAlphaKnown));
 
 struct EnumFact {
   std::string enumeration, name;
@@ -304,7 +329,8 @@ const std::vector<EnumFact> kEnumValues = {
     CBS_FAMILY_VALUES(CBS_ENUM_FACT) CBS_ARG_KIND_VALUES(CBS_ENUM_FACT)
     CBS_ARG_ROLE_VALUES(CBS_ENUM_FACT) CBS_LIBRARY_VALUES(CBS_ENUM_FACT)
     CBS_RECORD_STATE_VALUES(CBS_ENUM_FACT) CBS_RECORD_FLAGS_VALUES(CBS_ENUM_FACT)
-    CBS_END_STATE_VALUES(CBS_ENUM_FACT) CBS_SIDE_KIND_VALUES(CBS_ENUM_FACT)};
+    CBS_END_STATE_VALUES(CBS_ENUM_FACT) CBS_SIDE_KIND_VALUES(CBS_ENUM_FACT)
+    CBS_GEMM_GROUP_FLAGS_VALUES(CBS_ENUM_FACT)};
 
 struct ConstantFact {
   std::string name;
@@ -322,7 +348,8 @@ const std::vector<ConstantFact> kConstants = {
     CBS_CONSTANT(kNoKernel),        CBS_CONSTANT(kKernelNameBytes),
     CBS_CONSTANT(kMaxKernels),      CBS_CONSTANT(kKernelTableEntries),
     CBS_CONSTANT(kMaxSideEntryBytes), CBS_CONSTANT(kMaxSideEntriesPerRecord),
-    CBS_CONSTANT(kWriterVersionBytes),
+    CBS_CONSTANT(kWriterVersionBytes), CBS_CONSTANT(kMaxRecordedGroups),
+    CBS_CONSTANT(kMaxSummedGroups),
 };
 
 // ---- The page's side --------------------------------------------------------------------------

@@ -414,6 +414,12 @@ class CppWriter {
     if (p_.lt.workspace_bytes > 0) {
       out_ << "  if (!cuda_ok(cudaMalloc(&workspace, " << p_.lt.workspace_bytes << "), \"cudaMalloc (workspace)\")) return 1;\n";
     }
+    if (p_.lt.algo.size() == 8) {
+      // The bytes are the library's own encoding: valid for the cuBLASLt version that made them.
+      out_ << "  const cublasLtMatmulAlgo_t algo = {{";
+      for (size_t i = 0; i < 8; ++i) out_ << (i ? ", " : "") << "0x" << std::hex << p_.lt.algo[i] << std::dec << "ull";
+      out_ << "}};  // the program's preset algorithm, as recorded\n";
+    }
   }
 
   // One argument, by the parameter's trace name and C type.
@@ -426,7 +432,10 @@ class CppWriter {
       if (n == "compute_desc" || n == "adesc" || n == "bdesc" || n == "cdesc" || n == "ddesc" || n == "stream" ||
           n == "workspace")
         return n;
-      if (n == "algo") return "nullptr  /* the program's algorithm is not recorded: cuBLASLt picks */";
+      if (n == "algo") {
+        return p_.lt.algo.size() == 8 ? std::string("&algo  /* the program's preset algorithm, as recorded */")
+                                      : std::string("nullptr  /* the program let cuBLASLt pick */");
+      }
       if (n == "workspace_size_in_bytes") return std::to_string(p_.lt.workspace_bytes);
     }
     if (p_.operand(n) != nullptr && pointer) return "static_cast<" + type + ">(" + n + ")";

@@ -298,7 +298,13 @@ class Builder {
     }
     p_.values["workspace_size_in_bytes"] = p_.lt.workspace_bytes;
     if (address(ArgRole::kAlgo) != 0) {
-      out_.notes.push_back("the program chose a cuBLASLt algorithm (not recorded): the replay lets cuBLASLt pick one");
+      // Format version 5 records the algorithm's bytes (a trace with an algo_id slot has them).
+      if (call_.function != nullptr && slot_with_role(*call_.function, ArgRole::kLtAlgoId) >= 0) {
+        p_.lt.algo.assign(std::begin(call_.slot.lt_algo), std::end(call_.slot.lt_algo));
+        out_.notes.push_back("the program's cuBLASLt algorithm is replayed as recorded (the same library version is needed)");
+      } else {
+        out_.notes.push_back("the program chose a cuBLASLt algorithm (not recorded): the replay lets cuBLASLt pick one");
+      }
     }
     const format::Record& r = call_.rec();
     scalars(r.flags & format::kFlagAlphaKnown, r.flags & format::kFlagBetaKnown);

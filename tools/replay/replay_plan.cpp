@@ -149,7 +149,8 @@ void to_json(nlohmann::json& j, const ReplayPlan& p) {
                       {{"compute_type", p.lt.compute_type},
                        {"scale_type", p.lt.scale_type},
                        {"epilogue", p.lt.epilogue},
-                       {"workspace_bytes", p.lt.workspace_bytes}}},
+                       {"workspace_bytes", p.lt.workspace_bytes},
+                       {"algo", p.lt.algo}}},
                      {"seed", p.seed},
                      {"repeat", p.repeat},
                      {"verify", p.verify},
@@ -184,6 +185,8 @@ void from_json(const nlohmann::json& j, ReplayPlan& p) {
   lt.at("scale_type").get_to(p.lt.scale_type);
   lt.at("epilogue").get_to(p.lt.epilogue);
   lt.at("workspace_bytes").get_to(p.lt.workspace_bytes);
+  if (lt.contains("algo")) lt.at("algo").get_to(p.lt.algo);
+  if (!p.lt.algo.empty() && p.lt.algo.size() != 8) throw std::invalid_argument("lt.algo is not 8 words");
   j.at("seed").get_to(p.seed);
   j.at("repeat").get_to(p.repeat);
   j.at("verify").get_to(p.verify);

@@ -63,6 +63,9 @@ struct LtPlan {
   int scale_type = 0;
   int epilogue = 1;          // CUBLASLT_EPILOGUE_DEFAULT
   int64_t workspace_bytes = 0;
+  // The program's preset algorithm (RecordSlot::lt_algo, format version 5): passed back to
+  // cublasLtMatmul as it was; empty when the program let cuBLASLt pick, or the trace is older.
+  std::vector<uint64_t> algo;
 };
 
 struct ReplayPlan {

@@ -164,6 +164,9 @@ json call_to_json(const CallView& call, const TraceFile* trace) {
   j["nested"] = (rec.flags & format::kFlagNested) != 0;
 
   j["args"] = call_arguments(call);
+  if (trace != nullptr) {
+    if (auto groups = gemm_groups_of(*trace, call)) add_gemm_groups(*groups, j["args"]);
+  }
   j["checks"] = checks_of(call);
   j["scan"] = scan_of(call);
 

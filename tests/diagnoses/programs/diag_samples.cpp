@@ -2,11 +2,20 @@
 // copied): each passes its operands the way a sample does, so that the tests can require no
 // finding under CUBLASSPY_CHECK/SCAN/DUMP and complete records. One mode per run:
 //
-//     --grouped-fp32   cublasSgemmGroupedBatched: 2 groups (2 problems of 2x2x2, 1 of 3x3x3),
-//                      A's largest element 9, C zero and beta 0 (a NaN C, which beta 0 leaves
-//                      unread, is still scanned: the grouped beta array is not read yet)
-//     --grouped-fp16   cublasGemmGroupedBatchedEx, fp16 operands all 1.0, fp32 compute,
-//                      1 group of 2 problems of 4x4x4
+//     --grouped-fp32   cublasSgemmGroupedBatched: 2 groups (2 problems of 2x2x2 with alpha 1,
+//                      1 of 3x3x3 with alpha 2), A's largest element 9 (in the second group),
+//                      C full of NaN and beta 0 in every group (as the samples do: beta 0
+//                      leaves C unread, so the NaN is no input)
+//     --grouped-fp16   cublasGemmGroupedBatchedEx, fp16 operands all 1.0, fp32 compute, 2 groups
+//                      (2 problems of 4x4x4, 1 of 2x2x2), C full of NaN, beta 0
+//     --lt-preset-algo LtDgemmPresetAlgo's pattern on fp32: AlgoGetIds, AlgoInit with the last id
+//                      listed, AlgoConfigSetAttribute (CTA swizzling, splits), GetAttribute of the
+//                      id, AlgoCheck, then cublasLtMatmul with that algorithm
+//     --gemm-autotune  cublasGemmEx fp32 with CUBLAS_GEMM_AUTOTUNE (GemmExAutoTuning)
+//     --lt-autotune    LtSgemmSimpleAutoTuning's pattern: AlgoGetHeuristic for up to 4
+//                      algorithms, each run a few times and timed, the fastest run once more
+//     --lt-bad-algo    AlgoInit with an id AlgoGetIds did not list: INVALID_VALUE, and the
+//                      program aborts, as the samples' status checks do
 //     --lt-pointer-array  cublasLtMatmul fp16, batch 2, every layout in
 //                      CUBLASLT_BATCH_MODE_POINTER_ARRAY (A..D are device arrays of pointers)
 //     --lt-planar      cublasLtMatmul planar complex fp16 (4x4x4), each operand one allocation
@@ -16,7 +25,9 @@
 // Linked against the real toolkit; run on the CPU stand-in (LD_LIBRARY_PATH=<build>/standin).
 // Prints each status and the first output element of each problem; exit status 0 when every
 // call succeeded and every result is right, 1 otherwise.
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -62,10 +73,12 @@ std::vector<float> reference(const std::vector<float>& a, const std::vector<floa
   return c;
 }
 
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+
 int grouped_fp32(cublasHandle_t handle) {
   constexpr int kGroups = 2;
   const int m[kGroups] = {2, 3}, n[kGroups] = {2, 3}, k[kGroups] = {2, 3}, size[kGroups] = {2, 1};
-  const float alpha[kGroups] = {1.0f, 1.0f}, beta[kGroups] = {0.0f, 0.0f};
+  const float alpha[kGroups] = {1.0f, 2.0f}, beta[kGroups] = {0.0f, 0.0f};
   const cublasOperation_t trans[kGroups] = {CUBLAS_OP_N, CUBLAS_OP_N};
   // Three problems: group 0 has two, group 1 one. A's largest element (in the last) is 9.
   const std::vector<std::vector<float>> a = {{2, 1, 4, 3}, {6, 5, 8, 7}, {9, 8, 7, 6, 5, 4, 3, 2, 1}};
@@ -75,7 +88,7 @@ int grouped_fp32(cublasHandle_t handle) {
   for (size_t p = 0; p < a.size(); ++p) {
     da.push_back(to_device(a[p]));
     db.push_back(to_device(b[p]));
-    dc.push_back(to_device(std::vector<float>(a[p].size(), 0.0f)));
+    dc.push_back(to_device(std::vector<float>(a[p].size(), kNaN)));
   }
   float** a_array = to_device(da);
   float** b_array = to_device(db);
@@ -88,6 +101,7 @@ int grouped_fp32(cublasHandle_t handle) {
     const int d = dims[p];
     std::vector<float> got = to_host(dc[p], static_cast<size_t>(d) * d);
     std::vector<float> want = reference(a[p], b[p], d, d, d);
+    for (float& x : want) x *= alpha[p < 2 ? 0 : 1];
     std::printf("problem %zu: C[0] %g\n", p, got[0]);
     expect(got == want, "a grouped problem's result");
   }
@@ -95,16 +109,17 @@ int grouped_fp32(cublasHandle_t handle) {
 }
 
 int grouped_fp16(cublasHandle_t handle) {
-  constexpr int kDim = 4, kProblems = 2;
-  const int m[1] = {kDim}, size[1] = {kProblems};
-  const float alpha[1] = {1.0f}, beta[1] = {0.0f};
-  const cublasOperation_t trans[1] = {CUBLAS_OP_N};
-  const std::vector<__half> ones(kDim * kDim, __float2half(1.0f));
+  constexpr int kGroups = 2, kProblems = 3;
+  const int m[kGroups] = {4, 2}, size[kGroups] = {2, 1};
+  const int dims[kProblems] = {4, 4, 2};
+  const float alpha[kGroups] = {1.0f, 1.0f}, beta[kGroups] = {0.0f, 0.0f};
+  const cublasOperation_t trans[kGroups] = {CUBLAS_OP_N, CUBLAS_OP_N};
   std::vector<__half*> da, db, dc;
   for (int p = 0; p < kProblems; ++p) {
-    da.push_back(to_device(ones));
-    db.push_back(to_device(ones));
-    dc.push_back(to_device(std::vector<__half>(kDim * kDim, __float2half(0.0f))));
+    const size_t count = static_cast<size_t>(dims[p]) * dims[p];
+    da.push_back(to_device(std::vector<__half>(count, __float2half(1.0f))));
+    db.push_back(to_device(std::vector<__half>(count, __float2half(1.0f))));
+    dc.push_back(to_device(std::vector<__half>(count, __float2half(kNaN))));
   }
   __half** a_array = to_device(da);
   __half** b_array = to_device(db);
@@ -112,13 +127,13 @@ int grouped_fp16(cublasHandle_t handle) {
   cublasStatus_t s = cublasGemmGroupedBatchedEx(
       handle, trans, trans, m, m, m, alpha, reinterpret_cast<const void* const*>(a_array), CUDA_R_16F, m,
       reinterpret_cast<const void* const*>(b_array), CUDA_R_16F, m, beta, reinterpret_cast<void* const*>(c_array),
-      CUDA_R_16F, m, 1, size, CUBLAS_COMPUTE_32F);
+      CUDA_R_16F, m, kGroups, size, CUBLAS_COMPUTE_32F);
   std::printf("cublasGemmGroupedBatchedEx %d\n", static_cast<int>(s));
   expect(s == CUBLAS_STATUS_SUCCESS, "cublasGemmGroupedBatchedEx");
   for (int p = 0; p < kProblems; ++p) {
-    std::vector<__half> got = to_host(dc[p], kDim * kDim);
+    std::vector<__half> got = to_host(dc[p], static_cast<size_t>(dims[p]) * dims[p]);
     std::printf("problem %d: C[0] %g\n", p, __half2float(got[0]));
-    for (const __half& x : got) expect(__half2float(x) == static_cast<float>(kDim), "a grouped fp16 result");
+    for (const __half& x : got) expect(__half2float(x) == static_cast<float>(dims[p]), "a grouped fp16 result");
   }
   return s;
 }
@@ -196,6 +211,131 @@ int lt_planar() {
   return s;
 }
 
+
+// One fp32 cublasLtMatmul of 4x4 matrices (A all 1, B all 2, C zero): D is 8 everywhere.
+struct LtProblem {
+  static constexpr int kDim = 4;
+  cublasLtHandle_t lt = nullptr;
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t layout = nullptr;
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+  LtProblem() {
+    expect(cublasLtCreate(&lt) == CUBLAS_STATUS_SUCCESS, "cublasLtCreate");
+    expect(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS, "desc");
+    expect(cublasLtMatrixLayoutCreate(&layout, CUDA_R_32F, kDim, kDim, kDim) == CUBLAS_STATUS_SUCCESS, "layout");
+    // The defaults, set explicitly as the samples do.
+    const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+    expect(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue) ==
+               CUBLAS_STATUS_SUCCESS, "EPILOGUE");
+    const cublasLtOrder_t order = CUBLASLT_ORDER_COL;
+    expect(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_ORDER, &order, sizeof order) ==
+               CUBLAS_STATUS_SUCCESS, "ORDER");
+    a = to_device(std::vector<float>(kDim * kDim, 1.0f));
+    b = to_device(std::vector<float>(kDim * kDim, 2.0f));
+    c = to_device(std::vector<float>(kDim * kDim, 0.0f));
+  }
+  ~LtProblem() {
+    cublasLtMatrixLayoutDestroy(layout);
+    cublasLtMatmulDescDestroy(desc);
+    cublasLtDestroy(lt);
+  }
+  cublasStatus_t run(const cublasLtMatmulAlgo_t* algo) {
+    const float alpha = 1.0f, beta = 0.0f;
+    return cublasLtMatmul(lt, desc, &alpha, a, layout, b, layout, &beta, c, layout, c, layout, algo, nullptr, 0,
+                          nullptr);
+  }
+  void check_result() {
+    std::vector<float> got = to_host(c, kDim * kDim);
+    std::printf("D[0] %g\n", got[0]);
+    for (float x : got) expect(x == 2.0f * kDim, "the matmul's result");
+  }
+};
+
+int lt_preset_algo() {
+  LtProblem p;
+  int ids[8] = {};
+  int count = 0;
+  expect(cublasLtMatmulAlgoGetIds(p.lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
+                                  CUDA_R_32F, 8, ids, &count) == CUBLAS_STATUS_SUCCESS, "cublasLtMatmulAlgoGetIds");
+  expect(count > 0, "an algorithm id");
+  if (count == 0) return 1;
+  cublasLtMatmulAlgo_t algo;
+  expect(cublasLtMatmulAlgoInit(p.lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
+                                ids[count - 1], &algo) == CUBLAS_STATUS_SUCCESS, "cublasLtMatmulAlgoInit");
+  const uint32_t swizzle = 1;
+  const int32_t splits = 1;
+  expect(cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &swizzle, sizeof swizzle) ==
+             CUBLAS_STATUS_SUCCESS, "CTA_SWIZZLING");
+  expect(cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splits, sizeof splits) ==
+             CUBLAS_STATUS_SUCCESS, "SPLITK_NUM");
+  int32_t id = -1;
+  size_t written = 0;
+  expect(cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &written) ==
+             CUBLAS_STATUS_SUCCESS, "CONFIG_ID");
+  expect(id == ids[count - 1], "the algorithm's id");
+  uint32_t tiles[4] = {};
+  expect(cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_TILE_IDS, tiles, sizeof tiles, &written) ==
+             CUBLAS_STATUS_SUCCESS, "CAP_TILE_IDS");
+  cublasLtMatmulHeuristicResult_t result = {};
+  expect(cublasLtMatmulAlgoCheck(p.lt, p.desc, p.layout, p.layout, p.layout, p.layout, &algo, &result) ==
+             CUBLAS_STATUS_SUCCESS, "cublasLtMatmulAlgoCheck");
+  cublasStatus_t s = p.run(&algo);
+  std::printf("algo %d: cublasLtMatmul %d\n", id, static_cast<int>(s));
+  expect(s == CUBLAS_STATUS_SUCCESS, "cublasLtMatmul");
+  p.check_result();
+  return s;
+}
+
+int gemm_autotune(cublasHandle_t handle) {
+  constexpr int kDim = 4;
+  float* a = to_device(std::vector<float>(kDim * kDim, 1.0f));
+  float* b = to_device(std::vector<float>(kDim * kDim, 2.0f));
+  float* c = to_device(std::vector<float>(kDim * kDim, 0.0f));
+  const float alpha = 1.0f, beta = 0.0f;
+  cublasStatus_t s = cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, kDim, kDim, kDim, &alpha, a, CUDA_R_32F, kDim, b,
+                                  CUDA_R_32F, kDim, &beta, c, CUDA_R_32F, kDim, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_AUTOTUNE);
+  std::printf("cublasGemmEx (autotune) %d\n", static_cast<int>(s));
+  expect(s == CUBLAS_STATUS_SUCCESS, "cublasGemmEx with CUBLAS_GEMM_AUTOTUNE");
+  std::vector<float> got = to_host(c, kDim * kDim);
+  for (float x : got) expect(x == 2.0f * kDim, "the GEMM's result");
+  return s;
+}
+
+int lt_autotune() {
+  LtProblem p;
+  cublasLtMatmulPreference_t preference = nullptr;
+  expect(cublasLtMatmulPreferenceCreate(&preference) == CUBLAS_STATUS_SUCCESS, "preference");
+  cublasLtMatmulHeuristicResult_t results[4] = {};
+  int count = 0;
+  expect(cublasLtMatmulAlgoGetHeuristic(p.lt, p.desc, p.layout, p.layout, p.layout, p.layout, preference, 4, results,
+                                        &count) == CUBLAS_STATUS_SUCCESS, "cublasLtMatmulAlgoGetHeuristic");
+  expect(count > 0, "a heuristic result");
+  int best = 0;
+  double best_time = 1e30;
+  for (int i = 0; i < count; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int r = 0; r < 3; ++r) expect(p.run(&results[i].algo) == CUBLAS_STATUS_SUCCESS, "a timed matmul");
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (t < best_time) best_time = t, best = i;
+  }
+  cublasStatus_t s = p.run(&results[best].algo);
+  std::printf("best of %d: cublasLtMatmul %d\n", count, static_cast<int>(s));
+  expect(s == CUBLAS_STATUS_SUCCESS, "cublasLtMatmul");
+  p.check_result();
+  cublasLtMatmulPreferenceDestroy(preference);
+  return s;
+}
+
+[[noreturn]] void lt_bad_algo() {
+  LtProblem p;
+  cublasLtMatmulAlgo_t algo;
+  const cublasStatus_t s = cublasLtMatmulAlgoInit(p.lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
+                                                  CUDA_R_32F, CUDA_R_32F, 12345, &algo);
+  std::printf("cublasLtMatmulAlgoInit %d\n", static_cast<int>(s));
+  std::fflush(stdout);
+  std::abort();  // the samples' checkCublasStatus throws, and nothing catches it
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -206,6 +346,10 @@ int main(int argc, char** argv) {
   else if (mode == "--grouped-fp16") grouped_fp16(handle);
   else if (mode == "--lt-pointer-array") lt_pointer_array();
   else if (mode == "--lt-planar") lt_planar();
+  else if (mode == "--lt-preset-algo") lt_preset_algo();
+  else if (mode == "--gemm-autotune") gemm_autotune(handle);
+  else if (mode == "--lt-autotune") lt_autotune();
+  else if (mode == "--lt-bad-algo") lt_bad_algo();
   else {
     std::printf("unknown mode '%s'\n", mode.c_str());
     return 2;

@@ -53,8 +53,11 @@ GemmCall call(const char* name, cublasHandle_t handle, cublasOperation_t transa,
 GemmCall ex_call(GemmCall g, cublasGemmAlgo_t algo) {
   cudaDataType scale = CUDA_R_32F;
   if (scale_type_for(g.compute, g.a.type, g.b.type, g.c.type, &scale) == CUBLAS_STATUS_SUCCESS) g.scale_type = scale;
+  // Every cublasGemmAlgo_t value the headers list (CUBLAS_GEMM_AUTOTUNE too: the stand-in has
+  // nothing to tune, every algorithm computes the same way).
   g.algo_supported = (algo >= CUBLAS_GEMM_DEFAULT && algo <= CUBLAS_GEMM_ALGO23) ||
-                     (algo >= CUBLAS_GEMM_DEFAULT_TENSOR_OP && algo <= CUBLAS_GEMM_ALGO15_TENSOR_OP);
+                     (algo >= CUBLAS_GEMM_DEFAULT_TENSOR_OP && algo <= CUBLAS_GEMM_ALGO15_TENSOR_OP) ||
+                     algo == CUBLAS_GEMM_AUTOTUNE;
   g.via_lt = !g.pointer_arrays && (g.a.type == CUDA_R_16F || g.a.type == CUDA_R_16BF);
   return g;
 }

@@ -181,9 +181,59 @@ bool handle_ok(cublasLtHandle_t h) {
   return true;
 }
 
+bool listed_algo(int id) {
+  for (int32_t listed : kLtAlgoIds) {
+    if (listed == id) return true;
+  }
+  return false;
+}
+
+void init_algo(cublasLtMatmulAlgo_t* algo, int id) {
+  std::memset(algo, 0, sizeof *algo);
+  LtAlgo& a = *reinterpret_cast<LtAlgo*>(algo);
+  a.magic = kLtAlgoMagic;
+  a.id = id;
+  a.tile_id = CUBLASLT_MATMUL_TILE_UNDEFINED;
+  a.splitk_num = 1;
+  a.reduction_scheme = CUBLASLT_REDUCTION_SCHEME_NONE;
+  a.stages_id = CUBLASLT_MATMUL_STAGES_UNDEFINED;
+}
+
+// The field of a CUBLASLT_ALGO_CONFIG_* attribute and its size; *field nullptr if unknown.
+size_t config_field(LtAlgo& a, cublasLtMatmulAlgoConfigAttributes_t attr, void** field) {
+  switch (attr) {
+    case CUBLASLT_ALGO_CONFIG_ID: *field = &a.id; return sizeof a.id;
+    case CUBLASLT_ALGO_CONFIG_TILE_ID: *field = &a.tile_id; return sizeof a.tile_id;
+    case CUBLASLT_ALGO_CONFIG_SPLITK_NUM: *field = &a.splitk_num; return sizeof a.splitk_num;
+    case CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME: *field = &a.reduction_scheme; return sizeof a.reduction_scheme;
+    case CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING: *field = &a.cta_swizzling; return sizeof a.cta_swizzling;
+    case CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION: *field = &a.custom_option; return sizeof a.custom_option;
+    case CUBLASLT_ALGO_CONFIG_STAGES_ID: *field = &a.stages_id; return sizeof a.stages_id;
+    case CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID: *field = &a.inner_shape_id; return sizeof a.inner_shape_id;
+    case CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID: *field = &a.cluster_shape_id; return sizeof a.cluster_shape_id;
+    default: *field = nullptr; return 0;
+  }
+}
+
+// The *GetAttribute contract: sizeInBytes 0 asks for the size; otherwise it must match (an
+// array attribute takes any size and gets as much as fits).
+cublasStatus_t copy_out(const void* value, size_t size, void* buf, size_t sizeInBytes, size_t* written,
+                        bool array = false) {
+  if (sizeInBytes == 0) {
+    if (written == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+    *written = size;
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  if (buf == nullptr || (!array && sizeInBytes != size)) return CUBLAS_STATUS_INVALID_VALUE;
+  const size_t n = sizeInBytes < size ? sizeInBytes : size;
+  std::memcpy(buf, value, n);
+  if (written) *written = size;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
 void fill_result(cublasLtMatmulHeuristicResult_t* r) {
   std::memset(r, 0, sizeof *r);
-  r->algo.data[0] = kLtAlgoMagic;
+  init_algo(&r->algo, kLtAlgoIds[0]);
   r->workspaceSize = 0;
   r->state = CUBLAS_STATUS_SUCCESS;
   r->wavesCount = 1.0f;
@@ -323,6 +373,24 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t li
   return CUBLAS_STATUS_SUCCESS;
 }
 
+STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType,
+                                                       cudaDataType_t scaleType, cudaDataType_t Atype,
+                                                       cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype,
+                                                       int requestedAlgoCount, int algoIdsArray[],
+                                                       int* returnAlgoCount) {
+  const standin_fault_action fault = standin_enter("cublasLtMatmulAlgoGetIds");
+  if (fault.fail) return static_cast<cublasStatus_t>(fault.status);
+  if (!handle_ok(lightHandle)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (requestedAlgoCount < 1 || algoIdsArray == nullptr || returnAlgoCount == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  *returnAlgoCount = 0;
+  if (!types_supported(computeType, scaleType, Atype, Btype, Ctype, Dtype)) return CUBLAS_STATUS_SUCCESS;
+  for (int32_t id : kLtAlgoIds) {
+    if (*returnAlgoCount == requestedAlgoCount) break;
+    algoIdsArray[(*returnAlgoCount)++] = id;
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+
 STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType,
                                                      cudaDataType_t scaleType, cudaDataType_t Atype,
                                                      cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype,
@@ -330,11 +398,78 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandl
   const standin_fault_action fault = standin_enter("cublasLtMatmulAlgoInit");
   if (fault.fail) return static_cast<cublasStatus_t>(fault.status);
   if (!handle_ok(lightHandle)) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (algo == nullptr || algoId != 0) return CUBLAS_STATUS_INVALID_VALUE;
+  if (algo == nullptr || !listed_algo(algoId)) return CUBLAS_STATUS_INVALID_VALUE;
   if (!types_supported(computeType, scaleType, Atype, Btype, Ctype, Dtype)) return CUBLAS_STATUS_NOT_SUPPORTED;
-  std::memset(algo, 0, sizeof *algo);
-  algo->data[0] = kLtAlgoMagic;
+  init_algo(algo, algoId);
   return CUBLAS_STATUS_SUCCESS;
+}
+
+// CUBLASLT_ALGO_CONFIG_*: each of the size cublasLt.h gives it; the id is read-only.
+STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t* algo,
+                                                                   cublasLtMatmulAlgoConfigAttributes_t attr,
+                                                                   const void* buf, size_t sizeInBytes) {
+  const standin_fault_action fault = standin_enter("cublasLtMatmulAlgoConfigSetAttribute");
+  if (fault.fail) return static_cast<cublasStatus_t>(fault.status);
+  if (algo == nullptr || algo->data[0] != kLtAlgoMagic || buf == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  void* field = nullptr;
+  const size_t size = config_field(*reinterpret_cast<LtAlgo*>(algo), attr, &field);
+  if (field == nullptr || attr == CUBLASLT_ALGO_CONFIG_ID || sizeInBytes != size) return CUBLAS_STATUS_INVALID_VALUE;
+  std::memcpy(field, buf, size);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t* algo,
+                                                                   cublasLtMatmulAlgoConfigAttributes_t attr, void* buf,
+                                                                   size_t sizeInBytes, size_t* sizeWritten) {
+  const standin_fault_action fault = standin_enter("cublasLtMatmulAlgoConfigGetAttribute");
+  if (fault.fail) return static_cast<cublasStatus_t>(fault.status);
+  if (algo == nullptr || algo->data[0] != kLtAlgoMagic) return CUBLAS_STATUS_INVALID_VALUE;
+  LtAlgo copy = *reinterpret_cast<const LtAlgo*>(algo);
+  void* field = nullptr;
+  const size_t size = config_field(copy, attr, &field);
+  if (field == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  return copy_out(field, size, buf, sizeInBytes, sizeWritten);
+}
+
+// CUBLASLT_ALGO_CAP_*: what every stand-in algorithm supports (one tile, one stage count,
+// strided batches, out-of-place results, any epilogue it implements, both pointer modes).
+STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t* algo,
+                                                                cublasLtMatmulAlgoCapAttributes_t attr, void* buf,
+                                                                size_t sizeInBytes, size_t* sizeWritten) {
+  const standin_fault_action fault = standin_enter("cublasLtMatmulAlgoCapGetAttribute");
+  if (fault.fail) return static_cast<cublasStatus_t>(fault.status);
+  if (algo == nullptr || algo->data[0] != kLtAlgoMagic) return CUBLAS_STATUS_INVALID_VALUE;
+  int32_t i32 = 0;
+  uint32_t u32 = 0;
+  uint64_t u64 = 0;
+  const uint32_t kTiles[] = {CUBLASLT_MATMUL_TILE_UNDEFINED};
+  const uint32_t kStages[] = {CUBLASLT_MATMUL_STAGES_UNDEFINED};
+  switch (attr) {
+    case CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT: case CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT:
+      i32 = 1;
+      return copy_out(&i32, sizeof i32, buf, sizeInBytes, sizeWritten);
+    case CUBLASLT_ALGO_CAP_SPLITK_SUPPORT: case CUBLASLT_ALGO_CAP_UPLO_SUPPORT:
+    case CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX: case CUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER:
+    case CUBLASLT_ALGO_CAP_LD_NEGATIVE:
+      return copy_out(&i32, sizeof i32, buf, sizeInBytes, sizeWritten);
+    case CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK: case CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT:
+      return copy_out(&u32, sizeof u32, buf, sizeInBytes, sizeWritten);
+    case CUBLASLT_ALGO_CAP_POINTER_MODE_MASK:
+      u32 = CUBLASLT_POINTER_MODE_MASK_HOST | CUBLASLT_POINTER_MODE_MASK_DEVICE;
+      return copy_out(&u32, sizeof u32, buf, sizeInBytes, sizeWritten);
+    case CUBLASLT_ALGO_CAP_EPILOGUE_MASK:
+      u32 = CUBLASLT_EPILOGUE_DEFAULT | CUBLASLT_EPILOGUE_RELU | CUBLASLT_EPILOGUE_BIAS;
+      return copy_out(&u32, sizeof u32, buf, sizeInBytes, sizeWritten);
+    case CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS:
+      u64 = CUBLASLT_NUMERICAL_IMPL_FLAGS_FMA;
+      return copy_out(&u64, sizeof u64, buf, sizeInBytes, sizeWritten);
+    case CUBLASLT_ALGO_CAP_TILE_IDS:
+      return copy_out(kTiles, sizeof kTiles, buf, sizeInBytes, sizeWritten, /*array=*/true);
+    case CUBLASLT_ALGO_CAP_STAGES_IDS:
+      return copy_out(kStages, sizeof kStages, buf, sizeInBytes, sizeWritten, /*array=*/true);
+    default:
+      return CUBLAS_STATUS_INVALID_VALUE;
+  }
 }
 
 STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc,
@@ -361,13 +496,13 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHand
 }
 
 // D = epilogue(alpha * op(A) op(B) + beta * C), with the layouts' batches and the descriptor's
-// scale pointers. `algo` may be null (the library then picks one); it is otherwise not
-// inspected, since the stand-in has a single algorithm.
+// scale pointers. `algo` may be null (the library then picks one); otherwise it must be a valid
+// algorithm of a listed id (every one computes the same way).
 STANDIN_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
                                              const void* alpha, const void* A, cublasLtMatrixLayout_t Adesc,
                                              const void* B, cublasLtMatrixLayout_t Bdesc, const void* beta,
                                              const void* C, cublasLtMatrixLayout_t Cdesc, void* D,
-                                             cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t* /*algo*/,
+                                             cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t* algo,
                                              void* /*workspace*/, size_t /*workspaceSizeInBytes*/,
                                              cudaStream_t /*stream*/) {
   const standin_fault_action fault = standin_enter("cublasLtMatmul");
@@ -375,6 +510,10 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cubla
   if (!handle_ok(lightHandle)) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (computeDesc == nullptr || Adesc == nullptr || Bdesc == nullptr || Cdesc == nullptr || Ddesc == nullptr ||
       alpha == nullptr || beta == nullptr) {
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  // A preset algorithm must be one AlgoInit or the heuristics made, of a listed id.
+  if (algo != nullptr && (algo->data[0] != kLtAlgoMagic || !listed_algo(reinterpret_cast<const LtAlgo*>(algo)->id))) {
     return CUBLAS_STATUS_INVALID_VALUE;
   }
   const LtMatmulDesc& desc = *as_desc(computeDesc);

@@ -208,7 +208,9 @@ class Session {
         address("bdesc", lt_->layout[1]);
         address("cdesc", lt_->layout[2]);
         address("ddesc", lt_->layout[3]);
-        address("algo", nullptr);  // the program's choice is not recorded: cuBLASLt picks one
+        // The program's preset algorithm as recorded; without one, cuBLASLt picks.
+        if (plan_.lt.algo.size() == 8) std::memcpy(&lt_algo_, plan_.lt.algo.data(), sizeof lt_algo_);
+        address("algo", plan_.lt.algo.size() == 8 ? &lt_algo_ : nullptr);
         address("workspace", lt_workspace_);
         args_.integers["workspace_size_in_bytes"] = lt_workspace_ ? plan_.lt.workspace_bytes : 0;
         address("stream", stream_);
@@ -350,6 +352,7 @@ class Session {
   void* entry_ = nullptr;
   cublasHandle_t blas_ = nullptr;
   cublasLtHandle_t lt_handle_ = nullptr;
+  cublasLtMatmulAlgo_t lt_algo_{};
   cublasXtHandle_t xt_ = nullptr;
   bool legacy_initialized_ = false;
   cudaStream_t stream_ = nullptr;
