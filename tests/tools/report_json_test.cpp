@@ -99,6 +99,8 @@ TEST(ReportJson, RealLibrariesWithoutDriver) {
   EXPECT_EQ(t["process"]["cmdline"], json::array({kSimpleGemm}));
   EXPECT_EQ(t["environment"]["vars"]["LD_PRELOAD"], kShim);
   EXPECT_EQ(t["end"]["state"], "exited");
+  EXPECT_EQ(t["end"]["exit_status"], 0);  // main returned 0 (the shim's on_exit handler)
+  EXPECT_EQ(t["end"]["recorded_by"], "process");
   EXPECT_TRUE(t["end"]["signal"].is_null());
   for (const char* f : kProgramFunctions) {
     EXPECT_EQ(t["totals"]["by_function"][f], 1) << f;
@@ -251,6 +253,7 @@ TEST(ReportJson, SeveralTracesMakeOneDocumentInStartOrder) {
   EXPECT_NE(forward["traces"][0]["process"]["pid"], forward["traces"][1]["process"]["pid"]);
   EXPECT_LE(forward["traces"][0]["first_failure"]["start_ns"], forward["traces"][1]["first_failure"]["start_ns"]);
 }
+
 
 }  // namespace
 }  // namespace cublasspy::tools::testing

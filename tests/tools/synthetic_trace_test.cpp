@@ -207,7 +207,7 @@ TEST(SyntheticTrace, FailureScanAndChecks) {
       s.call.check_bits = check_bit(CheckId::kInvalidLeadingDimension);
       s.call.args[8] = 1;  // lda below m
     });
-    t.writer().mark_exited();
+    t.writer().mark_exited(0);
   }
   json report = report_of(path, false);
   const json& trace = report["traces"][0];
@@ -252,7 +252,7 @@ TEST(SyntheticTrace, CudaValuesAreNamed) {
       s.call.args[1] = 1;   // CUBLASLT_ORDER_ROW
       s.call.args[2] = 77;  // no order
     });
-    t.writer().mark_exited();
+    t.writer().mark_exited(0);
   }
   json report = report_of(path);
   const json& calls = report["traces"][0]["calls"];

@@ -13,6 +13,7 @@
 #include "common/cuda_names.h"
 #include "diagnose/trace_facts.h"
 #include "trace/call_text.h"
+#include "trace/process_end.h"
 #include "trace/stack_codec.h"
 
 namespace cublasspy::tools {
@@ -300,14 +301,23 @@ json trace_to_json(TraceWalk& walk, const ReportOptions& options) {
   environment["cuda_runtime_version"] = optional_int(h.runtime_version, h.runtime_version >= 0);
   t["environment"] = std::move(environment);
 
+  // How it ended: its own record, else what `cublasspy run` saw (format version 5).
+  const ProcessEnd pe = process_end(h);
+  auto state_name = [](ProcessEnd::How how) {
+    return how == ProcessEnd::How::kExited ? "exited" : how == ProcessEnd::How::kSignaled ? "signaled" : "unknown";
+  };
   json end;
-  auto state = static_cast<format::EndState>(h.end_state);
-  end["state"] = state == format::EndState::kExited     ? "exited"
-                 : state == format::EndState::kSignaled ? "signaled"
-                                                        : "unknown";
-  end["signal"] = optional_int(h.end_signal, state == format::EndState::kSignaled);
-  if (state == format::EndState::kSignaled) end["signal_name"] = signal_text(h.end_signal);
-  end["exit_status"] = optional_int(h.exit_status, state == format::EndState::kExited && h.exit_status >= 0);
+  end["state"] = state_name(pe.how);
+  end["signal"] = optional_int(pe.signal, pe.how == ProcessEnd::How::kSignaled);
+  if (pe.how == ProcessEnd::How::kSignaled) end["signal_name"] = signal_text(pe.signal);
+  end["exit_status"] = optional_int(pe.exit_status, pe.how == ProcessEnd::How::kExited && pe.exit_status >= 0);
+  end["recorded_by"] = pe.how == ProcessEnd::How::kUnknown ? json(nullptr) : json(pe.from_launcher ? "launcher" : "process");
+  if (pe.command_how) {
+    json command = {{"pid", pe.command_pid}, {"state", state_name(*pe.command_how)}};
+    if (*pe.command_how == ProcessEnd::How::kExited) command["exit_status"] = pe.command_status;
+    else command["signal"] = pe.command_status, command["signal_name"] = signal_text(pe.command_status);
+    end["command"] = std::move(command);
+  }
   t["end"] = std::move(end);
 
   json in_flight = std::move(walk.in_flight);
