@@ -255,5 +255,31 @@ TEST(ReportJson, SeveralTracesMakeOneDocumentInStartOrder) {
 }
 
 
+// dlopen's outcome is a word, not a number: "failed" with dlerror()'s text (the real runtime
+// loading libcuda.so.1 where there is no driver), "loaded" with the path (the stand-in's).
+TEST(ReportJson, LoadsReadLoadedOrFailed) {
+  ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
+  for (bool standin : {false, true}) {
+    ScratchDir dir;
+    std::string trace = trace_simple_gemm(dir, standin ? on_standin() : Env{});
+    ASSERT_FALSE(trace.empty());
+    std::vector<json> loads = calls_to(report_json({trace})["traces"][0], "dlopen");
+    ASSERT_FALSE(loads.empty()) << standin;
+    const json& load = loads[0];
+    EXPECT_EQ(load["status_name"], standin ? "loaded" : "failed") << load.dump();
+    ProcessResult text = run_process({kTool, "report", "--all", trace}, {{"NO_COLOR", "1"}});
+    // The calls list's line: "dlopen(filename=..., flags=..., result=...) -> loaded  <duration>".
+    const size_t line = text.out.find("dlopen(");
+    ASSERT_NE(line, std::string::npos) << text.out;
+    const std::string first = text.out.substr(line, text.out.find('\n', line) - line);
+    EXPECT_NE(first.find(standin ? ") -> loaded" : ") -> failed"), std::string::npos) << first;
+    EXPECT_EQ(text.out.find("dlopen -> 0 (0)"), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find("dlopen -> 1 (1)"), std::string::npos) << text.out;
+    if (!standin) {
+      EXPECT_NE(text.out.find("cannot open shared object file"), std::string::npos) << text.out;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cublasspy::tools::testing

@@ -329,6 +329,7 @@ std::string call_outcome_text(const json& call) {
   }
   o.crashed = call.value("crashed", false);
   o.unresolved = call.value("unresolved", false);
+  o.status_is_word = call["library"] == "system";
   return outcome_text(o);
 }
 
