@@ -269,7 +269,7 @@ TEST(ReportJson, LoadsReadLoadedOrFailed) {
     EXPECT_EQ(load["status_name"], standin ? "loaded" : "failed") << load.dump();
     ProcessResult text = run_process({kTool, "report", "--all", trace}, {{"NO_COLOR", "1"}});
     // The calls list's line: "dlopen(filename=..., flags=..., result=...) -> loaded  <duration>".
-    const size_t line = text.out.find("dlopen(");
+    const size_t line = text.out.find("  dlopen(filename=");
     ASSERT_NE(line, std::string::npos) << text.out;
     const std::string first = text.out.substr(line, text.out.find('\n', line) - line);
     EXPECT_NE(first.find(standin ? ") -> loaded" : ") -> failed"), std::string::npos) << first;
