@@ -40,6 +40,12 @@ json checks_of(const CallView& call) {
     finding["message"] = name ? check_message(id, g, rec, call.function_name())
                               : fmt::format("check {} (unknown to this reader) flagged the call", bit);
     finding["severity"] = name ? check_severity(id) : "warning";
+    // The operand the message's numbers are about (the record keeps them for one check only).
+    const CheckDetail detail = unpack_check_detail(rec.check_detail);
+    if (name && detail.present && detail.id == id && detail.operand != CheckOperand::kNone &&
+        static_cast<int>(detail.operand) < 6) {
+      finding["operand"] = check_operand_name(detail.operand);
+    }
     out.push_back(std::move(finding));
   }
   return out;
