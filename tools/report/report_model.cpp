@@ -302,6 +302,18 @@ json trace_to_json(TraceWalk& walk, const ReportOptions& options) {
   for (const std::string& lib : p.all("library")) {
     if (seen.insert(lib).second) libraries.push_back({{"path", lib}});
   }
+  // A program linked with the static runtime (nvcc's -cudart static, libcudart_static.a) calls
+  // the runtime inside itself, where no preloaded library can see it: cuBLAS is loaded, but no
+  // libcudart.so ever is.
+  bool shared_runtime = false, cublas_loaded = false;
+  for (const std::string& lib : seen) {
+    const std::string base = lib.substr(lib.rfind('/') + 1);
+    shared_runtime = shared_runtime || base.rfind("libcudart.so", 0) == 0;
+    cublas_loaded = cublas_loaded || base.rfind("libcublas.so", 0) == 0 || base.rfind("libcublasLt.so", 0) == 0;
+  }
+  environment["cuda_runtime_linkage"] = shared_runtime  ? json("shared")
+                                        : cublas_loaded ? json("static")
+                                                        : json(nullptr);
   environment["libraries"] = std::move(libraries);
   environment["cuda_driver_version"] = optional_int(h.driver_version, h.driver_version >= 0);
   environment["cuda_runtime_version"] = optional_int(h.runtime_version, h.runtime_version >= 0);

@@ -179,8 +179,12 @@ void append_trace(std::string& out, const json& trace, const TextOptions& o, con
   std::vector<std::string> libs;
   for (const json& lib : env["libraries"]) libs.push_back(basename_of(lib.value("path", "")));
   std::string lib_text = libs.empty() ? "no CUDA library loaded" : join(libs, ", ");
-  out += fmt::format("  CUDA      driver {}, runtime {}; {}\n", version_text(env["cuda_driver_version"]),
-                     version_text(env["cuda_runtime_version"]), lib_text);
+  std::string runtime = version_text(env["cuda_runtime_version"]);
+  if (env["cuda_runtime_version"].is_null() && env.value("cuda_runtime_linkage", json()) == "static") {
+    runtime = "linked statically into the program (no libcudart.so loaded: its calls are invisible to the shim)";
+  }
+  out += fmt::format("  CUDA      driver {}, runtime {}; {}\n", version_text(env["cuda_driver_version"]), runtime,
+                     lib_text);
 
   const json& totals = trace["totals"];
   uint64_t failed = totals["failed"].get<uint64_t>();
