@@ -1,7 +1,8 @@
 // `cublasspy run [options] -- COMMAND [ARGS...]`: runs COMMAND under the shim. The options mirror
 // the CUBLASSPY_* variables and are checked by the same parsers (config.h). The shim's absolute
 // path goes first in LD_PRELOAD, keeping what was there. Exit status: COMMAND's (128+N when it
-// died of signal N; 127 when not found). When COMMAND ended abnormally, a call failed, or a
+// died of signal N; 127 when not found). Afterwards COMMAND's wait status goes into every
+// trace of the run (launcher_wait.h). When COMMAND ended abnormally, a call failed, or a
 // diagnosis of severity error stands, the report's summary goes to stderr.
 #include <climits>
 #include <cstdio>
