@@ -82,14 +82,17 @@ void after_fork_in_child() {
   on_fork_child();
 }
 
-void on_exit_mark() {
+// Registered with on_exit (not atexit) for the status the program passed to exit() or returned
+// from main. Registered at the shim's first use, never in a constructor; a forked child
+// inherits the registration, and g_runtime's writer is by then the child's own trace.
+void on_exit_mark(int status, void*) {
   Runtime* rt = g_runtime;
   if (rt == nullptr) return;
   // A fatal signal whose handler the program left by siglongjmp (it recovered) still reads
   // "signaled"; an exit from outside any handler is a normal end after all. An exit() made by
   // the program's own handler after a crash keeps the signal.
   if (!inside_fatal_signal_handler()) rt->writer.unmark_signaled();
-  rt->writer.mark_exited();
+  rt->writer.mark_exited(status);
 }
 
 // Once, outside the signal handler that detached the trace (see TraceWriter::detach_on_fault).
@@ -115,7 +118,7 @@ void initialize() {
   }
   auto* rt = new Runtime(std::move(config));
   log_configure(rt->config.log);
-  atexit(on_exit_mark);
+  on_exit(on_exit_mark, nullptr);
   g_runtime = rt;
   g_init.store(kReady, std::memory_order_release);
 }

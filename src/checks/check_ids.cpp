@@ -189,7 +189,10 @@ std::string out_of_bounds_message(const GemmCall& g, const format::Record& rec) 
   }
   int op = static_cast<int>(d.operand);
   ByteSpan s = operand_span(g, op);
-  if (!is_matrix(op) || !s.valid) return "an operand runs past the end of its allocation";
+  if (!is_matrix(op) || !s.valid) {
+    return text("%s runs past the end of its allocation (the allocation at 0x%llx holds %llu bytes)",
+                check_operand_name(d.operand), ull(d.value_b), ull(d.value_a));
+  }
   ByteOffset base = d.value_b, end = base + d.value_a;
   std::string where;
   if (s.begin < base) {

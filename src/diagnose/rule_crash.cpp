@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "trace/process_end.h"
 #include "trace/process_info.h"
 #include "diagnose/rule.h"
 
@@ -109,21 +110,51 @@ void rule_killed_in_call(RuleContext& ctx) {
     const format::FileHeader& h = f.header();
     if (h.end_state != static_cast<uint32_t>(format::EndState::kRunning) || f.in_flight.empty()) continue;
     const CallView* call = crashed_call(f);
-    const bool running = still_running_here(f);
+    // `cublasspy run` may have seen how it ended (format version 5): then it is not running.
+    const ProcessEnd end = process_end(h);
+    const bool exited = end.how == ProcessEnd::How::kExited;
+    const bool running = end.how == ProcessEnd::How::kUnknown && still_running_here(f);
     Diagnosis d = finding("killed-in-call", running ? Severity::kWarning : Severity::kError, f);
     d.call = call->seq;
-    d.summary = running ? fmt::format("the process is still inside {}: it may hang", call_name(*call))
-                        : fmt::format("the process ended inside {} without a trace of a signal: killed "
-                                      "(SIGKILL, the OOM killer) or hung and stopped",
-                                      call_name(*call));
+    if (running) {
+      d.summary = fmt::format("the process is still inside {}: it may hang", call_name(*call));
+    } else if (exited) {
+      d.summary = fmt::format("the process exited with status {} inside {} without running its exit handlers",
+                              end.exit_status, call_name(*call));
+    } else if (end.how == ProcessEnd::How::kSignaled) {
+      d.summary = fmt::format("the process was killed by {} inside {}", signal_text(end.signal), call_name(*call));
+    } else {
+      d.summary = fmt::format("the process ended inside {} without a trace of a signal: killed "
+                              "(SIGKILL, the OOM killer) or hung and stopped",
+                              call_name(*call));
+    }
     d.evidence = fmt::format("The trace ends with {} in flight on thread {}", call_with_shape(*f.trace, *call), call->rec().tid);
-    d.evidence += running ? fmt::format("; process {} is still running.", *f.pid)
-                          : "; no exit and no fatal signal were recorded, and nothing else runs after a SIGKILL.";
+    if (running) {
+      d.evidence += fmt::format("; process {} is still running.", *f.pid);
+    } else if (exited) {
+      d.evidence += fmt::format("; the process recorded no end, and cublasspy run saw it exit with status {}: "
+                                "an _exit, which runs no exit handler.", end.exit_status);
+    } else if (end.how == ProcessEnd::How::kSignaled) {
+      d.evidence += fmt::format("; the process recorded no end, and cublasspy run saw it killed by {}.",
+                                signal_text(end.signal));
+    } else {
+      d.evidence += "; no exit and no fatal signal were recorded, and nothing else runs after a SIGKILL.";
+    }
     if (auto t = time_after_start(f, *call)) {
       d.evidence += fmt::format(" Other calls went on for {} after it started.", duration_text(*t));
     }
     if (std::string others = in_flight_list(*f.trace, f, call); !others.empty()) {
       d.evidence += " Also in flight: " + others + ".";
+    }
+    if (exited) {
+      d.advice = end.exit_status == 127
+                     ? "Status 127 without exit handlers is the dynamic linker's: a \"symbol lookup error\" "
+                       "(a library older than the program expects) or a library it could not load; its "
+                       "message is on stderr. `cublasspy doctor` shows which CUDA libraries are found."
+                     : "Something called _exit inside the call (the library, or a handler of the program's): "
+                       "the lines printed on stderr just before it say why.";
+      ctx.add(std::move(d));
+      continue;
     }
     d.advice =
         "Find out who stopped it: `dmesg | grep -i -E 'killed process|out of memory'` shows the OOM "

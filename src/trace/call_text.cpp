@@ -307,11 +307,14 @@ CallOutcome outcome_of(const CallView& call) {
   if (rec.async_status != 0) o.async_status_name = name_or_unknown(NameSet::kCudaError, rec.async_status);
   o.crashed = (rec.flags & format::kFlagCrashed) != 0;
   o.unresolved = (rec.flags & format::kFlagUnresolved) != 0;
+  o.status_is_word = call.library() == format::Library::kSystem;
   return o;
 }
 
 std::string outcome_text(const CallOutcome& o) {
-  std::string text = o.in_flight ? "in flight" : fmt::format("{} ({})", o.status_name, o.status);
+  std::string text = o.in_flight        ? "in flight"
+                     : o.status_is_word ? o.status_name
+                                        : fmt::format("{} ({})", o.status_name, o.status);
   if (o.async_status != 0) text += fmt::format(", then asynchronous {} ({})", o.async_status_name, o.async_status);
   if (o.crashed) text += ", crashed (fatal signal during the call)";
   if (o.unresolved) text += ", real function not found";

@@ -37,6 +37,7 @@ struct CallOutcome {
   std::string async_status_name;
   bool crashed = false;     // a fatal signal arrived during the call
   bool unresolved = false;  // the real function was not found
+  bool status_is_word = false;  // dlopen's "loaded" / "failed": a number would add nothing
 };
 CallOutcome outcome_of(const CallView& call);
 // "CUBLAS_STATUS_NOT_INITIALIZED (1)", "in flight", "cudaSuccess (0), then asynchronous

@@ -52,11 +52,15 @@ GemmCall CallView::gemm() const {
 std::string CallView::status_name() const { return status_name_for(library(), rec().status); }
 
 std::string status_name_for(Library library, int status) {
+  // dlopen's record: 0 the library loaded, 1 it did not (its dlerror() text is the
+  // LoadedFile argument).
+  if (library == Library::kSystem) return status == 0 ? "loaded" : status == 1 ? "failed" : std::to_string(status);
   const std::optional<NameSet> set = status_set_of(library);
   return set ? name_or_unknown(*set, status) : std::to_string(status);
 }
 
 std::string status_text_for(Library library, int status) {
+  if (library == Library::kSystem) return status_name_for(library, status);
   const std::optional<NameSet> set = status_set_of(library);
   return set ? name_and_number(*set, status) : std::to_string(status);
 }

@@ -36,6 +36,8 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //   4  samples: ArgRole::kBatchMode, RecordSlot::plane_offset (cuBLASLt planar layouts).
 //   5  groups: SideKind::kGemmGroups, a grouped GEMM's per-group table (GemmGroupsHeader);
 //      RecordSlot::lt_algo and ArgRole::kLtAlgoId, a cublasLtMatmul's preset algorithm.
+//   5  ends: FileHeader::launcher_* (bytes [928, 992)), the wait status `cublasspy run` saw;
+//      older traces read as "no launcher".
 inline constexpr uint32_t kFormatVersion = 5;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
@@ -49,6 +51,13 @@ inline constexpr uint32_t kProcessSectionBytes = 64 * 1024;
 
 // How the process ended, written once by the exit or fatal-signal path.
 enum class EndState : uint32_t { kRunning = 0, kExited = 1, kSignaled = 2 };
+
+// FileHeader::launcher_wait (version 5): whose wait status `cublasspy run` wrote into the trace.
+enum class LauncherWait : uint32_t {
+  kNone = 0,       // not run by `cublasspy run` (or a launcher older than version 5)
+  kOwn = 1,        // this process was the command: launcher_status is its own wait status
+  kCommand = 2,    // a descendant of the command: launcher_status is the command's
+};
 
 // Record state, kept in the low 2 bits of Record::word with the call's sequence number above.
 enum class RecordState : uint32_t { kEmpty = 0, kWriting = 1, kInFlight = 2, kCompleted = 3 };
@@ -427,6 +436,14 @@ struct FileHeader {
   // Version 4: the version of cublasspy whose shim wrote the trace (CUBLASSPY_VERSION), so a
   // report can say which build recorded it; NUL-terminated, letters, digits and .+~_- only.
   char writer_version[kWriterVersionBytes];
+  // Version 5, ends (bytes [928, 992)): how the process ended as `cublasspy run` saw it,
+  // written by the launcher after waitpid (the shim leaves them zero). A process that ends by
+  // _exit (the dynamic linker's "symbol lookup error" is _exit(127)) or SIGKILL records
+  // nothing itself; its launcher still knows.
+  uint32_t launcher_wait;       // LauncherWait
+  int32_t launcher_status;      // the raw waitpid status (WIFEXITED / WIFSIGNALED)
+  uint64_t launcher_pid;        // the command's pid
+  uint8_t reserved_ends[48];
 };
 static_assert(offsetof(FileHeader, format_version) == 12);
 static_assert(offsetof(FileHeader, process_offset) == 32);
@@ -441,7 +458,11 @@ static_assert(offsetof(FileHeader, side_offset) == 800);
 static_assert(offsetof(FileHeader, side_dropped) == 832);
 static_assert(offsetof(FileHeader, reserved_side) == 848);
 static_assert(offsetof(FileHeader, writer_version) == 864);
-static_assert(sizeof(FileHeader) == 928);
+static_assert(offsetof(FileHeader, launcher_wait) == 928);
+static_assert(offsetof(FileHeader, launcher_status) == 932);
+static_assert(offsetof(FileHeader, launcher_pid) == 936);
+static_assert(offsetof(FileHeader, reserved_ends) == 944);
+static_assert(sizeof(FileHeader) == 992);
 
 // Version 4: one launch of GPU work the program made outside the GEMMs (a kernel, an
 // asynchronous copy or memset), in a ring of its own so that a program launching thousands of

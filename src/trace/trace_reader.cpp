@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cxxabi.h>
@@ -205,6 +206,17 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
         !inside(h.kernels_offset, uint64_t{h.kernel_capacity} * sizeof(KernelEntry), size)) {
       return fail("corrupt header: the launch ring lies outside the file");
     }
+  }
+
+  // Version 5: the launcher's wait status; older versions had none (their bytes read as zero).
+  // A status that is neither an exit nor a death by signal is no wait status.
+  if (h.format_version < 5) {
+    std::memset(reinterpret_cast<char*>(&t.header_) + offsetof(FileHeader, launcher_wait), 0,
+                sizeof(FileHeader) - offsetof(FileHeader, launcher_wait));
+  } else if (h.launcher_wait > static_cast<uint32_t>(LauncherWait::kCommand) ||
+             (h.launcher_wait != 0 && !WIFEXITED(h.launcher_status) && !WIFSIGNALED(h.launcher_status))) {
+    return fail(fmt::format("corrupt header: launcher wait {} with status {:#x}", h.launcher_wait,
+                            static_cast<uint32_t>(h.launcher_status)));
   }
 
   // Process section: "key\0value\0" pairs.

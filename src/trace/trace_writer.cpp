@@ -432,8 +432,13 @@ void TraceWriter::unmark_signaled() {
   header_->end_signal = 0;
 }
 
-void TraceWriter::mark_exited() {
+void TraceWriter::mark_exited(int status) {
   if (header_ == nullptr) return;
+  // The status before the state, so that a reader that sees kExited sees its status; an exit
+  // that finds the process already marked signaled (the program's handler called exit after a
+  // crash) leaves both alone.
+  if (atom(header_->end_state).load() != static_cast<uint32_t>(EndState::kRunning)) return;
+  atom(header_->exit_status).store(status < 0 ? -1 : status & 0xff);
   uint32_t running = static_cast<uint32_t>(EndState::kRunning);
   atom(header_->end_state).compare_exchange_strong(running, static_cast<uint32_t>(EndState::kExited));
 }

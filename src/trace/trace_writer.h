@@ -90,7 +90,9 @@ class TraceWriter {
   // Async-signal-safe: record how the process ended.
   void mark_signaled(int sig);
   void unmark_signaled();
-  void mark_exited();
+  // `status`: what the program passed to exit() (on_exit's argument; the low 8 bits are the
+  // exit status its parent sees), or -1 when not known.
+  void mark_exited(int status);
 
   // The child of a fork must not write its parent's file: forget the mapping (no unmap of
   // shared state is needed beyond the child's own view).

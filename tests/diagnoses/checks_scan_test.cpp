@@ -91,6 +91,9 @@ TEST(Checks, OperandOutOfBounds) {
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "operand-out-of-bounds");
   EXPECT_EQ(d.severity, Severity::kError) << explain(run, found);
+  // The evidence names the operand whose sizes it gives.
+  EXPECT_TRUE(contains(d.evidence, "A (0x")) << explain(run, found);
+  EXPECT_TRUE(contains(d.evidence, "while the allocation at")) << explain(run, found);
 }
 
 TEST(Checks, DeviceMismatch) {

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <cstring>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -106,6 +107,32 @@ TEST(KilledInCall, StillRunningProcessIsAHang) {
   EXPECT_EQ(d.severity, Severity::kWarning) << explain(run, live);
   EXPECT_TRUE(contains(d.summary, "still inside")) << d.summary;
   EXPECT_TRUE(contains(d.evidence, "is still running")) << d.evidence;
+}
+
+// Under `cublasspy run` the launcher sees the SIGKILL the process could not record (trace
+// format 5): the finding says what killed it instead of guessing.
+TEST(KilledInCall, SigkillSeenByTheLauncherIsNamed) {
+  RunOptions o;
+  o.preload_shim = false;  // `run` preloads it into the workload
+  o.env["STANDIN_HANG"] = "cublasSgemm_v2:1";
+  o.args = {"run", "--summary", "never", "--", program_path("diag_workload")};
+  pid_t workload = 0;
+  o.while_running = [&](pid_t, const std::string& dir) {
+    wait_for_trace(dir, [&](const TraceFile& t) {
+      if (!gemm_in_flight(t)) return false;
+      workload = static_cast<pid_t>(std::stol(t.process().get("pid")));
+      return true;
+    }, 30);
+    if (workload > 0) kill(workload, SIGKILL);
+  };
+  TracedRun run = run_traced(CUBLASSPY_TOOL, o);
+  auto found = run.diagnose();
+  ASSERT_GT(workload, 0) << explain(run, found);
+  EXPECT_EQ(run.exit_code, 128 + SIGKILL) << explain(run, found);
+  const Diagnosis& d = the_finding(found, "killed-in-call");
+  EXPECT_EQ(d.severity, Severity::kError);
+  EXPECT_TRUE(contains(d.summary, "was killed by SIGKILL (9) inside cublasSgemm_v2")) << d.summary;
+  EXPECT_TRUE(contains(d.evidence, "cublasspy run saw it killed by SIGKILL")) << d.evidence;
 }
 
 TEST(KilledInCall, CleanExitIsFine) {

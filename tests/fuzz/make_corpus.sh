@@ -12,7 +12,8 @@
 # BUILD_DIR is an ordinary build with the tests (the stand-in and the programs built). The
 # files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt to v4-*.cbt: traces of
 # format versions 1 to 4, kept as they were written, since the reader goes on reading those
-# versions (tests/hardening/reader_*_test.cpp read them).
+# versions (tests/hardening/reader_*_test.cpp read them; rename a few current traces to v4-*
+# before regenerating for version 5).
 set -euo pipefail
 build="$(cd "${1:?usage: make_corpus.sh BUILD_DIR}" && pwd)"
 out="$(cd "$(dirname "$0")" && pwd)/corpus/trace_reader"
@@ -72,6 +73,14 @@ rm -f "$work"/*.cbt
    "$programs/shim_fork_after_init" >"$work/out" 2>&1)
 child="$(sed -n 's/.*child \([0-9]*\).*/\1/p' "$work/out")"
 cp "$work/t-$child.cbt" "$out/forked_child.cbt"
+
+# Version 5: an _exit, which no exit handler sees, under `cublasspy run`, which writes the wait
+# status it saw into the trace (launcher_wait, launcher_status, launcher_pid).
+rm -f "$work"/*.cbt
+(cd "$work" && LD_LIBRARY_PATH="$build/standin" CUBLASSPY_RING=16 CUBLASSPY_LAUNCH_RING=0 CUBLASSPY_SIDE_MB=0 \
+   "$build/bin/cublasspy" run --summary never -o "$work/t-%p.cbt" -- "$programs/process_end" _exit 3 \
+   >/dev/null 2>&1) || true
+cp "$work"/t-*.cbt "$out/launcher_underscore_exit.cbt"
 
 ls -la "$out"
 du -sh "$out"

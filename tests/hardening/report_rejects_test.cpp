@@ -10,6 +10,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -95,6 +96,10 @@ const Field kFields[] = {
     {"side_entries", offsetof(FileHeader, side_entries), 8},
     {"side_dropped", offsetof(FileHeader, side_dropped), 8},
     {"side_dropped_bytes", offsetof(FileHeader, side_dropped_bytes), 8},
+    // Version 5: the launcher's wait status (read as absent in the version 4 seed).
+    {"launcher_wait", offsetof(FileHeader, launcher_wait), 4},
+    {"launcher_status", offsetof(FileHeader, launcher_status), 4},
+    {"launcher_pid", offsetof(FileHeader, launcher_pid), 8},
 };
 
 // Fields the reader checks against each other or against the file: any value but the right
@@ -184,6 +189,28 @@ TEST_F(ReportRejects, EveryHeaderFieldAtTheExtremes) {
   RecordProperty("reported", reported);
   EXPECT_GT(refused, 0);
   EXPECT_GT(reported, 0);
+}
+
+TEST_F(ReportRejects, ALauncherWaitStatusThatIsNoneIsRefused) {
+  // Version 5's launcher record: a kind it does not know, or a status that is neither an exit
+  // nor a death by signal (0x7f is a stopped child), is refused; a real one is read.
+  const Field version{"format_version", offsetof(FileHeader, format_version), 4};
+  const Field wait{"launcher_wait", offsetof(FileHeader, launcher_wait), 4};
+  const Field status{"launcher_status", offsetof(FileHeader, launcher_status), 4};
+  std::string v5 = seed_;
+  set(v5, version, 5);
+  std::string bad_kind = v5, stopped = v5, exited = v5;
+  set(bad_kind, wait, 3);
+  set(stopped, wait, 1);
+  set(stopped, status, 0x137f);
+  set(exited, wait, 1);
+  set(exited, status, 127 << 8);
+  for (const auto& [name, bytes] : {std::pair{"bad-kind", bad_kind}, std::pair{"stopped", stopped}}) {
+    ProcessResult r = report(name, bytes);
+    EXPECT_EQ(r.exit_code, 2) << name << ": " << r.describe();
+    EXPECT_NE(r.err.find("corrupt header: launcher wait"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(report("exited-127", exited).exit_code, 0);
 }
 
 TEST_F(ReportRejects, AKernelTableWithoutALaunchRingIsRefused) {

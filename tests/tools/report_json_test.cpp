@@ -99,6 +99,8 @@ TEST(ReportJson, RealLibrariesWithoutDriver) {
   EXPECT_EQ(t["process"]["cmdline"], json::array({kSimpleGemm}));
   EXPECT_EQ(t["environment"]["vars"]["LD_PRELOAD"], kShim);
   EXPECT_EQ(t["end"]["state"], "exited");
+  EXPECT_EQ(t["end"]["exit_status"], 0);  // main returned 0 (the shim's on_exit handler)
+  EXPECT_EQ(t["end"]["recorded_by"], "process");
   EXPECT_TRUE(t["end"]["signal"].is_null());
   for (const char* f : kProgramFunctions) {
     EXPECT_EQ(t["totals"]["by_function"][f], 1) << f;
@@ -250,6 +252,33 @@ TEST(ReportJson, SeveralTracesMakeOneDocumentInStartOrder) {
   EXPECT_EQ(forward["traces"][1]["path"], backward["traces"][1]["path"]);
   EXPECT_NE(forward["traces"][0]["process"]["pid"], forward["traces"][1]["process"]["pid"]);
   EXPECT_LE(forward["traces"][0]["first_failure"]["start_ns"], forward["traces"][1]["first_failure"]["start_ns"]);
+}
+
+
+// dlopen's outcome is a word, not a number: "failed" with dlerror()'s text (the real runtime
+// loading libcuda.so.1 where there is no driver), "loaded" with the path (the stand-in's).
+TEST(ReportJson, LoadsReadLoadedOrFailed) {
+  ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
+  for (bool standin : {false, true}) {
+    ScratchDir dir;
+    std::string trace = trace_simple_gemm(dir, standin ? on_standin() : Env{});
+    ASSERT_FALSE(trace.empty());
+    std::vector<json> loads = calls_to(report_json({trace})["traces"][0], "dlopen");
+    ASSERT_FALSE(loads.empty()) << standin;
+    const json& load = loads[0];
+    EXPECT_EQ(load["status_name"], standin ? "loaded" : "failed") << load.dump();
+    ProcessResult text = run_process({kTool, "report", "--all", trace}, {{"NO_COLOR", "1"}});
+    // The calls list's line: "dlopen(filename=..., flags=..., result=...) -> loaded  <duration>".
+    const size_t line = text.out.find("  dlopen(filename=");
+    ASSERT_NE(line, std::string::npos) << text.out;
+    const std::string first = text.out.substr(line, text.out.find('\n', line) - line);
+    EXPECT_NE(first.find(standin ? ") -> loaded" : ") -> failed"), std::string::npos) << first;
+    EXPECT_EQ(text.out.find("dlopen -> 0 (0)"), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find("dlopen -> 1 (1)"), std::string::npos) << text.out;
+    if (!standin) {
+      EXPECT_NE(text.out.find("cannot open shared object file"), std::string::npos) << text.out;
+    }
+  }
 }
 
 }  // namespace

@@ -206,8 +206,13 @@ TEST(SyntheticTrace, FailureScanAndChecks) {
       s.scan[0].first_row = 1, s.scan[0].first_col = 2;
       s.call.check_bits = check_bit(CheckId::kInvalidLeadingDimension);
       s.call.args[8] = 1;  // lda below m
+      CheckDetail detail;  // the finding's numbers are about A
+      detail.present = true;
+      detail.id = CheckId::kInvalidLeadingDimension;
+      detail.operand = CheckOperand::kA;
+      pack_check_detail(detail, s.call.check_detail);
     });
-    t.writer().mark_exited();
+    t.writer().mark_exited(0);
   }
   json report = report_of(path, false);
   const json& trace = report["traces"][0];
@@ -225,6 +230,7 @@ TEST(SyntheticTrace, FailureScanAndChecks) {
   EXPECT_TRUE(f["scan"]["b"]["first"].is_null());
   ASSERT_EQ(f["checks"].size(), 1u);
   EXPECT_EQ(f["checks"][0]["id"], "invalid-leading-dimension");
+  EXPECT_EQ(f["checks"][0]["operand"], "A");  // named in the JSON, not only in the message
   EXPECT_FALSE(f["checks"][0]["message"].get<std::string>().empty());
 
   std::string out = render_text(report, TextOptions{});
@@ -252,7 +258,7 @@ TEST(SyntheticTrace, CudaValuesAreNamed) {
       s.call.args[1] = 1;   // CUBLASLT_ORDER_ROW
       s.call.args[2] = 77;  // no order
     });
-    t.writer().mark_exited();
+    t.writer().mark_exited(0);
   }
   json report = report_of(path);
   const json& calls = report["traces"][0]["calls"];

@@ -133,6 +133,10 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(FileHeader, side_dropped_bytes),
     CBS_FIELD(FileHeader, reserved_side),
     CBS_FIELD(FileHeader, writer_version),
+    CBS_FIELD(FileHeader, launcher_wait),
+    CBS_FIELD(FileHeader, launcher_status),
+    CBS_FIELD(FileHeader, launcher_pid),
+    CBS_FIELD(FileHeader, reserved_ends),
 
     CBS_FIELD(LaunchEntry, word),
     CBS_FIELD(LaunchEntry, function_id),
@@ -273,6 +277,7 @@ const std::vector<FieldFact> kFields = {
 #define CBS_SIDE_KIND_VALUES(X) X(SideKind, kNone) X(SideKind, kPythonStack) X(SideKind, kNativeStack) \
   X(SideKind, kGemmGroups)
 #define CBS_GEMM_GROUP_FLAGS_VALUES(X) X(GemmGroupFlags, kGroupAlphaKnown) X(GemmGroupFlags, kGroupBetaKnown)
+#define CBS_LAUNCHER_WAIT_VALUES(X) X(LauncherWait, kNone) X(LauncherWait, kOwn) X(LauncherWait, kCommand)
 
 // Compile-time completeness: without a default, -Wswitch (an error here) names any enumerator
 // of trace_format.h missing from the lists.
@@ -314,11 +319,15 @@ constexpr bool listed(format::SideKind v) {
   switch (v) { CBS_SIDE_KIND_VALUES(CBS_CASE) return true; }
   return false;
 }
+constexpr bool listed(format::LauncherWait v) {
+  switch (v) { CBS_LAUNCHER_WAIT_VALUES(CBS_CASE) return true; }
+  return false;
+}
 static_assert(listed(format::Family::kOther) && listed(format::ArgKind::kNone) &&
               listed(format::ArgRole::kNone) && listed(format::Library::kUnknown) &&
               listed(format::RecordState::kEmpty) && listed(format::kFlagNested) &&
               listed(format::EndState::kRunning) && listed(format::SideKind::kNone) &&
-              listed(format::kGroupAlphaKnown));
+              listed(format::kGroupAlphaKnown) && listed(format::LauncherWait::kNone));
 
 struct EnumFact {
   std::string enumeration, name;
@@ -330,7 +339,7 @@ const std::vector<EnumFact> kEnumValues = {
     CBS_ARG_ROLE_VALUES(CBS_ENUM_FACT) CBS_LIBRARY_VALUES(CBS_ENUM_FACT)
     CBS_RECORD_STATE_VALUES(CBS_ENUM_FACT) CBS_RECORD_FLAGS_VALUES(CBS_ENUM_FACT)
     CBS_END_STATE_VALUES(CBS_ENUM_FACT) CBS_SIDE_KIND_VALUES(CBS_ENUM_FACT)
-    CBS_GEMM_GROUP_FLAGS_VALUES(CBS_ENUM_FACT)};
+    CBS_GEMM_GROUP_FLAGS_VALUES(CBS_ENUM_FACT) CBS_LAUNCHER_WAIT_VALUES(CBS_ENUM_FACT)};
 
 struct ConstantFact {
   std::string name;

@@ -95,6 +95,8 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const std::vector<s
       outcome.exec_errno = err;
     } else {
       outcome.started = true;
+      outcome.pid = pid;
+      outcome.wait_status = status;
       if (WIFSIGNALED(status)) {
         outcome.signaled = true;
         outcome.signal = WTERMSIG(status);

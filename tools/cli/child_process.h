@@ -15,6 +15,8 @@ struct ChildOutcome {
   bool signaled = false;
   int signal = 0;
   int exit_code = 0;
+  int pid = 0;            // the command's process id, once started
+  int wait_status = 0;    // waitpid's status, once it ended
   // The status a shell reports: exit code, 128+signal, 127 (not found) or 126 (not executable).
   int shell_status() const;
 };

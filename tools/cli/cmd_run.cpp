@@ -1,7 +1,8 @@
 // `cublasspy run [options] -- COMMAND [ARGS...]`: runs COMMAND under the shim. The options mirror
 // the CUBLASSPY_* variables and are checked by the same parsers (config.h). The shim's absolute
 // path goes first in LD_PRELOAD, keeping what was there. Exit status: COMMAND's (128+N when it
-// died of signal N; 127 when not found). When COMMAND ended abnormally, a call failed, or a
+// died of signal N; 127 when not found). Afterwards COMMAND's wait status goes into every
+// trace of the run (launcher_wait.h). When COMMAND ended abnormally, a call failed, or a
 // diagnosis of severity error stands, the report's summary goes to stderr.
 #include <climits>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "cli/child_process.h"
+#include "cli/launcher_wait.h"
 #include "settings/config.h"
 #include "report/report_model.h"
 #include "report/report_text.h"
@@ -119,8 +121,13 @@ int run_command(const RunArgs& a) {
     return outcome.shell_status();
   }
 
-  if (a.summary == "never") return outcome.shell_status();
+  // Every trace of the run learns how the command ended (the report says so even when the
+  // command could not record it: _exit, the loader's symbol lookup error, SIGKILL).
   std::vector<std::string> paths = find_run_traces(tmpl, run_id, started);
+  // A trace that cannot take it (damaged, or from an older shim) is left as it is: the report
+  // below says what is wrong with a damaged one, and an old one reads as it always did.
+  for (const std::string& path : paths) (void)record_launcher_wait(path, outcome.pid, outcome.wait_status);
+  if (a.summary == "never") return outcome.shell_status();
   OpenedTraces opened = open_traces(paths);
   for (const std::string& e : opened.errors) std::fprintf(stderr, "cublasspy run: %s\n", e.c_str());
 
@@ -128,7 +135,10 @@ int run_command(const RunArgs& a) {
   nlohmann::ordered_json report = build_report(opened.pointers(), options);
   bool trouble = outcome.signaled || !opened.errors.empty();
   for (const auto& trace : report["traces"]) {
-    trouble = trouble || trace["totals"]["failed"].get<uint64_t>() > 0 || trace["end"]["state"] != "exited";
+    // An exit that only the launcher saw ran no exit handler: worth showing unless it was 0.
+    const auto& end = trace["end"];
+    trouble = trouble || trace["totals"]["failed"].get<uint64_t>() > 0 || end["state"] != "exited" ||
+              (end["recorded_by"] == "launcher" && end["exit_status"] != 0);
   }
   for (const auto& d : report["diagnoses"]) trouble = trouble || d["severity"] == "error";
 

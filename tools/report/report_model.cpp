@@ -13,6 +13,7 @@
 #include "common/cuda_names.h"
 #include "diagnose/trace_facts.h"
 #include "trace/call_text.h"
+#include "trace/process_end.h"
 #include "trace/stack_codec.h"
 
 namespace cublasspy::tools {
@@ -39,6 +40,12 @@ json checks_of(const CallView& call) {
     finding["message"] = name ? check_message(id, g, rec, call.function_name())
                               : fmt::format("check {} (unknown to this reader) flagged the call", bit);
     finding["severity"] = name ? check_severity(id) : "warning";
+    // The operand the message's numbers are about (the record keeps them for one check only).
+    const CheckDetail detail = unpack_check_detail(rec.check_detail);
+    if (name && detail.present && detail.id == id && detail.operand != CheckOperand::kNone &&
+        static_cast<int>(detail.operand) < 6) {
+      finding["operand"] = check_operand_name(detail.operand);
+    }
     out.push_back(std::move(finding));
   }
   return out;
@@ -298,19 +305,40 @@ json trace_to_json(TraceWalk& walk, const ReportOptions& options) {
   for (const std::string& lib : p.all("library")) {
     if (seen.insert(lib).second) libraries.push_back({{"path", lib}});
   }
+  // A program linked with the static runtime (nvcc's -cudart static, libcudart_static.a) calls
+  // the runtime inside itself, where no preloaded library can see it: cuBLAS is loaded, but no
+  // libcudart.so ever is.
+  bool shared_runtime = false, cublas_loaded = false;
+  for (const std::string& lib : seen) {
+    const std::string base = lib.substr(lib.rfind('/') + 1);
+    shared_runtime = shared_runtime || base.rfind("libcudart.so", 0) == 0;
+    cublas_loaded = cublas_loaded || base.rfind("libcublas.so", 0) == 0 || base.rfind("libcublasLt.so", 0) == 0;
+  }
+  environment["cuda_runtime_linkage"] = shared_runtime  ? json("shared")
+                                        : cublas_loaded ? json("static")
+                                                        : json(nullptr);
   environment["libraries"] = std::move(libraries);
   environment["cuda_driver_version"] = optional_int(h.driver_version, h.driver_version >= 0);
   environment["cuda_runtime_version"] = optional_int(h.runtime_version, h.runtime_version >= 0);
   t["environment"] = std::move(environment);
 
+  // How it ended: its own record, else what `cublasspy run` saw (format version 5).
+  const ProcessEnd pe = process_end(h);
+  auto state_name = [](ProcessEnd::How how) {
+    return how == ProcessEnd::How::kExited ? "exited" : how == ProcessEnd::How::kSignaled ? "signaled" : "unknown";
+  };
   json end;
-  auto state = static_cast<format::EndState>(h.end_state);
-  end["state"] = state == format::EndState::kExited     ? "exited"
-                 : state == format::EndState::kSignaled ? "signaled"
-                                                        : "unknown";
-  end["signal"] = optional_int(h.end_signal, state == format::EndState::kSignaled);
-  if (state == format::EndState::kSignaled) end["signal_name"] = signal_text(h.end_signal);
-  end["exit_status"] = optional_int(h.exit_status, state == format::EndState::kExited && h.exit_status >= 0);
+  end["state"] = state_name(pe.how);
+  end["signal"] = optional_int(pe.signal, pe.how == ProcessEnd::How::kSignaled);
+  if (pe.how == ProcessEnd::How::kSignaled) end["signal_name"] = signal_text(pe.signal);
+  end["exit_status"] = optional_int(pe.exit_status, pe.how == ProcessEnd::How::kExited && pe.exit_status >= 0);
+  end["recorded_by"] = pe.how == ProcessEnd::How::kUnknown ? json(nullptr) : json(pe.from_launcher ? "launcher" : "process");
+  if (pe.command_how) {
+    json command = {{"pid", pe.command_pid}, {"state", state_name(*pe.command_how)}};
+    if (*pe.command_how == ProcessEnd::How::kExited) command["exit_status"] = pe.command_status;
+    else command["signal"] = pe.command_status, command["signal_name"] = signal_text(pe.command_status);
+    end["command"] = std::move(command);
+  }
   t["end"] = std::move(end);
 
   json in_flight = std::move(walk.in_flight);

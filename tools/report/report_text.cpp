@@ -1,6 +1,7 @@
 #include "report/report_text.h"
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
@@ -52,15 +53,37 @@ std::string version_text(const json& v) {
   return fmt::format("{}.{} ({})", n / 1000, n % 1000 / 10, n);
 }
 
+// The ending in words. What the process recorded itself is said plainly; what only its
+// launcher saw says that no exit handler ran, and for status 127 why that usually is.
 std::string ending_text(const json& end) {
   std::string state = end.value("state", "unknown");
+  const bool by_launcher = end.value("recorded_by", json()) == "launcher";
   if (state == "exited") {
-    return end["exit_status"].is_null() ? "exited" : fmt::format("exited with status {}", end["exit_status"].get<int>());
+    if (end["exit_status"].is_null()) return "exited";
+    int status = end["exit_status"].get<int>();
+    std::string text = fmt::format("exited with status {}", status);
+    if (!by_launcher) return text;
+    if (status == 127) {
+      return text + " without running its exit handlers: the dynamic linker's status for a \"symbol "
+                    "lookup error\" or a library it could not load (its message is on stderr)";
+    }
+    return text + " without running its exit handlers (_exit)";
   }
   if (state == "signaled") {
-    return fmt::format("killed by signal {} ({})", end["signal"].get<int>(), end.value("signal_name", "?"));
+    std::string text = fmt::format("killed by signal {} ({})", end["signal"].get<int>(), end.value("signal_name", "?"));
+    if (!by_launcher) return text;
+    return text + (end["signal"] == SIGKILL ? ", seen by cublasspy run (the OOM killer, a time limit or kill -9)"
+                                            : ", seen by cublasspy run");
   }
-  return "ended without a recorded exit (SIGKILL, the OOM killer, or still running)";
+  std::string text = "ended without a recorded exit (SIGKILL, the OOM killer, or still running)";
+  if (end.contains("command")) {
+    const json& c = end["command"];
+    text += fmt::format("; the command cublasspy run started (process {}) ", c["pid"].get<uint64_t>());
+    text += c["state"] == "exited" ? fmt::format("exited with status {}", c["exit_status"].get<int>())
+                                   : fmt::format("was killed by signal {} ({})", c["signal"].get<int>(),
+                                                 c.value("signal_name", "?"));
+  }
+  return text;
 }
 
 std::string process_title(const json& trace) {
@@ -137,7 +160,8 @@ void append_trace(std::string& out, const json& trace, const TextOptions& o, con
     out += fmt::format("  command   {}\n", cmd);
   }
   const json& end = trace["end"];
-  bool clean_exit = end["state"] == "exited" && (end["exit_status"].is_null() || end["exit_status"] == 0);
+  bool clean_exit = end["state"] == "exited" && (end["exit_status"].is_null() || end["exit_status"] == 0) &&
+                    end.value("recorded_by", json()) != "launcher";
   const char* end_colour = clean_exit ? "" : s.red;
   out += fmt::format("  ran       {} .. {}{}{}\n", p.value("start_time", "?"), end_colour,
                      ending_text(end), end_colour[0] ? s.reset : "");
@@ -155,8 +179,12 @@ void append_trace(std::string& out, const json& trace, const TextOptions& o, con
   std::vector<std::string> libs;
   for (const json& lib : env["libraries"]) libs.push_back(basename_of(lib.value("path", "")));
   std::string lib_text = libs.empty() ? "no CUDA library loaded" : join(libs, ", ");
-  out += fmt::format("  CUDA      driver {}, runtime {}; {}\n", version_text(env["cuda_driver_version"]),
-                     version_text(env["cuda_runtime_version"]), lib_text);
+  std::string runtime = version_text(env["cuda_runtime_version"]);
+  if (env["cuda_runtime_version"].is_null() && env.value("cuda_runtime_linkage", json()) == "static") {
+    runtime = "linked statically into the program (no libcudart.so loaded: its calls are invisible to the shim)";
+  }
+  out += fmt::format("  CUDA      driver {}, runtime {}; {}\n", version_text(env["cuda_driver_version"]), runtime,
+                     lib_text);
 
   const json& totals = trace["totals"];
   uint64_t failed = totals["failed"].get<uint64_t>();
@@ -305,6 +333,7 @@ std::string call_outcome_text(const json& call) {
   }
   o.crashed = call.value("crashed", false);
   o.unresolved = call.value("unresolved", false);
+  o.status_is_word = call["library"] == "system";
   return outcome_text(o);
 }
 
