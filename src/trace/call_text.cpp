@@ -117,8 +117,9 @@ void add_gemm_args(const CallView& call, json& args) {
   if (const int id_slot = slot_with_role(entry, ArgRole::kLtAlgoId); id_slot >= 0) {
     const int algo_slot = slot_with_role(entry, ArgRole::kAlgo);
     const bool preset = algo_slot >= 0 && rec.args[algo_slot] != 0 && rec.args[algo_slot] != format::kArgUnset;
-    args["algo_preset"] = preset;
+    // Only when true: a matmul without one reads the same in every format version.
     if (preset) {
+      args["algo_preset"] = true;
       std::string bytes;
       for (uint64_t word : call.slot.lt_algo) bytes += fmt::format("{:016x}", word);
       args["algo_bytes"] = bytes;
