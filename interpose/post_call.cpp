@@ -118,6 +118,17 @@ void before_real_call(Runtime& rt, CallContext& ctx) {
 void after_scalars_read(Runtime& rt, CallContext& ctx) {
   // Grouped GEMMs are checked once their groups are read (late): before, nothing describes them.
   if (rt.config.check && ctx.groups != nullptr) run_group_checks(rt, ctx);
+  // The checks ran before beta could be read. Known to be 0 now, it may clear C of what they
+  // flagged (a cuBLASLt call with a separate D reads no C then): check again with the view
+  // built anew. Only a flagged call with beta 0 pays for this.
+  const bool beta_zero = (ctx.rec.flags & format::kFlagBetaKnown) != 0 && ctx.rec.beta[0] == 0.0 &&
+                         ctx.rec.beta[1] == 0.0;
+  if (rt.config.check && ctx.groups == nullptr && ctx.rec.check_bits != 0 && beta_zero) {
+    ctx.gemm.reset();
+    ctx.rec.check_bits = 0;
+    ctx.rec.check_detail[0] = ctx.rec.check_detail[1] = 0;
+    run_checks(rt, ctx);
+  }
   if (rt.config.scan != ScanMode::kNone) scan_operands(rt, ctx, /*before_call=*/true);
 }
 

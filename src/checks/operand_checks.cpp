@@ -178,6 +178,7 @@ bool operand_used(const GemmCall& g, int op) {
   if (op < 0 || op > kD || !g.op[op].present) return false;
   if (g.m <= 0 || g.n <= 0 || g.batch_count <= 0) return false;
   if ((op == kA || op == kB) && g.k <= 0) return false;
+  if (op == kC && g.beta_zero && output_is_separate_d(g)) return false;  // beta 0: C is not read
   return true;
 }
 
@@ -413,6 +414,7 @@ Finding check_out_of_bounds(const GemmCall& g, const OperandMemory& mem) {
   for (int k = 0; k < n; ++k) {
     const int op = ops[k];
     const PointerInfo& info = mem.info[op];
+    if (!operand_used(g, op)) continue;
     if (mem.address[op] == 0 || !info.known || info.kind == MemoryKind::kUnknown || info.size == 0) continue;
     ByteSpan span = operand_span(g, op);
     if (!span.valid) continue;

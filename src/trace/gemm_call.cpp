@@ -210,6 +210,7 @@ void gemm_from_record(const GemmSlots& s, const format::Record& rec, GemmCall& g
   g.compute_type = static_cast<int>(number(rec, s.compute_type, -1));
   g.alpha_ptr = static_cast<uint64_t>(number(rec, s.alpha, 0));
   g.beta_ptr = static_cast<uint64_t>(number(rec, s.beta, 0));
+  g.beta_zero = (rec.flags & format::kFlagBetaKnown) != 0 && rec.beta[0] == 0.0 && rec.beta[1] == 0.0;
   // A cuBLASLt layout in CUBLASLT_BATCH_MODE_POINTER_ARRAY passes arrays like the Batched forms.
   g.pointer_arrays = s.pointer_arrays || number(rec, s.batch_mode, 0) == 1;
   g.grouped = s.grouped;

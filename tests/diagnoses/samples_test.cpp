@@ -258,6 +258,21 @@ TEST(Samples, LtHeuristicAutotuningLoopHasNoFinding) {
   EXPECT_GE(matmuls, 4);
 }
 
+// Was: output-aliases-input and operand-out-of-bounds on NVIDIA's LtFp8CustomFind, whose D is
+// C's memory with C's type differing, and beta 0. The checks run before beta is read; once it
+// is known to be 0 the call is checked again without C.
+TEST(Samples, LtCIsDWithAnotherLayoutAndBetaZeroHasNoFinding) {
+  TracedRun run = run_sample("--lt-c-is-d-beta-zero");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  auto found = run.diagnose();
+  EXPECT_TRUE(found.empty()) << explain(run, found);
+  const CallView matmul = the_call(run, "cublasLtMatmul");
+  EXPECT_EQ(matmul.rec().check_bits, 0u) << matmul.text();
+  EXPECT_TRUE(contains(matmul.text(), "ldc=8") && contains(matmul.text(), "ldd=4") &&
+              contains(matmul.text(), "beta=0"))
+      << matmul.text();
+}
+
 TEST(Samples, FailedAlgoInitBeforeAnAbortIsNamed) {
   TracedRun run = run_sample("--lt-bad-algo");
   EXPECT_NE(run.exit_code, 0) << run.output;

@@ -406,6 +406,21 @@ TEST(OutputAliasing, CublasLtDOverlapsAOrC) {
             "in-place cuBLASLt needs D's layout to be C's");
 }
 
+// NVIDIA's LtFp8CustomFind: D is C's memory with another type (FP8 D, BF16 C) and beta is 0.
+// cuBLASLt then reads no C: neither its layout nor its extent is checked. With beta unknown (or
+// not 0) C is an input, and D over it with another layout is flagged.
+TEST(OutputAliasing, CublasLtBetaZeroReadsNoC) {
+  FakeQuery q = FakeQuery::standard();
+  q.add(kC, 8 * 16 * 2);  // D's fp16 8x8 with ldd 16 fits; C as ldc 32 would not
+  auto other_layout = lt(8, 8, 8, kA, 8, kB, 8, kC, 32, kC, 16);
+  EXPECT_EQ(run(other_layout, q), kAlias | kBounds);
+  other_layout.rec.flags |= format::kFlagBetaKnown;
+  other_layout.rec.beta[0] = 0.5;
+  EXPECT_EQ(run(other_layout, q), kAlias | kBounds);  // beta read and not 0: C is an input
+  other_layout.rec.beta[0] = 0.0;
+  EXPECT_EQ(run(other_layout, q), 0u);
+}
+
 TEST(OutputAliasing, AcrossBatchMembers) {
   // C member 1 (at kC + 16 floats) is A member 0 when A starts there.
   EXPECT_EQ(run(strided(4, 4, 4, kC + 64, 4, 16, kB, 4, 16, kC, 4, 16, 2)), kAlias);

@@ -16,6 +16,9 @@
 //                      algorithms, each run a few times and timed, the fastest run once more
 //     --lt-bad-algo    AlgoInit with an id AlgoGetIds did not list: INVALID_VALUE, and the
 //                      program aborts, as the samples' status checks do
+//     --lt-c-is-d-beta-zero  LtFp8CustomFind's in-place call: D is C's memory but C's layout is
+//                      another (there its type, here its leading dimension, 2x D's, so C's
+//                      extent would pass its allocation), and beta is 0: cuBLASLt reads no C
 //     --lt-pointer-array  cublasLtMatmul fp16, batch 2, every layout in
 //                      CUBLASLT_BATCH_MODE_POINTER_ARRAY (A..D are device arrays of pointers)
 //     --lt-planar      cublasLtMatmul planar complex fp16 (4x4x4), each operand one allocation
@@ -326,6 +329,21 @@ int lt_autotune() {
   return s;
 }
 
+int lt_c_is_d_beta_zero() {
+  LtProblem p;
+  cublasLtMatrixLayout_t c_layout = nullptr;
+  expect(cublasLtMatrixLayoutCreate(&c_layout, CUDA_R_32F, LtProblem::kDim, LtProblem::kDim, 2 * LtProblem::kDim) ==
+             CUBLAS_STATUS_SUCCESS, "C's layout");
+  const float alpha = 1.0f, beta = 0.0f;
+  cublasStatus_t s = cublasLtMatmul(p.lt, p.desc, &alpha, p.a, p.layout, p.b, p.layout, &beta, p.c, c_layout, p.c,
+                                    p.layout, nullptr, nullptr, 0, nullptr);
+  std::printf("cublasLtMatmul (C is D, beta 0) %d\n", static_cast<int>(s));
+  expect(s == CUBLAS_STATUS_SUCCESS, "cublasLtMatmul");
+  p.check_result();
+  cublasLtMatrixLayoutDestroy(c_layout);
+  return s;
+}
+
 [[noreturn]] void lt_bad_algo() {
   LtProblem p;
   cublasLtMatmulAlgo_t algo;
@@ -350,6 +368,7 @@ int main(int argc, char** argv) {
   else if (mode == "--gemm-autotune") gemm_autotune(handle);
   else if (mode == "--lt-autotune") lt_autotune();
   else if (mode == "--lt-bad-algo") lt_bad_algo();
+  else if (mode == "--lt-c-is-d-beta-zero") lt_c_is_d_beta_zero();
   else {
     std::printf("unknown mode '%s'\n", mode.c_str());
     return 2;
