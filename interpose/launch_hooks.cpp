@@ -35,17 +35,26 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t, dim3, dim3, void**, size_t, cu
 namespace cublasspy {
 namespace {
 
-// The runtime's cudaFuncGetName, which answers the registered device name; else "".
-void name_from_runtime(void* context, char* out, size_t size) {
+// Asks one of the CUDA libraries for a kernel's name: `table` finds the library's table (with the
+// shim's own calls passing straight through, as the lookup may reach a hooked dlsym), `get` the
+// function in it. Copies the name into `out` and says whether there was one.
+template <typename Table, typename Get, typename Handle, typename Status>
+bool ask_name(Table table, Get get, Handle handle, Status ok, char* out, size_t size) {
   ThreadState& ts = thread_state();
   ts.internal++;
-  RuntimeApi scratch;
-  const auto get_name = shim_runtime(scratch).func_get_name;
+  const auto get_name = table().*get;
   const char* name = nullptr;
-  if (get_name != nullptr && get_name(&name, context) == cudaSuccess && name != nullptr) {
-    std::strncpy(out, name, size - 1);
-  }
+  const bool named = get_name != nullptr && get_name(&name, handle) == ok && name != nullptr;
   ts.internal--;
+  if (named) std::strncpy(out, name, size - 1);
+  return named;
+}
+
+// The runtime's cudaFuncGetName, which answers the registered device name; else "".
+bool name_from_runtime(void* context, char* out, size_t size) {
+  RuntimeApi scratch;
+  return ask_name([&]() -> const RuntimeApi& { return shim_runtime(scratch); }, &RuntimeApi::func_get_name,
+                  static_cast<const void*>(context), cudaSuccess, out, size);
 }
 
 // A runtime kernel's name: the host stub's symbol (nvcc gives the stub the kernel's mangled
@@ -63,29 +72,19 @@ void name_from_stub(void* context, char* out, size_t size) {
 // A kernel handle's name: the driver's cuKernelGetName (a cudaKernel_t is a CUkernel), else the
 // runtime's cudaFuncGetName, which takes a handle in place of the entry function.
 void name_from_handle(void* context, char* out, size_t size) {
-  ThreadState& ts = thread_state();
-  ts.internal++;
   DriverApi scratch;
-  const auto get_name = shim_driver(scratch).kernel_get_name;
-  const char* name = nullptr;
-  const bool named = get_name != nullptr && get_name(&name, static_cast<CUkernel>(context)) == CUDA_SUCCESS &&
-                     name != nullptr;
-  if (named) std::strncpy(out, name, size - 1);
-  ts.internal--;
-  if (!named) name_from_runtime(context, out, size);
+  if (ask_name([&]() -> const DriverApi& { return shim_driver(scratch); }, &DriverApi::kernel_get_name,
+               static_cast<CUkernel>(context), CUDA_SUCCESS, out, size)) {
+    return;
+  }
+  name_from_runtime(context, out, size);
 }
 
 // A driver kernel's name, from cuFuncGetName (CUDA 12.3 and later drivers; older: "").
 void name_from_function(void* context, char* out, size_t size) {
-  ThreadState& ts = thread_state();
-  ts.internal++;
   DriverApi scratch;
-  const auto get_name = shim_driver(scratch).func_get_name;
-  const char* name = nullptr;
-  if (get_name != nullptr && get_name(&name, static_cast<CUfunction>(context)) == CUDA_SUCCESS && name != nullptr) {
-    std::strncpy(out, name, size - 1);
-  }
-  ts.internal--;
+  ask_name([&]() -> const DriverApi& { return shim_driver(scratch); }, &DriverApi::func_get_name,
+           static_cast<CUfunction>(context), CUDA_SUCCESS, out, size);
 }
 
 void no_name(void*, char*, size_t) {}
