@@ -66,7 +66,11 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const std::vector<s
 
   pid_t pid = fork();
   if (pid == 0) {
-    // Exec resets caught signals to their default action; the mask must be restored by hand.
+    // Exec would reset the caught signals to their default action, but a signal forwarded
+    // before the exec would reach this copy of the handler, which has no child to pass it to,
+    // and be lost: restore the original actions first, then the mask (a pending signal then
+    // acts on the child as it would on the command).
+    for (size_t i = 0; i < std::size(kForwarded); ++i) sigaction(kForwarded[i], &previous[i], nullptr);
     sigprocmask(SIG_SETMASK, &original, nullptr);
     close(report[0]);
     execvpe(args[0], args.data(), envp.data());
