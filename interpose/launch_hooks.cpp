@@ -109,7 +109,8 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
   static_assert(kFamily == Family::kLaunch || kFamily == Family::kSync);
   constexpr bool kPutsWork = kFamily == Family::kLaunch;
   constexpr uint16_t id = static_cast<uint16_t>(kId);
-  void* fn = resolve_real(hook_library(id), id, hook_name(id), kDefaultVariant);
+  void* fn = resolved_real(id);
+  if (fn == nullptr) [[unlikely]] fn = resolve_real(hook_library(id), id, hook_name(id), kDefaultVariant);
   if (fn == nullptr) [[unlikely]] {
     warn_unresolved(id);
     return fail_value;
@@ -118,7 +119,7 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
   if (ts.internal != 0 || ts.depth != 0) return invoke(fn);
   Runtime* rt = runtime();
   uint64_t ticket = 0;
-  format::LaunchEntry* e = rt != nullptr && ensure_trace(*rt) ? rt->writer.claim_launch(&ticket) : nullptr;
+  format::LaunchEntry* e = rt != nullptr && ensure_trace(*rt) ? rt->writer.claim_launch(ts.launch, &ticket) : nullptr;
   if (e == nullptr) return invoke(fn);
 
   LaunchContext lc;
@@ -146,6 +147,7 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
   } else {
     e->kernel = format::kNoKernel;
   }
+  TraceWriter::count_launch(ts.launch, e->kernel);
 
   ts.depth++;
   const Ret ret = invoke(fn);

@@ -10,6 +10,12 @@
 #include "trace/trace_format.h"
 
 namespace cublasspy {
+namespace detail {
+// Real addresses per variant (plus the default binding), per hook id. Plain data, zero at load.
+std::atomic<void*> g_real[kVariants + 1][format::kMaxFunctions];
+}  // namespace detail
+using detail::g_real;
+
 namespace {
 
 constexpr const char* kSonames[static_cast<int>(Library::kCount)][kVariants] = {
@@ -19,9 +25,6 @@ constexpr const char* kSonames[static_cast<int>(Library::kCount)][kVariants] = {
     {"libcuda.so.1", nullptr, nullptr},
     {nullptr, nullptr, nullptr},
 };
-
-// Real addresses per variant (plus the default binding), per hook id. Plain data, zero at load.
-std::atomic<void*> g_real[kVariants + 1][format::kMaxFunctions];
 
 using DlsymFn = void* (*)(void*, const char*);
 std::atomic<DlsymFn> g_dlsym{nullptr};
@@ -130,6 +133,8 @@ void* real_dlsym(void* handle, const char* name) {
   }
   return fn ? fn(handle, name) : nullptr;
 }
+
+using detail::g_real;
 
 void* resolve_real(Library lib, uint16_t id, const char* name, int variant) {
   if (variant < 0 || variant > kVariants) variant = kDefaultVariant;

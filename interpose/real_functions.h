@@ -3,7 +3,10 @@
 // and 13 at once; each library major is a "variant" with its own table of real functions.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+
+#include "trace/trace_format.h"
 
 namespace cublasspy {
 
@@ -17,6 +20,15 @@ const char* soname(Library lib, int variant);  // nullptr past the known ones
 // The real function `name` (hook id `id`) of `lib`; variant kDefaultVariant or 0..2.
 // Returns nullptr when no loaded library defines it.
 void* resolve_real(Library lib, uint16_t id, const char* name, int variant);
+
+namespace detail {
+extern std::atomic<void*> g_real[kVariants + 1][format::kMaxFunctions];  // resolve_real's cache
+}
+// The default binding of hook `id` once resolve_real has found it, else nullptr: its usual
+// case, inline, for the launch recorder's path (tens of nanoseconds a launch).
+inline void* resolved_real(uint16_t id) {
+  return detail::g_real[kDefaultVariant][id].load(std::memory_order_acquire);
+}
 
 // The dlsym hook saw a program look up `name` in a library handle: remember the real address,
 // filed under the variant of the library it lives in.

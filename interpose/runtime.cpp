@@ -20,24 +20,32 @@
 #include "shim_log.h"
 
 namespace cublasspy {
+namespace detail {
+constinit __attribute__((tls_model("initial-exec"))) thread_local ThreadState t_state;
+constinit std::atomic<int> g_init{kUninitialized};
+Runtime* g_runtime = nullptr;  // allocated once, never freed: hooks may run during exit
+// 1 once this process (or forked child) has tried to open its trace; the fork handler resets it,
+// so the call path needs no getpid() system call to notice a fork.
+constinit std::atomic<int> g_trace_attempted{0};
+}  // namespace detail
+using detail::g_init;
+using detail::g_runtime;
+using detail::g_trace_attempted;
+using detail::kDisabled;
+using detail::kReady;
+using detail::kUninitialized;
+using detail::t_state;
+
 namespace {
 
 const char* read_env(const char* name) { return getenv(name); }
 
-__attribute__((tls_model("initial-exec"))) thread_local ThreadState t_state;
-
-enum InitState : int { kUninitialized = 0, kReady = 2, kDisabled = 3 };
-std::atomic<int> g_init{kUninitialized};
-Runtime* g_runtime = nullptr;  // allocated once, never freed: hooks may run during exit
 
 // Set-up and trace opening are rare (once per process and forked child) and never hold the lock
 // across a real CUDA call. fork() takes it too (before_fork), so a child is never made while
 // another thread is half-way through them: it would wait forever for a lock, or for a set-up,
 // that no thread of its own will ever finish.
 std::mutex g_open_mutex;
-// 1 once this process (or forked child) has tried to open its trace; the fork handler resets it,
-// so the call path needs no getpid() system call to notice a fork.
-std::atomic<int> g_trace_attempted{0};
 std::atomic<long> g_trace_pid{0};
 std::atomic<uint64_t> g_parent_seq{0};
 std::atomic<uint64_t> g_parent_calls{0};
@@ -145,21 +153,20 @@ void initialize() {
 
 }  // namespace
 
-ThreadState& thread_state() { return t_state; }
 
 std::atomic<uint64_t>& allocation_generation() {
   static constinit std::atomic<uint64_t> generation{0};
   return generation;
 }
 
-Runtime* runtime() {
+Runtime* runtime_slow() {
   int state = g_init.load(std::memory_order_acquire);
   if (state == kReady) return g_runtime;
   if (state == kDisabled) return nullptr;
   return set_up();
 }
 
-bool ensure_trace(Runtime& rt) {
+bool ensure_trace_slow(Runtime& rt) {
   if (g_trace_attempted.load(std::memory_order_acquire)) {
     if (rt.writer.detached_unreported()) [[unlikely]] report_detached(rt);
     return rt.writer.is_open();

@@ -15,16 +15,21 @@
 namespace cublasspy {
 
 struct ThreadState {
-  uint32_t tid;          // cached gettid(); 0 until first use, reset in a forked child
-  uint32_t depth;        // intercepted calls on this thread's stack (nesting)
-  uint32_t internal;     // >0 while the shim itself calls CUDA: such calls pass straight through
-  format::RecordSlot* current;  // the innermost call in flight on this thread
+  uint32_t tid = 0;      // cached gettid(); 0 until first use, reset in a forked child
+  uint32_t depth = 0;    // intercepted calls on this thread's stack (nesting)
+  uint32_t internal = 0; // >0 while the shim itself calls CUDA: such calls pass straight through
+  format::RecordSlot* current = nullptr;  // the innermost call in flight on this thread
   ClaimCursor claim;            // this thread's block of ring tickets
+  LaunchCursor launch;          // and of launch tickets, with its launch count table
 };
 
 // initial-exec TLS: no allocation and no lock on first access, safe in signal handlers. Kept
-// small (a few words): a dlopen'ed shim must fit in glibc's static TLS surplus.
-ThreadState& thread_state();
+// small (a few words): a dlopen'ed shim must fit in glibc's static TLS surplus. constinit:
+// zero-initialized, so other files reach it without a TLS wrapper call.
+namespace detail {
+extern constinit __attribute__((tls_model("initial-exec"))) thread_local ThreadState t_state;
+}
+inline ThreadState& thread_state() { return detail::t_state; }
 
 class Runtime {
  public:
@@ -44,12 +49,31 @@ class Runtime {
 // (driver_checks.h): the per-thread cache of pointer attributes compares it.
 std::atomic<uint64_t>& allocation_generation();
 
+// The state runtime() and ensure_trace() read, for their usual case inline (runtime.cpp).
+namespace detail {
+enum InitState : int { kUninitialized = 0, kReady = 2, kDisabled = 3 };
+extern std::atomic<int> g_init;
+extern Runtime* g_runtime;
+extern std::atomic<int> g_trace_attempted;
+}  // namespace detail
+Runtime* runtime_slow();
+bool ensure_trace_slow(Runtime& rt);
+
 // The runtime, set up on first use; nullptr when the shim is disabled (CUBLASSPY_DISABLE=1) or
 // could not set up. Safe from any thread; a thread arriving during set-up waits for it.
-Runtime* runtime();
+inline Runtime* runtime() {
+  if (detail::g_init.load(std::memory_order_acquire) == detail::kReady) [[likely]] return detail::g_runtime;
+  return runtime_slow();
+}
 
-// Opens the trace if this process (or this forked child) has none yet. Cold path.
-bool ensure_trace(Runtime& rt);
+// Opens the trace if this process (or this forked child) has none yet; says whether there is
+// one. Cold path, but for its check.
+inline bool ensure_trace(Runtime& rt) {
+  if (detail::g_trace_attempted.load(std::memory_order_acquire) != 0 && !rt.writer.detached_unreported()) [[likely]] {
+    return rt.writer.is_open();
+  }
+  return ensure_trace_slow(rt);
+}
 
 // Called after CUBLASSPY_ON_ERROR applies: abort or trap once the record of hook `id`'s call is
 // complete (an abort names the call and its status first, in the words of the function's

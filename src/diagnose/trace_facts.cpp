@@ -231,7 +231,9 @@ struct LaunchSuspects {
 // covers their stream (`waits`: the call records'; the ring's are added here), on a stream
 // ordered before `stream` (nullopt: the whole device). None there: those of every stream.
 LaunchSuspects launch_suspects(const TraceFile& trace, const std::vector<CleanWait>& call_waits, uint64_t to_ns,
-                               std::optional<uint64_t> stream, uint64_t before_ticket) {
+                               std::optional<uint64_t> stream, const LaunchView* before) {
+  // Only what was launched before `before` (when given), in launch order.
+  auto too_late = [&](const LaunchView& l) { return before != nullptr && !launched_before(l, *before); };
   uint64_t last_all = 0;
   std::map<uint64_t, uint64_t> last_on;  // stream -> start of its last clean wait before to_ns
   for (const CleanWait& w : call_waits) {
@@ -241,7 +243,7 @@ LaunchSuspects launch_suspects(const TraceFile& trace, const std::vector<CleanWa
   }
   LaunchSuspects out;
   trace.for_each_launch([&](const LaunchView& l) {
-    if (!is_ring_wait(l) || l.entry.status != 0 || l.entry.start_ns > to_ns || l.ticket >= before_ticket) return;
+    if (!is_ring_wait(l) || l.entry.status != 0 || l.entry.start_ns > to_ns || too_late(l)) return;
     const bool all = waits_for_device(l) || (waits_for_stream(l) && l.entry.stream == 0);
     if (!all && !waits_for_stream(l)) return;  // event waits and error queries: the stream is unknown
     uint64_t& last = all ? last_all : last_on[l.entry.stream];
@@ -252,7 +254,7 @@ LaunchSuspects launch_suspects(const TraceFile& trace, const std::vector<CleanWa
   auto collect = [&](bool any_stream) {
     std::deque<LaunchView> recent;
     trace.for_each_launch([&](const LaunchView& l) {
-      if (!puts_work(l) || l.entry.start_ns > to_ns || l.ticket >= before_ticket) return;
+      if (!puts_work(l) || l.entry.start_ns > to_ns || too_late(l)) return;
       auto on = last_on.find(l.entry.stream);
       const uint64_t cleared = std::max(last_all, on == last_on.end() ? 0 : on->second);
       if (cleared != 0 && l.entry.start_ns <= cleared) return;
@@ -276,12 +278,11 @@ LaunchSuspects launch_suspects(const TraceFile& trace, const std::vector<CleanWa
 TraceFacts FactsGatherer::finish() {
   TraceFacts& f = f_;
   f.launch_error = f.trace->first_launch_error();
-  constexpr uint64_t kAnyTicket = ~uint64_t{0};
   if (f.pending_at) {
     // The work launched before the GEMM that found the error pending, since the last clean wait
     // of its stream (start times are one clock in the ring and the records).
     LaunchSuspects s = launch_suspects(*f.trace, clean_waits_, f.pending_at->rec().start_ns,
-                                       f.pending_at->rec().stream, kAnyTicket);
+                                       f.pending_at->rec().stream, nullptr);
     f.pending_launches = std::move(s.recent);
     f.pending_launches_total = s.total;
     f.pending_launches_other_streams = s.other_streams;
@@ -299,10 +300,10 @@ TraceFacts FactsGatherer::finish() {
     const LaunchView& l = *f.launch_error;
     std::optional<uint64_t> stream;
     if (puts_work(l) || waits_for_stream(l)) stream = l.entry.stream;
-    surfaced = launch_suspects(*f.trace, clean_waits_, l.entry.start_ns, stream, l.ticket);
+    surfaced = launch_suspects(*f.trace, clean_waits_, l.entry.start_ns, stream, &l);
   } else if (f.async_surfaced_at) {
     surfaced = launch_suspects(*f.trace, clean_waits_, f.async_surfaced_at->rec().start_ns,
-                               f.async_surfaced_at->rec().stream, kAnyTicket);
+                               f.async_surfaced_at->rec().stream, nullptr);
   }
   if (surfaced) {
     f.surfaced_launches = std::move(surfaced->recent);

@@ -59,11 +59,6 @@ void publish(State& s, uint64_t tsc, uint64_t ns, uint64_t mult) {
 
 }  // namespace
 
-State& state() {
-  static constinit State s;  // constant-initialized: nothing runs at load time
-  return s;
-}
-
 uint64_t now_slow() {
   State& s = state();
   int usable = s.usable.load(std::memory_order_relaxed);

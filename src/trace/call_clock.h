@@ -25,7 +25,10 @@ struct State {
   // The calibration base, written only by the thread holding `writing`.
   uint64_t base_tsc = 0, base_ns = 0;
 };
-State& state();
+inline State& state() {
+  static constinit State s;  // constant-initialized: nothing runs at load time
+  return s;
+}
 
 inline uint64_t monotonic_ns() {
   timespec ts;

@@ -38,7 +38,11 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //      RecordSlot::lt_algo and ArgRole::kLtAlgoId, a cublasLtMatmul's preset algorithm.
 //   5  ends: FileHeader::launcher_* (bytes [928, 992)), the wait status `cublasspy run` saw;
 //      older traces read as "no launcher".
-inline constexpr uint32_t kFormatVersion = 5;
+//   6  launch totals: threads take launch tickets in blocks (FileHeader::launch_block,
+//      launch_lag), so the ring is in launch order only up to a bounded displacement; the
+//      per-kernel totals are per-thread counts (FileHeader::launch_counts_*, bytes [992, 1024))
+//      summed by the reader. Older traces have KernelEntry::launches and one ticket a launch.
+inline constexpr uint32_t kFormatVersion = 6;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
 inline constexpr uint32_t kHeaderBytes = 4096;
@@ -444,6 +448,21 @@ struct FileHeader {
   int32_t launcher_status;      // the raw waitpid status (WIFEXITED / WIFSIGNALED)
   uint64_t launcher_pid;        // the command's pid
   uint8_t reserved_ends[48];
+  // Version 6, launch totals (bytes [992, 1024)). A thread takes up to launch_block launch
+  // tickets at once and gives up the rest once launch_next runs more than launch_lag past its
+  // block (FileHeader::claim_block's rule), so that recording a launch needs no locked
+  // instruction most of the time; and it counts its launches in a table of its own:
+  // uint64_t[launch_count_tables][kernel_capacity + 1], entry k the launches of kernel k, entry
+  // kernel_capacity those with no kernel (waits, queries, functions the full kernel table could
+  // not take). Table 0 is shared (counted atomically) by threads that found no table free. A
+  // kernel's total is KernelEntry::launches (0 from this writer) plus its entries' sum; the
+  // launches made, the sum of all entries. All zero when the trace has no launch ring.
+  uint64_t launch_counts_offset;  // 8-byte aligned; 0: none
+  uint32_t launch_count_tables;
+  uint32_t launch_tables_taken;   // tables 1.. handed to threads so far (compare-and-swap)
+  uint32_t launch_block;
+  uint32_t launch_lag;
+  uint8_t reserved_launch_totals[8];
 };
 static_assert(offsetof(FileHeader, format_version) == 12);
 static_assert(offsetof(FileHeader, process_offset) == 32);
@@ -462,7 +481,13 @@ static_assert(offsetof(FileHeader, launcher_wait) == 928);
 static_assert(offsetof(FileHeader, launcher_status) == 932);
 static_assert(offsetof(FileHeader, launcher_pid) == 936);
 static_assert(offsetof(FileHeader, reserved_ends) == 944);
-static_assert(sizeof(FileHeader) == 992);
+static_assert(offsetof(FileHeader, launch_counts_offset) == 992);
+static_assert(offsetof(FileHeader, launch_count_tables) == 1000);
+static_assert(offsetof(FileHeader, launch_tables_taken) == 1004);
+static_assert(offsetof(FileHeader, launch_block) == 1008);
+static_assert(offsetof(FileHeader, launch_lag) == 1012);
+static_assert(offsetof(FileHeader, reserved_launch_totals) == 1016);
+static_assert(sizeof(FileHeader) == 1024);
 
 // Version 4: one launch of GPU work the program made outside the GEMMs (a kernel, an
 // asynchronous copy or memset), in a ring of its own so that a program launching thousands of
@@ -493,6 +518,10 @@ inline constexpr uint16_t kNoKernel = 0xffff;
 inline constexpr uint32_t kKernelNameBytes = 232;
 inline constexpr uint32_t kMaxKernels = 0xfffe;  // kernel indices are < this (a reader refuses more)
 inline constexpr uint32_t kKernelTableEntries = 1024;  // what the writer uses
+// Version 6: the per-thread launch count tables (FileHeader::launch_count_tables): what the
+// writer makes, and the most a reader accepts.
+inline constexpr uint32_t kLaunchCountTables = 32;
+inline constexpr uint32_t kMaxLaunchCountTables = 1024;
 
 enum LaunchFlags : uint32_t {
   kLaunchSynced = 1u << 0,  // CUBLASSPY_SYNC=all: the stream was synchronized after the launch
@@ -504,7 +533,7 @@ enum LaunchFlags : uint32_t {
 // `named` is 1: the symbol as the shim found it (mangled; the reader demangles), "" if unknown.
 struct KernelEntry {
   uint64_t function;
-  uint64_t launches;
+  uint64_t launches;     // versions 4 and 5: its launches; version 6: 0 (the count tables have them)
   uint32_t named;
   uint16_t function_id;  // the hook it was first launched through
   uint16_t reserved;

@@ -219,6 +219,22 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
                             static_cast<uint32_t>(h.launcher_status)));
   }
 
+  // Version 6: the launch count tables and the launch tickets' blocks; older versions had
+  // neither (one ticket a launch, the totals in the kernel table).
+  if (h.format_version < 6) {
+    std::memset(reinterpret_cast<char*>(&t.header_) + offsetof(FileHeader, launch_counts_offset), 0,
+                offsetof(FileHeader, reserved_launch_totals) + sizeof h.reserved_launch_totals -
+                    offsetof(FileHeader, launch_counts_offset));
+  } else if (h.launch_counts_offset != 0 || h.launch_count_tables != 0) {
+    if (h.launch_capacity == 0 || h.launch_count_tables == 0 || h.launch_count_tables > kMaxLaunchCountTables ||
+        h.launch_counts_offset % 8 != 0 ||
+        !inside(h.launch_counts_offset,
+                uint64_t{h.launch_count_tables} * (uint64_t{h.kernel_capacity} + 1) * sizeof(uint64_t), size)) {
+      return fail(fmt::format("corrupt header: {} launch count tables at {} are not in their place",
+                              h.launch_count_tables, h.launch_counts_offset));
+    }
+  }
+
   // Process section: "key\0value\0" pairs.
   const char* p = t.base_ + h.process_offset;
   const char* end = p + h.process_used;
@@ -509,10 +525,45 @@ void TraceFile::for_each_launch(const std::function<void(const LaunchView&)>& vi
   const uint64_t next = std::atomic_ref<const uint64_t>(
                             *reinterpret_cast<const uint64_t*>(base_ + offsetof(FileHeader, launch_next)))
                             .load();
+  // Version 6's threads take tickets in blocks: entries lie within launch_lag + launch_block of
+  // their launch order (twice that covers a thread preempted between its ticket and its clock),
+  // and a heap of that many puts them back in order (launched_before's), as for_each_call does.
+  // Older writers took one ticket a launch; a small window still orders a preempted thread's.
+  const uint64_t window =
+      h.format_version < 6 ? 64 : std::clamp<uint64_t>(2 * (uint64_t{h.launch_lag} + h.launch_block), 64, 65536);
+  auto later = [](const LaunchView& a, const LaunchView& b) { return launched_before(b, a); };
+  std::vector<LaunchView> heap;  // a min-heap by launch order
+  heap.reserve(window + 1);
+  auto emit_first = [&] {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    visit(heap.back());
+    heap.pop_back();
+  };
   LaunchView v;
   for (uint64_t t = next > h.launch_capacity ? next - h.launch_capacity : 0; t < next; ++t) {
-    if (copy_launch(t, v)) visit(v);
+    if (!copy_launch(t, v)) continue;
+    heap.push_back(std::move(v));
+    std::push_heap(heap.begin(), heap.end(), later);
+    if (heap.size() > window) emit_first();
   }
+  while (!heap.empty()) emit_first();
+}
+
+uint64_t TraceFile::launch_count(uint32_t table, uint32_t entry) const {
+  const FileHeader& h = header_;
+  const uint64_t at = h.launch_counts_offset + (uint64_t{table} * (uint64_t{h.kernel_capacity} + 1) + entry) * sizeof(uint64_t);
+  return std::atomic_ref<const uint64_t>(*reinterpret_cast<const uint64_t*>(base_ + at)).load(std::memory_order_relaxed);
+}
+
+uint64_t TraceFile::total_launches() const {
+  const FileHeader& h = header_;
+  // Version 6: tickets come in blocks, some never used; the count tables say what was made.
+  if (h.launch_counts_offset == 0) return h.launch_next;
+  uint64_t sum = 0;
+  for (uint32_t table = 0; table < h.launch_count_tables; ++table) {
+    for (uint32_t entry = 0; entry <= h.kernel_capacity; ++entry) sum += launch_count(table, entry);
+  }
+  return sum;
 }
 
 std::optional<LaunchView> TraceFile::first_launch_error() const {
@@ -532,9 +583,13 @@ std::vector<KernelTotal> TraceFile::kernel_totals() const {
   for (uint32_t i = 0; i < h.kernel_capacity; ++i) {
     KernelEntry k;
     std::memcpy(&k, base_ + h.kernels_offset + uint64_t{i} * sizeof(KernelEntry), sizeof k);
-    if (k.function == 0 || k.launches == 0) continue;
+    uint64_t launches = k.launches;  // versions 4 and 5; version 6: the count tables'
+    if (h.launch_counts_offset != 0) {
+      for (uint32_t table = 0; table < h.launch_count_tables; ++table) launches += launch_count(table, i);
+    }
+    if (k.function == 0 || launches == 0) continue;
     KernelTotal total;
-    total.launches = k.launches;
+    total.launches = launches;
     if (k.function_id < functions_.size()) total.function = &functions_[k.function_id];
     total.name = kernel_name(static_cast<uint16_t>(i));
     out.push_back(std::move(total));

@@ -69,13 +69,21 @@ inline bool began_before(const CallView& a, const CallView& b) {
 
 // One entry of the launch ring (format version 4), copied out and checked.
 struct LaunchView {
-  uint64_t ticket = 0;  // its place in launch order (0-based)
+  uint64_t ticket = 0;  // its ring ticket (0-based): one thread's launches in order; since
+                        // version 6 threads take them in blocks, so launched_before orders
   format::LaunchEntry entry{};
   const format::FunctionEntry* function = nullptr;  // the hook it was made through
   std::string kernel;   // the kernel's name, demangled; "" when unknown or not a kernel
   const char* function_name() const { return function ? function->name : "?"; }
   format::Library library() const;
 };
+
+// Whether launch `a` was made before launch `b` of the same process: the order
+// for_each_launch visits them in (start time, then ticket, which orders one thread's).
+inline bool launched_before(const LaunchView& a, const LaunchView& b) {
+  if (a.entry.start_ns != b.entry.start_ns) return a.entry.start_ns < b.entry.start_ns;
+  return a.ticket < b.ticket;
+}
 
 // A launched function's total launches (the kernel table), whatever the ring still holds.
 struct KernelTotal {
@@ -138,7 +146,8 @@ class TraceFile {
   std::vector<KernelTotal> kernel_totals() const;
   // The launch the header's first_launch_error names, if the ring still holds it.
   std::optional<LaunchView> first_launch_error() const;
-  uint64_t total_launches() const { return header_.launch_next; }
+  // The launches (and waits and queries) recorded in the ring, however many it still holds.
+  uint64_t total_launches() const;
   // The version of cublasspy whose shim wrote the trace; empty before format version 4.
   std::string_view writer_version() const { return header_.writer_version; }
 
@@ -175,6 +184,7 @@ class TraceFile {
   void walk_ring(Visit&& visit) const;
   void count_records() const;
   bool copy_launch(uint64_t ticket, LaunchView& out) const;
+  uint64_t launch_count(uint32_t table, uint32_t entry) const;  // version 6's count tables
   std::string kernel_name(uint16_t index) const;
   std::vector<uint64_t> passed_over_slots() const;
   uint64_t load_header_u64(size_t offset) const;

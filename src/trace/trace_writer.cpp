@@ -23,8 +23,10 @@ uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 struct Layout {
   uint64_t process_offset, functions_offset, counters_offset, first_failure_offset, ring_offset,
-      launch_offset, kernels_offset, side_offset, file_bytes;
+      launch_offset, kernels_offset, launch_counts_offset, side_offset, file_bytes;
 };
+
+constexpr uint64_t kLaunchCountBytes = uint64_t{kLaunchCountTables} * (kKernelTableEntries + 1) * sizeof(uint64_t);
 
 Layout layout_for(uint32_t function_count, uint64_t capacity, uint64_t launch_capacity,
                   uint64_t side_bytes) {
@@ -40,7 +42,8 @@ Layout layout_for(uint32_t function_count, uint64_t capacity, uint64_t launch_ca
   if (launch_capacity != 0) {
     l.launch_offset = end;
     l.kernels_offset = round_up(l.launch_offset + launch_capacity * sizeof(LaunchEntry), 64);
-    end = l.kernels_offset + uint64_t{kKernelTableEntries} * sizeof(KernelEntry);
+    l.launch_counts_offset = l.kernels_offset + uint64_t{kKernelTableEntries} * sizeof(KernelEntry);
+    end = l.launch_counts_offset + kLaunchCountBytes;
   }
   l.side_offset = round_up(end, 8);
   l.file_bytes = round_up(l.side_offset + side_bytes, 4096);
@@ -220,10 +223,18 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
     h.kernels_offset = l.kernels_offset;
     h.kernel_capacity = kKernelTableEntries;
     h.launch_entry_bytes = sizeof(LaunchEntry);
+    h.launch_counts_offset = l.launch_counts_offset;
+    h.launch_count_tables = kLaunchCountTables;
+    h.launch_block = claim_block_for(launch_capacity);
+    h.launch_lag = claim_lag_for(launch_capacity);
   }
   launches_ = launch_capacity != 0 ? reinterpret_cast<LaunchEntry*>(bytes + l.launch_offset) : nullptr;
   kernels_ = launch_capacity != 0 ? reinterpret_cast<KernelEntry*>(bytes + l.kernels_offset) : nullptr;
   launch_capacity_ = launch_capacity;
+  launch_mask_ = (launch_capacity & (launch_capacity - 1)) == 0 && launch_capacity != 0 ? launch_capacity - 1 : 0;
+  launch_block_ = h.launch_block;
+  launch_lag_ = h.launch_lag;
+  launch_counts_ = launch_capacity != 0 ? reinterpret_cast<uint64_t*>(bytes + l.launch_counts_offset) : nullptr;
   h.side_offset = side_bytes != 0 ? l.side_offset : 0;
   h.side_bytes = side_bytes;
   h.exit_status = -1;
@@ -284,14 +295,49 @@ RecordSlot* TraceWriter::claim(ClaimCursor& cursor, uint64_t* seq_out, RecordSlo
   return scratch;
 }
 
-LaunchEntry* TraceWriter::claim_launch(uint64_t* ticket_out) {
+void TraceWriter::adopt_launch_cursor(LaunchCursor& cursor) {
+  // Table 0 is shared; tables 1.. are handed out once each, to the first threads that launch
+  // (a table is never taken back: a thread's exit is not seen, and its counts must stay).
+  cursor.counts = launch_counts_;
+  cursor.shared = true;
+  uint32_t taken = atom(header_->launch_tables_taken).load(std::memory_order_relaxed);
+  while (taken + 1 < kLaunchCountTables) {
+    if (atom(header_->launch_tables_taken).compare_exchange_weak(taken, taken + 1, std::memory_order_relaxed)) {
+      cursor.counts = launch_counts_ + uint64_t{taken + 1} * (kKernelTableEntries + 1);
+      cursor.shared = false;
+      break;
+    }
+  }
+  cursor.base = cursor.next = 0;
+  cursor.size = 0;
+  cursor.generation = generation_;
+}
+
+LaunchEntry* TraceWriter::claim_launch(LaunchCursor& cursor, uint64_t* ticket_out) {
   if (launches_ == nullptr) return nullptr;
-  const uint64_t ticket = atom(header_->launch_next).fetch_add(1, std::memory_order_relaxed);
-  LaunchEntry* e = &launches_[ticket % launch_capacity_];
+  if (cursor.generation != generation_) [[unlikely]] adopt_launch_cursor(cursor);
+  FileHeader& h = *header_;
+  // claim()'s rule: a new block when this one is used up or has fallen more than the lag behind
+  // the tickets other threads took, so entries stay within launch_lag + launch_block of their
+  // launch order (the window the reader sorts in), and a block in use is never one other
+  // threads could come round the ring to: they would have to take the other three quarters of
+  // the ring's tickets between this check and the stores below. (Unlike claim(), the entry is
+  // not read first: the ring is larger than the caches, and that read would wait for memory.)
+  const bool used_up = cursor.next == cursor.base + cursor.size;
+  if (used_up || atom(h.launch_next).load(std::memory_order_relaxed) - cursor.base > launch_lag_) [[unlikely]] {
+    cursor.size = used_up && cursor.size != 0 ? std::min(cursor.size * 2, launch_block_) : 1;
+    cursor.base = atom(h.launch_next).fetch_add(cursor.size, std::memory_order_relaxed);
+    cursor.next = cursor.base;
+  }
+  const uint64_t ticket = cursor.next++;
+  LaunchEntry* e = &launches_[launch_index(ticket)];
   // Entries are written once and never wait: a reader that finds the word changed while it
-  // copied (another thread came round the ring) drops the entry.
+  // copied drops the entry.
   atom(e->word).store(pack_word(ticket + 1, RecordState::kWriting), std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
+  // The ring is larger than the caches: ask for the line a few launches ahead now, for writing,
+  // so that those launches' stores need not wait for it.
+  __builtin_prefetch(&launches_[launch_index(ticket + 4)], 1);
   *ticket_out = ticket;
   return e;
 }
@@ -320,10 +366,7 @@ uint16_t TraceWriter::kernel_index(uint64_t function, uint16_t function_id, Name
       atom(e.named).store(1, std::memory_order_release);
       key = function;
     }
-    if (key == function) {
-      atom(e.launches).fetch_add(1, std::memory_order_relaxed);
-      return static_cast<uint16_t>(i);
-    }
+    if (key == function) return static_cast<uint16_t>(i);  // counted by count_launch
   }
   atom(header_->kernels_unnamed).fetch_add(1, std::memory_order_relaxed);
   return kNoKernel;
@@ -471,6 +514,7 @@ void TraceWriter::abandon_after_fork() {
   counters_ = nullptr;
   launches_ = nullptr;
   kernels_ = nullptr;
+  launch_counts_ = nullptr;
   process_ = nullptr;
   file_backed_ = false;
   ++generation_;

@@ -32,6 +32,19 @@ struct ClaimCursor {
   uint32_t generation = 0;  // the writer's open() it was taken under (0: none)
 };
 
+// A thread's block of launch tickets and its launch count table (format::FileHeader's
+// launch_block, launch_counts_offset): most launches then take no locked instruction, which on
+// x86 also waits for the thread's earlier stores to reach the cache. Zero-initialized; used by
+// one thread, for one writer.
+struct LaunchCursor {
+  uint64_t base = 0;
+  uint64_t next = 0;
+  uint32_t size = 0;
+  uint32_t generation = 0;   // the writer's open() it was taken under (0: none)
+  uint64_t* counts = nullptr;  // the thread's count table (kKernelTableEntries + 1 entries)
+  bool shared = false;       // counts is table 0, which threads without a table of their own share
+};
+
 class TraceWriter {
  public:
   // Creates the trace: never follows a symlink, never clobbers an existing file (adds a suffix),
@@ -73,11 +86,22 @@ class TraceWriter {
 
   // The launch ring (format::LaunchEntry). claim_launch: the next entry, marked kWriting, and
   // its ticket; nullptr when the trace has no launch ring. Never blocks, never allocates.
-  format::LaunchEntry* claim_launch(uint64_t* ticket);
+  // Tickets come from the thread's `cursor`, in blocks (FileHeader::launch_block); a ticket
+  // whose entry holds a newer launch (another thread came round the ring meanwhile) is passed
+  // over, never written.
+  format::LaunchEntry* claim_launch(LaunchCursor& cursor, uint64_t* ticket);
   static void complete_launch(format::LaunchEntry* entry, uint64_t ticket);
+  // Counts a launch of kernel table entry `kernel` (kNoKernel: none) for the thread whose
+  // `cursor` claimed it (after claim_launch). A plain increment of the thread's own table.
+  static void count_launch(const LaunchCursor& cursor, uint16_t kernel) {
+    uint64_t& n = cursor.counts[kernel < format::kKernelTableEntries ? kernel : format::kKernelTableEntries];
+    std::atomic_ref<uint64_t> count(n);
+    if (cursor.shared) [[unlikely]] count.fetch_add(1, std::memory_order_relaxed);
+    else count.store(count.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
   // The first launch found with an asynchronous error (FileHeader::first_launch_error).
   void note_launch_error(uint64_t ticket);
-  // The kernel table index of `function` (counting this launch), or format::kNoKernel. The
+  // The kernel table index of `function`, or format::kNoKernel. The
   // first launch of a function names it: name(context, out, size) writes its symbol into `out`.
   using NameKernel = void (*)(void* context, char* out, size_t size);
   uint16_t kernel_index(uint64_t function, uint16_t function_id, NameKernel name, void* context);
@@ -118,6 +142,11 @@ class TraceWriter {
   uint64_t slot_index(uint64_t ticket) const {
     return index_mask_ != 0 ? ticket & index_mask_ : ticket % capacity_;
   }
+  uint64_t launch_index(uint64_t ticket) const {
+    return launch_mask_ != 0 ? ticket & launch_mask_ : ticket % launch_capacity_;
+  }
+  // A cursor from an earlier trace (or none): a count table in this one, and no block.
+  void adopt_launch_cursor(LaunchCursor& cursor);
 
   format::FileHeader* header_ = nullptr;
   format::RecordSlot* ring_ = nullptr;
@@ -127,6 +156,10 @@ class TraceWriter {
   format::LaunchEntry* launches_ = nullptr;
   format::KernelEntry* kernels_ = nullptr;
   uint64_t launch_capacity_ = 0;
+  uint64_t launch_mask_ = 0;  // launch_capacity - 1 when a power of two (the default)
+  uint32_t launch_block_ = 1;
+  uint32_t launch_lag_ = 0;
+  uint64_t* launch_counts_ = nullptr;  // FileHeader::launch_counts_offset
   char* process_ = nullptr;
   uint64_t capacity_ = 0;
   uint32_t function_count_ = 0;

@@ -88,8 +88,8 @@ void BM_LtLayoutCreateDestroy_Shim(benchmark::State& s) { lt_layout(s, g_shim); 
 void BM_LtMatmul_Direct(benchmark::State& s) { lt_matmul(s, g_direct); }
 void BM_LtMatmul_Shim(benchmark::State& s) { lt_matmul(s, g_shim); }
 
-BENCHMARK(BM_LaunchKernel_Direct)->Threads(1)->UseRealTime();
-BENCHMARK(BM_LaunchKernel_Shim)->Threads(1)->UseRealTime();
+BENCHMARK(BM_LaunchKernel_Direct)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
+BENCHMARK(BM_LaunchKernel_Shim)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
 BENCHMARK(BM_Sgemm_Direct)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_Sgemm_Shim)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_LtMatmul_Direct)->Threads(1)->Threads(2)->UseRealTime();

@@ -91,6 +91,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (launches > trace->header().launch_capacity) fail("more launches than entries", std::to_string(launches));
   (void)trace->kernel_totals();
   (void)trace->first_launch_error();
+  (void)trace->total_launches();
   (void)trace->total_calls();
   (void)trace->total_failed();
 

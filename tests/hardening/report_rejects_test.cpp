@@ -100,6 +100,10 @@ const Field kFields[] = {
     {"launcher_wait", offsetof(FileHeader, launcher_wait), 4},
     {"launcher_status", offsetof(FileHeader, launcher_status), 4},
     {"launcher_pid", offsetof(FileHeader, launcher_pid), 8},
+    // Version 6: the launch count tables and ticket blocks (read as absent in the seed).
+    {"launch_counts_offset", offsetof(FileHeader, launch_counts_offset), 8},
+    {"launch_count_tables", offsetof(FileHeader, launch_count_tables), 4},
+    {"launch_lag", offsetof(FileHeader, launch_lag), 4},
 };
 
 // Fields the reader checks against each other or against the file: any value but the right

@@ -153,6 +153,84 @@ TEST_P(WriterThreads, SixteenThreadsWrapTheRingWithExactTotalsAndWholeRecords) {
   EXPECT_EQ(first->rec().args[0] & 0xffffffffu, 0u) << "the first failure is some thread's call 0";
 }
 
+// The launch ring (format version 6): threads take tickets in blocks and count in tables of
+// their own, more threads than there are tables (the rest share table 0). Totals stay exact
+// however small the ring. In a ring that does not wrap, no entry is torn or lost and the reader
+// hands the entries out in launch order (start_ns is a shared counter taken after the ticket
+// here, so that order is known), each thread's in its order. (Wrapping, an entry is written
+// once without a lock: a thread stalled between its ticket and its stores while the others
+// take three quarters of the ring may leave it mixed with a newer launch's.)
+class LaunchRingThreads : public WriterThreads {};
+
+TEST_P(LaunchRingThreads, MoreThreadsThanCountTablesKeepExactTotalsAndLaunchOrder) {
+  const uint64_t kRing = GetParam();
+  constexpr int kLaunchThreads = format::kLaunchCountTables + 4, kLaunchesPerThread = 4000, kKernels = 3;
+  const uint64_t total = uint64_t{kLaunchThreads} * kLaunchesPerThread;
+  const bool wraps = kRing < total;
+  std::vector<format::FunctionEntry> table = function_table();
+  TraceWriter writer;
+  const std::string path = dir_ + "/launches.cbt";
+  OpenResult opened = writer.open(path, 64, table.data(), 1, std::string("pid\0" "1\0", 6),
+                                  TraceWriter::kDefaultSideBytes, kRing);
+  ASSERT_TRUE(opened.ok && opened.file_backed) << opened.warning;
+  std::atomic<uint64_t> clock{1};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kLaunchThreads; ++t) {
+    threads.emplace_back([&, t] {
+      LaunchCursor cursor;
+      for (int i = 0; i < kLaunchesPerThread; ++i) {
+        uint64_t ticket = 0;
+        format::LaunchEntry* e = writer.claim_launch(cursor, &ticket);
+        e->function_id = 0;
+        e->tid = static_cast<uint32_t>(t);
+        e->start_ns = clock.fetch_add(1);
+        e->stream = e->bytes = signature(t, i);
+        const int kernel = (t + i) % (kKernels + 1);  // kKernels: a wait, with no kernel
+        e->kernel = kernel == kKernels ? format::kNoKernel
+                                       : writer.kernel_index(uint64_t{0x1000} * (kernel + 1), 0,
+                                                             [](void*, char* out, size_t) { out[0] = 'k'; }, nullptr);
+        TraceWriter::count_launch(cursor, e->kernel);
+        TraceWriter::complete_launch(e, ticket);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+
+  std::string error;
+  auto trace = TraceFile::open(path, error);
+  ASSERT_TRUE(trace) << error;
+  EXPECT_EQ(trace->total_launches(), total);
+  EXPECT_EQ(trace->header().launch_tables_taken, format::kLaunchCountTables - 1);
+  uint64_t kernel_launches = 0;
+  std::vector<KernelTotal> totals = trace->kernel_totals();
+  EXPECT_EQ(totals.size(), size_t{kKernels});
+  for (const KernelTotal& k : totals) kernel_launches += k.launches;
+  uint64_t waits = 0;
+  for (int t = 0; t < kLaunchThreads; ++t) {
+    for (int i = 0; i < kLaunchesPerThread; ++i) waits += (t + i) % (kKernels + 1) == kKernels;
+  }
+  EXPECT_EQ(kernel_launches, total - waits) << "every kernel launch counted once";
+  uint64_t held = 0, previous = 0;
+  std::vector<int64_t> last(kLaunchThreads, -1);
+  trace->for_each_launch([&](const LaunchView& l) {
+    ++held;
+    if (wraps) return;
+    EXPECT_GT(l.entry.start_ns, previous) << "in launch order, each once";
+    previous = l.entry.start_ns;
+    const uint64_t thread = (l.entry.stream >> 32) - 1, launch = l.entry.stream & 0xffffffffu;
+    ASSERT_LT(thread, uint64_t{kLaunchThreads});
+    EXPECT_EQ(l.entry.bytes, l.entry.stream) << "an entry written by one launch";
+    EXPECT_EQ(l.entry.tid, thread);
+    EXPECT_GT(static_cast<int64_t>(launch), last[thread]) << "a thread's launches in its order";
+    last[thread] = static_cast<int64_t>(launch);
+  });
+  EXPECT_LE(held, kRing);
+  if (!wraps) EXPECT_EQ(held, total) << "a ring that does not wrap loses no launch";
+}
+
+INSTANTIATE_TEST_SUITE_P(Rings, LaunchRingThreads, ::testing::Values(64, 262144),
+                         [](const auto& info) { return "Ring" + std::to_string(info.param); });
+
 INSTANTIATE_TEST_SUITE_P(Rings, WriterThreads, ::testing::Values(64, 4096),
                          [](const auto& info) { return "Ring" + std::to_string(info.param); });
 

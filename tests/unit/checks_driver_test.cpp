@@ -90,9 +90,8 @@ cublasspy::DriverApi g_shim_driver = fake_driver();
 
 // The shim functions interpose/driver_checks.cpp relies on.
 namespace cublasspy {
-ThreadState& thread_state() {
-  static thread_local ThreadState state{};
-  return state;
+namespace detail {
+constinit __attribute__((tls_model("initial-exec"))) thread_local ThreadState t_state;  // thread_state()'s
 }
 const DriverApi& shim_driver(DriverApi&) { return g_shim_driver; }
 const format::FunctionEntry* function_table() { return g_table; }

@@ -137,6 +137,12 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(FileHeader, launcher_status),
     CBS_FIELD(FileHeader, launcher_pid),
     CBS_FIELD(FileHeader, reserved_ends),
+    CBS_FIELD(FileHeader, launch_counts_offset),
+    CBS_FIELD(FileHeader, launch_count_tables),
+    CBS_FIELD(FileHeader, launch_tables_taken),
+    CBS_FIELD(FileHeader, launch_block),
+    CBS_FIELD(FileHeader, launch_lag),
+    CBS_FIELD(FileHeader, reserved_launch_totals),
 
     CBS_FIELD(LaunchEntry, word),
     CBS_FIELD(LaunchEntry, function_id),
@@ -359,6 +365,7 @@ const std::vector<ConstantFact> kConstants = {
     CBS_CONSTANT(kMaxSideEntryBytes), CBS_CONSTANT(kMaxSideEntriesPerRecord),
     CBS_CONSTANT(kWriterVersionBytes), CBS_CONSTANT(kMaxRecordedGroups),
     CBS_CONSTANT(kMaxSummedGroups),
+    CBS_CONSTANT(kLaunchCountTables), CBS_CONSTANT(kMaxLaunchCountTables),
 };
 
 // ---- The page's side --------------------------------------------------------------------------
