@@ -1240,6 +1240,58 @@ void case_old_driver() {  // a driver older than the 13.0 runtime
   CHECK_EQ(cublasCreate(&h), CUBLAS_STATUS_NOT_INITIALIZED);
 }
 
+// ---- case: a repeated GEMM -----------------------------------------------------------------
+// A large GEMM repeated with the same inputs gives the same D (from the stored result); a changed
+// byte of A, a changed beta with C read, and in-place accumulation (C is D) are computed anew.
+void case_gemm_memo() {
+  cublasHandle_t h = make_handle();
+  const int m = 96, n = 80, k = 300;  // above the size the stand-in remembers
+  auto a = filled<float>(size_t(m) * k, 1), b = filled<float>(size_t(k) * n, 2);
+  float *da = device_copy(a), *db = device_copy(b), *dd = device_copy(std::vector<float>(m * n, 0.0f));
+  float alpha = 1.0f, beta = 0.0f;
+  auto sgemm = [&] { return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, da, m, db, k, &beta, dd, m); };
+  auto want = [&](double add) {
+    std::vector<double> w(size_t(m) * n);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        double s = 0;
+        for (int q = 0; q < k; ++q) s += double(a[i + size_t(q) * m]) * b[q + size_t(j) * k];
+        w[i + size_t(j) * m] = alpha * s + add;
+      }
+    return w;
+  };
+  auto check = [&](const std::vector<double>& w, const char* what) {
+    auto got = host_copy(dd, w.size());
+    for (size_t i = 0; i < w.size(); ++i)
+      if (std::fabs(got[i] - w[i]) > 1e-3 * (1 + std::fabs(w[i]))) {
+        std::fprintf(stderr, "FAIL %s: D[%zu] = %g, want %g\n", what, i, got[i], w[i]);
+        std::exit(1);
+      }
+  };
+  CHECK_EQ(sgemm(), CUBLAS_STATUS_SUCCESS);
+  const auto first = host_copy(dd, size_t(m) * n);
+  check(want(0), "first");
+  CHECK_EQ(cudaMemset(dd, 0, sizeof(float) * m * n), cudaSuccess);
+  CHECK_EQ(sgemm(), CUBLAS_STATUS_SUCCESS);  // repeated: the same bytes
+  CHECK(host_copy(dd, size_t(m) * n) == first);
+  a[5 * m + 7] += 1.0f;  // one element of A
+  CHECK_EQ(cudaMemcpy(da, a.data(), a.size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  CHECK_EQ(sgemm(), CUBLAS_STATUS_SUCCESS);
+  check(want(0), "A changed");
+  alpha = 0.5f;
+  CHECK_EQ(sgemm(), CUBLAS_STATUS_SUCCESS);
+  check(want(0), "alpha changed");
+  // In place, beta 1: each call adds A B once more (D is C, so the inputs differ every time).
+  beta = 1.0f;
+  CHECK_EQ(cudaMemset(dd, 0, sizeof(float) * m * n), cudaSuccess);
+  CHECK_EQ(sgemm(), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(sgemm(), CUBLAS_STATUS_SUCCESS);
+  auto twice = want(0);
+  for (double& v : twice) v *= 2;
+  check(twice, "accumulated in place");
+  cublasDestroy(h);
+}
+
 void case_out_of_memory() {
   plan("STANDIN_DEVICE_MEMORY", "1048576");
   void *a = nullptr, *b = nullptr;
@@ -1256,6 +1308,7 @@ int main(int argc, char** argv) {
       {"gemm", case_gemm},
       {"validation", case_validation},
       {"lt", case_lt},
+      {"gemm_memo", case_gemm_memo},
       {"legacy", run_legacy_case},
       {"runtime", case_runtime},
       {"preload", case_preload},
