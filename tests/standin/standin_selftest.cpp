@@ -1240,6 +1240,101 @@ void case_old_driver() {  // a driver older than the 13.0 runtime
   CHECK_EQ(cublasCreate(&h), CUBLAS_STATUS_NOT_INITIALIZED);
 }
 
+// ---- case: preset cuBLASLt algorithms -------------------------------------------------------
+// LtDgemmPresetAlgo's configuration (id 10, tile 16x16, split-K 256, in-place reduction) runs on
+// fp64, and what the algorithms' capabilities do not allow is refused.
+void case_lt_algorithms() {
+  cublasLtHandle_t lt = nullptr;
+  CHECK_EQ(cublasLtCreate(&lt), CUBLAS_STATUS_SUCCESS);
+  int ids[16] = {};
+  int count = 0;
+  CHECK_EQ(cublasLtMatmulAlgoGetIds(lt, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F,
+                                    16, ids, &count), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(count, 4);
+  CHECK_EQ(ids[3], 10);
+  CHECK_EQ(cublasLtMatmulAlgoGetIds(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
+                                    16, ids, &count), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(count, 3);  // 0, 1, 6: no 10 for single precision
+  cublasLtMatmulAlgo_t algo;
+  CHECK_EQ(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, 10,
+                                  &algo), CUBLAS_STATUS_NOT_SUPPORTED);
+  CHECK_EQ(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, 12345,
+                                  &algo), CUBLAS_STATUS_INVALID_VALUE);
+  CHECK_EQ(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, 10,
+                                  &algo), CUBLAS_STATUS_SUCCESS);
+  int32_t splitk_support = 0;
+  uint32_t reduction_mask = 0;
+  size_t written = 0;
+  CHECK_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT, &splitk_support,
+                                             sizeof splitk_support, &written), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(splitk_support, 1);
+  CHECK_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK, &reduction_mask,
+                                             sizeof reduction_mask, &written), CUBLAS_STATUS_SUCCESS);
+  CHECK((reduction_mask & CUBLASLT_REDUCTION_SCHEME_INPLACE) != 0);
+  CHECK_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_TILE_IDS, nullptr, 0, &written),
+           CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(written, 3 * sizeof(uint32_t));
+
+  // The sample's problem: transa T, m = n = 4, k = 20000 (shortened to 2000), C is D.
+  const int m = 4, n = 4, k = 2000;
+  auto a = filled<double>(size_t(k) * m, 1), b = filled<double>(size_t(k) * n, 2);
+  double *da = device_copy(a), *db = device_copy(b), *dc = device_copy(std::vector<double>(m * n, 0.0));
+  cublasLtMatmulDescOpaque_t desc;
+  CHECK_EQ(cublasLtMatmulDescInit(&desc, CUBLAS_COMPUTE_64F, CUDA_R_64F), CUBLAS_STATUS_SUCCESS);
+  const cublasOperation_t t = CUBLAS_OP_T;
+  CHECK_EQ(cublasLtMatmulDescSetAttribute(&desc, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t), CUBLAS_STATUS_SUCCESS);
+  cublasLtMatrixLayoutOpaque_t la, lb, lc;
+  CHECK_EQ(cublasLtMatrixLayoutInit(&la, CUDA_R_64F, k, m, k), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutInit(&lb, CUDA_R_64F, k, n, k), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutInit(&lc, CUDA_R_64F, m, n, m), CUBLAS_STATUS_SUCCESS);
+  auto set = [&](cublasLtMatmulAlgoConfigAttributes_t attr, auto v) {
+    return cublasLtMatmulAlgoConfigSetAttribute(&algo, attr, &v, sizeof v);
+  };
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_TILE_ID, uint32_t{CUBLASLT_MATMUL_TILE_16x16}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, uint32_t{CUBLASLT_REDUCTION_SCHEME_INPLACE}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_SPLITK_NUM, int32_t{256}), CUBLAS_STATUS_SUCCESS);
+  cublasLtMatmulHeuristicResult_t result;
+  auto check = [&] { return cublasLtMatmulAlgoCheck(lt, &desc, &la, &lb, &lc, &lc, &algo, &result); };
+  const double alpha = 2.0, beta = 0.0;
+  auto run = [&] { return cublasLtMatmul(lt, &desc, &alpha, da, &la, db, &lb, &beta, dc, &lc, dc, &lc, &algo, nullptr, 0, 0); };
+  CHECK_EQ(check(), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(run(), CUBLAS_STATUS_SUCCESS);
+  auto got = host_copy(dc, m * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double want = 0;
+      for (int q = 0; q < k; ++q) want += a[q + size_t(i) * k] * b[q + size_t(j) * k];
+      CHECK(std::fabs(got[i + j * m] - alpha * want) <= 1e-9 * (1 + std::fabs(alpha * want)));
+    }
+
+  // Outside the capabilities: a tile the algorithm does not list, swizzling 2, a custom option.
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_TILE_ID, uint32_t{CUBLASLT_MATMUL_TILE_8x8}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(check(), CUBLAS_STATUS_NOT_SUPPORTED);
+  CHECK_EQ(run(), CUBLAS_STATUS_NOT_SUPPORTED);
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_TILE_ID, uint32_t{CUBLASLT_MATMUL_TILE_16x16}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, uint32_t{2}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(check(), CUBLAS_STATUS_NOT_SUPPORTED);
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, uint32_t{1}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, uint32_t{1}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(check(), CUBLAS_STATUS_NOT_SUPPORTED);
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, uint32_t{0}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(check(), CUBLAS_STATUS_SUCCESS);
+
+  // Split-K on an algorithm without it, and algorithm 10 (made for fp64) on an fp32 problem.
+  CHECK_EQ(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, 0,
+                                  &algo), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_SPLITK_NUM, int32_t{4}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(check(), CUBLAS_STATUS_NOT_SUPPORTED);
+  CHECK_EQ(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, 10,
+                                  &algo), CUBLAS_STATUS_SUCCESS);
+  cublasLtMatmulDescOpaque_t desc32;
+  cublasLtMatrixLayoutOpaque_t l32;
+  CHECK_EQ(cublasLtMatmulDescInit(&desc32, CUBLAS_COMPUTE_32F, CUDA_R_32F), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutInit(&l32, CUDA_R_32F, 4, 4, 4), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatmulAlgoCheck(lt, &desc32, &l32, &l32, &l32, &l32, &algo, &result), CUBLAS_STATUS_NOT_SUPPORTED);
+  cublasLtDestroy(lt);
+}
+
 // ---- case: a repeated GEMM -----------------------------------------------------------------
 // A large GEMM repeated with the same inputs gives the same D (from the stored result); a changed
 // byte of A, a changed beta with C read, and in-place accumulation (C is D) are computed anew.
@@ -1308,6 +1403,7 @@ int main(int argc, char** argv) {
       {"gemm", case_gemm},
       {"validation", case_validation},
       {"lt", case_lt},
+      {"lt_algorithms", case_lt_algorithms},
       {"gemm_memo", case_gemm_memo},
       {"legacy", run_legacy_case},
       {"runtime", case_runtime},

@@ -19,7 +19,7 @@ constexpr uint32_t kLtPreferenceMagic = 0x504c7450u;   // "PtLP"
 constexpr uint64_t kLtAlgoMagic = 0x6f676c4174536e53ull;  // "SnStAlgo", in cublasLtMatmulAlgo_t::data[0]
 
 // A cublasLtMatmulAlgo_t as the stand-in fills it (cublasLtMatmulAlgoInit, the heuristics): the
-// magic, the algorithm id (one of kLtAlgoIds) and the CUBLASLT_ALGO_CONFIG_* values.
+// magic, the algorithm id (see cublaslt/lt_algorithms.h) and the CUBLASLT_ALGO_CONFIG_* values.
 struct LtAlgo {
   uint64_t magic;
   int32_t id;
@@ -33,8 +33,6 @@ struct LtAlgo {
   uint16_t cluster_shape_id;
 };
 static_assert(sizeof(LtAlgo) <= sizeof(cublasLtMatmulAlgo_t));
-// The algorithms cublasLtMatmulAlgoGetIds lists: every one computes the same way on the CPU.
-constexpr int32_t kLtAlgoIds[] = {0, 1, 6};
 
 struct LtMatmulDesc {
   uint32_t magic;
