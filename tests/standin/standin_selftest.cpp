@@ -1335,6 +1335,126 @@ void case_lt_algorithms() {
   cublasLtDestroy(lt);
 }
 
+// ---- case: IMMA orders and cublasLtMatrixTransform -------------------------------------------
+// LtIgemmTensor's pattern: int8 A and B transformed to COL32 and (B^T) COL4_4R2_8C or
+// COL32_2R_4R4, an int32 matmul N/T into a COL32 C, C transformed back to column order. The tiled
+// positions are checked against cublasLt.h's descriptions, written out here a second way.
+void case_lt_imma() {
+  cublasLtHandle_t lt = nullptr;
+  CHECK_EQ(cublasLtCreate(&lt), CUBLAS_STATUS_SUCCESS);
+  const int m = 37, n = 11, k = 40;  // beyond one 32-column group and one 8- or 32-row tile
+  std::vector<int8_t> a(size_t(m) * k), b(size_t(k) * n);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int8_t>(int(i * 7 % 23) - 11);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int8_t>(int(i * 5 % 19) - 9);
+  int8_t *da = device_copy(a), *db = device_copy(b);
+  int32_t* dc = device_copy(std::vector<int32_t>(size_t(m) * n, -1));
+  auto round_up = [](int v, int d) { return (v + d - 1) / d * d; };
+  cublasLtMatrixTransformDesc_t transform;
+  CHECK_EQ(cublasLtMatrixTransformDescCreate(&transform, CUDA_R_32F), CUBLAS_STATUS_SUCCESS);
+  int32_t got_scale = -1;
+  size_t written = 0;
+  CHECK_EQ(cublasLtMatrixTransformDescGetAttribute(transform, CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE, &got_scale,
+                                                   sizeof got_scale, &written), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(got_scale, CUDA_R_32F);
+  const float one = 1.0f, zero = 0.0f;
+  cublasLtMatrixLayout_t la, lb, lc, la32, lc32;
+  CHECK_EQ(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, m, k, m), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, k, n, k), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32I, m, n, m), CUBLAS_STATUS_SUCCESS);
+  const int32_t col32 = CUBLASLT_ORDER_COL32;
+  CHECK_EQ(cublasLtMatrixLayoutCreate(&la32, CUDA_R_8I, m, k, 32 * m), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutSetAttribute(la32, CUBLASLT_MATRIX_LAYOUT_ORDER, &col32, sizeof col32), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutCreate(&lc32, CUDA_R_32I, m, n, 32 * m), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutSetAttribute(lc32, CUBLASLT_MATRIX_LAYOUT_ORDER, &col32, sizeof col32), CUBLAS_STATUS_SUCCESS);
+  int8_t* da32 = device_copy(std::vector<int8_t>(size_t(round_up(k, 32) / 32) * 32 * m, 0));
+  int32_t* dc32 = device_copy(std::vector<int32_t>(size_t(round_up(n, 32) / 32) * 32 * m, 0));
+  CHECK_EQ(cublasLtMatrixTransform(lt, transform, &one, da, la, &zero, nullptr, nullptr, da32, la32, 0), CUBLAS_STATUS_SUCCESS);
+  const auto a32 = host_copy(da32, size_t(round_up(k, 32) / 32) * 32 * m);
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < k; ++c) CHECK(a32[size_t(c / 32) * 32 * m + r * 32 + c % 32] == a[r + size_t(c) * m]);
+
+  cublasLtMatmulDesc_t mm;
+  CHECK_EQ(cublasLtMatmulDescCreate(&mm, CUBLAS_COMPUTE_32I, CUDA_R_32I), CUBLAS_STATUS_SUCCESS);
+  const int32_t op_t = CUBLAS_OP_T, op_n = CUBLAS_OP_N;
+  CHECK_EQ(cublasLtMatmulDescSetAttribute(mm, CUBLASLT_MATMUL_DESC_TRANSB, &op_t, sizeof op_t), CUBLAS_STATUS_SUCCESS);
+  for (int32_t order : {int32_t{CUBLASLT_ORDER_COL4_4R2_8C}, int32_t{CUBLASLT_ORDER_COL32_2R_4R4}}) {
+    const int tile = order == CUBLASLT_ORDER_COL4_4R2_8C ? 8 : 32;
+    const int ldb = 32 * round_up(n, tile);
+    cublasLtMatrixLayout_t lbt;  // B^T: n x k
+    CHECK_EQ(cublasLtMatrixLayoutCreate(&lbt, CUDA_R_8I, n, k, ldb), CUBLAS_STATUS_SUCCESS);
+    CHECK_EQ(cublasLtMatrixLayoutSetAttribute(lbt, CUBLASLT_MATRIX_LAYOUT_ORDER, &order, sizeof order), CUBLAS_STATUS_SUCCESS);
+    const size_t bt_size = size_t(round_up(k, 32) / 32) * ldb;
+    int8_t* dbt = device_copy(std::vector<int8_t>(bt_size, 0));
+    CHECK_EQ(cublasLtMatrixTransformDescSetAttribute(transform, CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, &op_t, sizeof op_t),
+             CUBLAS_STATUS_SUCCESS);
+    CHECK_EQ(cublasLtMatrixTransform(lt, transform, &one, db, lb, &zero, nullptr, nullptr, dbt, lbt, 0), CUBLAS_STATUS_SUCCESS);
+    const auto bt = host_copy(dbt, bt_size);
+    for (int r = 0; r < n; ++r)  // element (r, c) of B^T is B(c, r)
+      for (int c = 0; c < k; ++c) {
+        const int col = c % 32;
+        size_t at = size_t(c / 32) * ldb;
+        if (tile == 8) {  // 8 x 32 tiles: the 4 even rows, then the 4 odd rows, each as 8 pieces of 4 columns
+          at += size_t(r / 8) * 256 + (r % 2) * 128 + (col / 4) * 16 + (r % 8 / 2) * 4 + col % 4;
+        } else {  // (((row%8)/2*4+row/8)*2+row%2)*32+col within a 32 x 32 tile
+          const int t = r % 32;
+          at += size_t(r / 32) * 1024 + (((t % 8) / 2 * 4 + t / 8) * 2 + t % 2) * 32 + col;
+        }
+        CHECK(bt[at] == b[c + size_t(r) * k]);
+      }
+    CHECK_EQ(cublasLtMatrixTransformDescSetAttribute(transform, CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, &op_n, sizeof op_n),
+             CUBLAS_STATUS_SUCCESS);
+    const int32_t alpha = 1, beta = 0;
+    CHECK_EQ(cublasLtMatmul(lt, mm, &alpha, da32, la32, dbt, lbt, &beta, dc32, lc32, dc32, lc32, nullptr, nullptr, 0, 0),
+             CUBLAS_STATUS_SUCCESS);
+    CHECK_EQ(cublasLtMatrixTransform(lt, transform, &one, dc32, lc32, &zero, nullptr, nullptr, dc, lc, 0), CUBLAS_STATUS_SUCCESS);
+    const auto c = host_copy(dc, size_t(m) * n);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        int32_t want = 0;
+        for (int q = 0; q < k; ++q) want += int32_t(a[i + size_t(q) * m]) * b[q + size_t(j) * k];
+        CHECK_EQ(c[i + size_t(j) * m], want);
+      }
+    // The IMMA orders only as the integer kernels take them: B^T in a tiled order with op(B) = B
+    // (transb N) is refused, and an ld below the order's minimum is invalid.
+    CHECK_EQ(cublasLtMatmul(lt, mm, &alpha, da32, la32, dbt, lbt, &beta, dc32, lc32, dc32, lc32, nullptr, nullptr, 0, 0),
+             CUBLAS_STATUS_SUCCESS);
+    cublasLtMatmulDesc_t mm_nn;
+    CHECK_EQ(cublasLtMatmulDescCreate(&mm_nn, CUBLAS_COMPUTE_32I, CUDA_R_32I), CUBLAS_STATUS_SUCCESS);
+    cublasLtMatrixLayout_t lb_kn;
+    CHECK_EQ(cublasLtMatrixLayoutCreate(&lb_kn, CUDA_R_8I, k, n, 32 * round_up(k, tile)), CUBLAS_STATUS_SUCCESS);
+    CHECK_EQ(cublasLtMatrixLayoutSetAttribute(lb_kn, CUBLASLT_MATRIX_LAYOUT_ORDER, &order, sizeof order), CUBLAS_STATUS_SUCCESS);
+    CHECK_EQ(cublasLtMatmul(lt, mm_nn, &alpha, da32, la32, dbt, lb_kn, &beta, dc32, lc32, dc32, lc32, nullptr, nullptr, 0, 0),
+             CUBLAS_STATUS_NOT_SUPPORTED);
+    cublasLtMatmulDescDestroy(mm_nn);
+    cublasLtMatrixLayoutDestroy(lb_kn);
+    const int64_t short_ld = ldb - 32;
+    CHECK_EQ(cublasLtMatrixLayoutSetAttribute(lbt, CUBLASLT_MATRIX_LAYOUT_LD, &short_ld, sizeof short_ld), CUBLAS_STATUS_SUCCESS);
+    CHECK_EQ(cublasLtMatmul(lt, mm, &alpha, da32, la32, dbt, lbt, &beta, dc32, lc32, dc32, lc32, nullptr, nullptr, 0, 0),
+             CUBLAS_STATUS_INVALID_VALUE);
+    cublasLtMatrixLayoutDestroy(lbt);
+  }
+  // fp32 in COL32 is no kernel's order.
+  cublasLtMatmulDesc_t mm32;
+  CHECK_EQ(cublasLtMatmulDescCreate(&mm32, CUBLAS_COMPUTE_32F, CUDA_R_32F), CUBLAS_STATUS_SUCCESS);
+  cublasLtMatrixLayout_t f32;
+  CHECK_EQ(cublasLtMatrixLayoutCreate(&f32, CUDA_R_32F, 4, 4, 128), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutSetAttribute(f32, CUBLASLT_MATRIX_LAYOUT_ORDER, &col32, sizeof col32), CUBLAS_STATUS_SUCCESS);
+  const float fone = 1.0f;
+  CHECK_EQ(cublasLtMatmul(lt, mm32, &fone, dc32, f32, dc32, f32, &zero, dc32, f32, dc32, f32, nullptr, nullptr, 0, 0),
+           CUBLAS_STATUS_NOT_SUPPORTED);
+  // Transform argument checks: A without its layout, no C.
+  CHECK_EQ(cublasLtMatrixTransform(lt, transform, &one, da, nullptr, &zero, nullptr, nullptr, da32, la32, 0),
+           CUBLAS_STATUS_INVALID_VALUE);
+  CHECK_EQ(cublasLtMatrixTransform(lt, transform, &one, da, la, &zero, nullptr, nullptr, nullptr, la32, 0),
+           CUBLAS_STATUS_INVALID_VALUE);
+  CHECK_EQ(cublasLtMatrixTransform(nullptr, transform, &one, da, la, &zero, nullptr, nullptr, da32, la32, 0),
+           CUBLAS_STATUS_NOT_INITIALIZED);
+  CHECK_EQ(cublasLtMatrixTransformDescDestroy(transform), CUBLAS_STATUS_SUCCESS);
+  cublasLtMatmulDescDestroy(mm32);
+  cublasLtMatmulDescDestroy(mm);
+  cublasLtDestroy(lt);
+}
+
 // ---- case: a repeated GEMM -----------------------------------------------------------------
 // A large GEMM repeated with the same inputs gives the same D (from the stored result); a changed
 // byte of A, a changed beta with C read, and in-place accumulation (C is D) are computed anew.
@@ -1405,6 +1525,7 @@ int main(int argc, char** argv) {
       {"lt", case_lt},
       {"lt_algorithms", case_lt_algorithms},
       {"gemm_memo", case_gemm_memo},
+      {"lt_imma", case_lt_imma},
       {"legacy", run_legacy_case},
       {"runtime", case_runtime},
       {"preload", case_preload},

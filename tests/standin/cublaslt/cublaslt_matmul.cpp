@@ -11,6 +11,7 @@
 #include "gemm_core.h"
 #include "lt_algorithms.h"
 #include "lt_descriptors.h"
+#include "lt_layouts.h"
 #include "standin_private.h"
 
 using namespace standin;
@@ -77,24 +78,6 @@ bool valid_op(int32_t op) { return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op 
 
 Op to_op(int32_t op) { return op == CUBLAS_OP_N ? Op::N : (op == CUBLAS_OP_T ? Op::T : Op::C); }
 
-// Element (r, c) of a layout: column order r + c * ld, row order r * ld + c.
-MatrixView view_of(const LtLayout& l) {
-  MatrixView v;
-  v.type = static_cast<cudaDataType>(l.type);
-  v.row_stride = l.order == CUBLASLT_ORDER_ROW ? l.ld : 1;
-  v.col_stride = l.order == CUBLASLT_ORDER_ROW ? 1 : l.ld;
-  return v;
-}
-
-cublasStatus_t check_layout(const LtLayout& l) {
-  if (l.order != CUBLASLT_ORDER_COL && l.order != CUBLASLT_ORDER_ROW) return CUBLAS_STATUS_NOT_SUPPORTED;
-  if (l.rows > static_cast<uint64_t>(INT64_MAX) || l.cols > static_cast<uint64_t>(INT64_MAX)) return CUBLAS_STATUS_INVALID_VALUE;
-  const int64_t needed = std::max<int64_t>(1, static_cast<int64_t>(l.order == CUBLASLT_ORDER_ROW ? l.cols : l.rows));
-  if (l.ld < needed || l.batch_count < 1) return CUBLAS_STATUS_INVALID_VALUE;
-  if (!is_supported_type(static_cast<cudaDataType>(l.type))) return CUBLAS_STATUS_NOT_SUPPORTED;
-  return CUBLAS_STATUS_SUCCESS;
-}
-
 cublasStatus_t make_plan(const LtMatmulDesc& desc, const LtLayout& la, const LtLayout& lb, const LtLayout& lc,
                          const LtLayout& ld, Plan* p) {
   if (desc.magic != kLtMatmulDescMagic || la.magic != kLtLayoutMagic || lb.magic != kLtLayoutMagic ||
@@ -108,6 +91,16 @@ cublasStatus_t make_plan(const LtMatmulDesc& desc, const LtLayout& la, const LtL
   }
   for (const LtLayout* l : {&la, &lb, &lc, &ld})
     if (cublasStatus_t s = check_layout(*l); s != CUBLAS_STATUS_SUCCESS) return s;
+  // The IMMA orders only as cuBLASLt's integer kernels take them: int8 A in COL32, B in
+  // COL4_4R2_8C or COL32_2R_4R4, C and D in COL32, op(A) = A and op(B) = B^T.
+  const bool tiled = la.order > CUBLASLT_ORDER_ROW || lb.order > CUBLASLT_ORDER_ROW || lc.order > CUBLASLT_ORDER_ROW ||
+                     ld.order > CUBLASLT_ORDER_ROW;
+  if (tiled && !(la.order == CUBLASLT_ORDER_COL32 &&
+                 (lb.order == CUBLASLT_ORDER_COL4_4R2_8C || lb.order == CUBLASLT_ORDER_COL32_2R_4R4) &&
+                 lc.order == CUBLASLT_ORDER_COL32 && ld.order == CUBLASLT_ORDER_COL32 && la.type == CUDA_R_8I &&
+                 lb.type == CUDA_R_8I && desc.transa == CUBLAS_OP_N && desc.transb == CUBLAS_OP_T)) {
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
 
   // The shape: op(A) is m x k, op(B) is k x n, C and D are m x n.
   p->a_rows = static_cast<int64_t>(la.rows);

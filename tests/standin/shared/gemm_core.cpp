@@ -118,7 +118,11 @@ complex load_scalar(const void* p, cudaDataType type) { return load_element(p, t
 
 size_t matrix_extent_bytes(int64_t rows, int64_t cols, const MatrixView& v) {
   if (rows <= 0 || cols <= 0) return 0;
-  const int64_t last = (rows - 1) * v.row_stride + (cols - 1) * v.col_stride;
+  // A tiled view spans whole tiles of its last group of columns.
+  const int64_t tile_rows = v.tiling == Tiling::Col32 ? 1 : (v.tiling == Tiling::Col4_4R2_8C ? 8 : 32);
+  const int64_t last = v.tiling == Tiling::None
+                           ? (rows - 1) * v.row_stride + (cols - 1) * v.col_stride
+                           : ((cols - 1) / 32) * v.col_stride + (rows + tile_rows - 1) / tile_rows * tile_rows * 32 - 1;
   return static_cast<size_t>(last + 1) * element_size(v.type);
 }
 
@@ -154,8 +158,8 @@ complex to_work<complex>(complex v, InputRounding r) {
 // op(X)(i, j) of a stored matrix X: X(i, j), X(j, i) or conj(X(j, i)).
 template <class T>
 T op_element(const MatrixView& x, Op op, int64_t i, int64_t j, InputRounding r) {
-  complex v = (op == Op::N) ? load_element(x.data, x.type, i * x.row_stride + j * x.col_stride)
-                            : load_element(x.data, x.type, j * x.row_stride + i * x.col_stride);
+  complex v = (op == Op::N) ? load_element(x.data, x.type, element_index(x, i, j))
+                            : load_element(x.data, x.type, element_index(x, j, i));
   if (op == Op::C) v = std::conj(v);
   return to_work<T>(v, r);
 }
@@ -179,13 +183,13 @@ void finish_element(const GemmProblem& p, int64_t i, int64_t j, complex acc, flo
   const complex beta = p.beta_vector ? load_element(p.beta_vector, p.scale_type, i) : p.beta;
   complex v = alpha * (acc * (p.scale_a * p.scale_b));
   if (beta != 0.0) {
-    v += beta * p.scale_c * load_element(p.c.data, p.c.type, i * p.c.row_stride + j * p.c.col_stride);
+    v += beta * p.scale_c * load_element(p.c.data, p.c.type, element_index(p.c, i, j));
   }
   if (p.bias) v += load_element(p.bias, p.bias_type, i);
   if (p.activation != Activation::None) v = activate(v.real(), p.activation);
   amax = std::max(amax, static_cast<float>(std::abs(v)));
   v *= p.scale_d;
-  store_element(const_cast<void*>(p.d.data), p.d.type, i * p.d.row_stride + j * p.d.col_stride, v);
+  store_element(const_cast<void*>(p.d.data), p.d.type, element_index(p.d, i, j), v);
 }
 
 bool uses_ab(const GemmProblem& p) { return p.k > 0 && (p.alpha != 0.0 || p.alpha_vector != nullptr); }
@@ -322,13 +326,35 @@ void pack(const MatrixView& x, Op op, int64_t rows, int64_t k, InputRounding r, 
   auto at = [&](int64_t i, int64_t q) {
     return round_input(load_element(x.data, x.type, i * i_stride + q * q_stride).real(), r);
   };
-  if (std::abs(q_stride) <= std::abs(i_stride)) {
+  if (x.tiling != Tiling::None) {
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t q = 0; q < k; ++q) {
+        const int64_t index = op == Op::N ? element_index(x, i, q) : element_index(x, q, i);
+        out[i * k + q] = round_input(load_element(x.data, x.type, index).real(), r);
+      }
+  } else if (std::abs(q_stride) <= std::abs(i_stride)) {
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t q = 0; q < k; ++q) out[i * k + q] = at(i, q);
   } else {
     for (int64_t q = 0; q < k; ++q)
       for (int64_t i = 0; i < rows; ++i) out[i * k + q] = at(i, q);
   }
+}
+
+// Columns j0 .. j0 + nb of op(B) as rows of a k-wide panel: out[j * k + q] = op(B)(q, j0 + j).
+void pack_panel(const GemmProblem& p, int64_t j0, int64_t nb, int64_t k, double* out) {
+  if (p.b.tiling != Tiling::None) {  // a tiled B has no column to start a view at
+    for (int64_t j = 0; j < nb; ++j)
+      for (int64_t q = 0; q < k; ++q) {
+        const int64_t index = p.op_b == Op::N ? element_index(p.b, q, j0 + j) : element_index(p.b, j0 + j, q);
+        out[j * k + q] = round_input(load_element(p.b.data, p.b.type, index).real(), p.rounding);
+      }
+    return;
+  }
+  MatrixView bt = p.b;
+  bt.data = static_cast<const char*>(p.b.data) +
+            (p.op_b == Op::N ? j0 * p.b.col_stride : j0 * p.b.row_stride) * static_cast<int64_t>(element_size(p.b.type));
+  pack(bt, p.op_b == Op::N ? Op::T : Op::N, nb, k, p.rounding, out);
 }
 
 // Column panels [first, first + step, ...) of D; returns max |D| before scale_d.
@@ -340,10 +366,7 @@ float real_panels(const GemmProblem& p, const double* a, int64_t k, int64_t firs
   float amax = 0.0f;
   for (int64_t j0 = first * kPanelCols; j0 < p.n; j0 += step * kPanelCols) {
     const int64_t nb = std::min(kPanelCols, p.n - j0);
-    MatrixView bt = p.b;  // op(B)(q, j0 + j) as rows j of a k-wide panel
-    bt.data = static_cast<const char*>(p.b.data) +
-              (p.op_b == Op::N ? j0 * p.b.col_stride : j0 * p.b.row_stride) * static_cast<int64_t>(element_size(p.b.type));
-    pack(bt, p.op_b == Op::N ? Op::T : Op::N, nb, k, p.rounding, b.data());
+    pack_panel(p, j0, nb, k, b.data());
     std::fill(acc.begin(), acc.begin() + 4 * p.m * nb, 0.0);
     for (int64_t q0 = 0; q0 < k4; q0 += kDepth) pass(a, b.data(), p.m, nb, k, q0, std::min(kDepth, k4 - q0), acc.data());
     for (int64_t j = 0; j < nb; ++j) {

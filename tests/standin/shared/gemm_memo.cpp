@@ -45,6 +45,7 @@ void put_view(std::string& key, const MatrixView& v) {
   put(key, v.type);
   put(key, v.row_stride);
   put(key, v.col_stride);
+  put(key, v.tiling);
 }
 
 // Everything but the operands' contents and addresses that decides D.
@@ -110,7 +111,7 @@ bool eligible(const GemmProblem& p, const std::vector<Region>& regions) {
 
 // Byte offset of D(i, j).
 int64_t d_offset(const GemmProblem& p, int64_t i, int64_t j) {
-  return (i * p.d.row_stride + j * p.d.col_stride) * static_cast<int64_t>(element_size(p.d.type));
+  return element_index(p.d, i, j) * static_cast<int64_t>(element_size(p.d.type));
 }
 
 }  // namespace

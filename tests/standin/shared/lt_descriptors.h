@@ -91,6 +91,17 @@ struct LtPreference {
 };
 static_assert(sizeof(LtPreference) <= sizeof(cublasLtMatmulPreferenceOpaque_t));
 
+constexpr uint32_t kLtTransformDescMagic = 0x54546c4cu;  // "LlTT"
+
+// cublasLtMatrixTransformDesc_t: C = alpha * op(A) + beta * op(B), computed in scale_type.
+struct LtTransformDesc {
+  uint32_t magic;
+  int32_t scale_type;
+  int32_t pointer_mode;
+  int32_t transa, transb;
+};
+static_assert(sizeof(LtTransformDesc) <= sizeof(cublasLtMatrixTransformDescOpaque_t));
+
 inline LtMatmulDesc* as_desc(cublasLtMatmulDesc_t d) { return reinterpret_cast<LtMatmulDesc*>(d); }
 inline LtLayout* as_layout(cublasLtMatrixLayout_t l) { return reinterpret_cast<LtLayout*>(l); }
 inline LtPreference* as_preference(cublasLtMatmulPreference_t p) { return reinterpret_cast<LtPreference*>(p); }
@@ -118,6 +129,14 @@ inline void init_layout(LtLayout* l, uint32_t type, uint64_t rows, uint64_t cols
   l->rows = rows;
   l->cols = cols;
   l->ld = ld;
+}
+
+inline void init_transform_desc(LtTransformDesc* d, int32_t scale_type) {
+  *d = LtTransformDesc{};
+  d->magic = kLtTransformDescMagic;
+  d->scale_type = scale_type;
+  d->pointer_mode = CUBLASLT_POINTER_MODE_HOST;
+  d->transa = d->transb = CUBLAS_OP_N;
 }
 
 inline void init_preference(LtPreference* p) {
