@@ -233,6 +233,23 @@ TEST(Samples, LtPresetAlgorithmIsRecordedAndReplayed) {
   EXPECT_TRUE(contains(text.str(), "&algo")) << text.str();
 }
 
+// NVIDIA's LtDgemmPresetAlgo presets algorithm 10 with split-K 256 without asking AlgoGetIds
+// (it aborted on the stand-in, which listed no 10); it runs with no finding and the record keeps
+// the algorithm.
+TEST(Samples, LtDgemmPresetAlgoSplitKHasNoFinding) {
+  TracedRun run = run_sample("--lt-dgemm-preset-algo");
+  expect_clean(run, "cublasLtMatmul");
+  expect_succeeded(run, "cublasLtMatmulAlgoInit");
+  const CallView init = the_call(run, "cublasLtMatmulAlgoInit");
+  EXPECT_TRUE(contains(init.text(), "algo_id=10")) << init.text();
+  EXPECT_TRUE(contains(init.text(), "compute_type=CUBLAS_COMPUTE_64F")) << init.text();
+  const CallView matmul = the_call(run, "cublasLtMatmul");
+  const nlohmann::json args = reported_call(run, matmul.seq)["args"];
+  EXPECT_EQ(args["algo_id"], 10) << args.dump();
+  EXPECT_EQ(args["algo_preset"], true) << args.dump();
+  EXPECT_EQ(args["k"], 20000) << args.dump();
+}
+
 TEST(Samples, GemmExAutotuneIsAccepted) {
   TracedRun run = run_sample("--gemm-autotune");
   expect_clean(run, "cublasGemmEx");

@@ -1240,6 +1240,273 @@ void case_old_driver() {  // a driver older than the 13.0 runtime
   CHECK_EQ(cublasCreate(&h), CUBLAS_STATUS_NOT_INITIALIZED);
 }
 
+// ---- case: preset cuBLASLt algorithms -------------------------------------------------------
+// LtDgemmPresetAlgo's configuration (id 10, tile 16x16, split-K 256, in-place reduction) runs on
+// fp64, and what the algorithms' capabilities do not allow is refused.
+void case_lt_algorithms() {
+  cublasLtHandle_t lt = nullptr;
+  CHECK_EQ(cublasLtCreate(&lt), CUBLAS_STATUS_SUCCESS);
+  int ids[16] = {};
+  int count = 0;
+  CHECK_EQ(cublasLtMatmulAlgoGetIds(lt, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F,
+                                    16, ids, &count), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(count, 4);
+  CHECK_EQ(ids[3], 10);
+  CHECK_EQ(cublasLtMatmulAlgoGetIds(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
+                                    16, ids, &count), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(count, 3);  // 0, 1, 6: no 10 for single precision
+  cublasLtMatmulAlgo_t algo;
+  CHECK_EQ(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, 10,
+                                  &algo), CUBLAS_STATUS_NOT_SUPPORTED);
+  CHECK_EQ(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, 12345,
+                                  &algo), CUBLAS_STATUS_INVALID_VALUE);
+  CHECK_EQ(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, 10,
+                                  &algo), CUBLAS_STATUS_SUCCESS);
+  int32_t splitk_support = 0;
+  uint32_t reduction_mask = 0;
+  size_t written = 0;
+  CHECK_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT, &splitk_support,
+                                             sizeof splitk_support, &written), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(splitk_support, 1);
+  CHECK_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK, &reduction_mask,
+                                             sizeof reduction_mask, &written), CUBLAS_STATUS_SUCCESS);
+  CHECK((reduction_mask & CUBLASLT_REDUCTION_SCHEME_INPLACE) != 0);
+  CHECK_EQ(cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_TILE_IDS, nullptr, 0, &written),
+           CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(written, 3 * sizeof(uint32_t));
+
+  // The sample's problem: transa T, m = n = 4, k = 20000 (shortened to 2000), C is D.
+  const int m = 4, n = 4, k = 2000;
+  auto a = filled<double>(size_t(k) * m, 1), b = filled<double>(size_t(k) * n, 2);
+  double *da = device_copy(a), *db = device_copy(b), *dc = device_copy(std::vector<double>(m * n, 0.0));
+  cublasLtMatmulDescOpaque_t desc;
+  CHECK_EQ(cublasLtMatmulDescInit(&desc, CUBLAS_COMPUTE_64F, CUDA_R_64F), CUBLAS_STATUS_SUCCESS);
+  const cublasOperation_t t = CUBLAS_OP_T;
+  CHECK_EQ(cublasLtMatmulDescSetAttribute(&desc, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t), CUBLAS_STATUS_SUCCESS);
+  cublasLtMatrixLayoutOpaque_t la, lb, lc;
+  CHECK_EQ(cublasLtMatrixLayoutInit(&la, CUDA_R_64F, k, m, k), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutInit(&lb, CUDA_R_64F, k, n, k), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutInit(&lc, CUDA_R_64F, m, n, m), CUBLAS_STATUS_SUCCESS);
+  auto set = [&](cublasLtMatmulAlgoConfigAttributes_t attr, auto v) {
+    return cublasLtMatmulAlgoConfigSetAttribute(&algo, attr, &v, sizeof v);
+  };
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_TILE_ID, uint32_t{CUBLASLT_MATMUL_TILE_16x16}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, uint32_t{CUBLASLT_REDUCTION_SCHEME_INPLACE}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_SPLITK_NUM, int32_t{256}), CUBLAS_STATUS_SUCCESS);
+  cublasLtMatmulHeuristicResult_t result;
+  auto check = [&] { return cublasLtMatmulAlgoCheck(lt, &desc, &la, &lb, &lc, &lc, &algo, &result); };
+  const double alpha = 2.0, beta = 0.0;
+  auto run = [&] { return cublasLtMatmul(lt, &desc, &alpha, da, &la, db, &lb, &beta, dc, &lc, dc, &lc, &algo, nullptr, 0, 0); };
+  CHECK_EQ(check(), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(run(), CUBLAS_STATUS_SUCCESS);
+  auto got = host_copy(dc, m * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double want = 0;
+      for (int q = 0; q < k; ++q) want += a[q + size_t(i) * k] * b[q + size_t(j) * k];
+      CHECK(std::fabs(got[i + j * m] - alpha * want) <= 1e-9 * (1 + std::fabs(alpha * want)));
+    }
+
+  // Outside the capabilities: a tile the algorithm does not list, swizzling 2, a custom option.
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_TILE_ID, uint32_t{CUBLASLT_MATMUL_TILE_8x8}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(check(), CUBLAS_STATUS_NOT_SUPPORTED);
+  CHECK_EQ(run(), CUBLAS_STATUS_NOT_SUPPORTED);
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_TILE_ID, uint32_t{CUBLASLT_MATMUL_TILE_16x16}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, uint32_t{2}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(check(), CUBLAS_STATUS_NOT_SUPPORTED);
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, uint32_t{1}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, uint32_t{1}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(check(), CUBLAS_STATUS_NOT_SUPPORTED);
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, uint32_t{0}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(check(), CUBLAS_STATUS_SUCCESS);
+
+  // Split-K on an algorithm without it, and algorithm 10 (made for fp64) on an fp32 problem.
+  CHECK_EQ(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, 0,
+                                  &algo), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(set(CUBLASLT_ALGO_CONFIG_SPLITK_NUM, int32_t{4}), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(check(), CUBLAS_STATUS_NOT_SUPPORTED);
+  CHECK_EQ(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, 10,
+                                  &algo), CUBLAS_STATUS_SUCCESS);
+  cublasLtMatmulDescOpaque_t desc32;
+  cublasLtMatrixLayoutOpaque_t l32;
+  CHECK_EQ(cublasLtMatmulDescInit(&desc32, CUBLAS_COMPUTE_32F, CUDA_R_32F), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutInit(&l32, CUDA_R_32F, 4, 4, 4), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatmulAlgoCheck(lt, &desc32, &l32, &l32, &l32, &l32, &algo, &result), CUBLAS_STATUS_NOT_SUPPORTED);
+  cublasLtDestroy(lt);
+}
+
+// ---- case: IMMA orders and cublasLtMatrixTransform -------------------------------------------
+// LtIgemmTensor's pattern: int8 A and B transformed to COL32 and (B^T) COL4_4R2_8C or
+// COL32_2R_4R4, an int32 matmul N/T into a COL32 C, C transformed back to column order. The tiled
+// positions are checked against cublasLt.h's descriptions, written out here a second way.
+void case_lt_imma() {
+  cublasLtHandle_t lt = nullptr;
+  CHECK_EQ(cublasLtCreate(&lt), CUBLAS_STATUS_SUCCESS);
+  const int m = 37, n = 11, k = 40;  // beyond one 32-column group and one 8- or 32-row tile
+  std::vector<int8_t> a(size_t(m) * k), b(size_t(k) * n);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int8_t>(int(i * 7 % 23) - 11);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int8_t>(int(i * 5 % 19) - 9);
+  int8_t *da = device_copy(a), *db = device_copy(b);
+  int32_t* dc = device_copy(std::vector<int32_t>(size_t(m) * n, -1));
+  auto round_up = [](int v, int d) { return (v + d - 1) / d * d; };
+  cublasLtMatrixTransformDesc_t transform;
+  CHECK_EQ(cublasLtMatrixTransformDescCreate(&transform, CUDA_R_32F), CUBLAS_STATUS_SUCCESS);
+  int32_t got_scale = -1;
+  size_t written = 0;
+  CHECK_EQ(cublasLtMatrixTransformDescGetAttribute(transform, CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE, &got_scale,
+                                                   sizeof got_scale, &written), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(got_scale, CUDA_R_32F);
+  const float one = 1.0f, zero = 0.0f;
+  cublasLtMatrixLayout_t la, lb, lc, la32, lc32;
+  CHECK_EQ(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, m, k, m), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, k, n, k), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32I, m, n, m), CUBLAS_STATUS_SUCCESS);
+  const int32_t col32 = CUBLASLT_ORDER_COL32;
+  CHECK_EQ(cublasLtMatrixLayoutCreate(&la32, CUDA_R_8I, m, k, 32 * m), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutSetAttribute(la32, CUBLASLT_MATRIX_LAYOUT_ORDER, &col32, sizeof col32), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutCreate(&lc32, CUDA_R_32I, m, n, 32 * m), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutSetAttribute(lc32, CUBLASLT_MATRIX_LAYOUT_ORDER, &col32, sizeof col32), CUBLAS_STATUS_SUCCESS);
+  int8_t* da32 = device_copy(std::vector<int8_t>(size_t(round_up(k, 32) / 32) * 32 * m, 0));
+  int32_t* dc32 = device_copy(std::vector<int32_t>(size_t(round_up(n, 32) / 32) * 32 * m, 0));
+  CHECK_EQ(cublasLtMatrixTransform(lt, transform, &one, da, la, &zero, nullptr, nullptr, da32, la32, 0), CUBLAS_STATUS_SUCCESS);
+  const auto a32 = host_copy(da32, size_t(round_up(k, 32) / 32) * 32 * m);
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < k; ++c) CHECK(a32[size_t(c / 32) * 32 * m + r * 32 + c % 32] == a[r + size_t(c) * m]);
+
+  cublasLtMatmulDesc_t mm;
+  CHECK_EQ(cublasLtMatmulDescCreate(&mm, CUBLAS_COMPUTE_32I, CUDA_R_32I), CUBLAS_STATUS_SUCCESS);
+  const int32_t op_t = CUBLAS_OP_T, op_n = CUBLAS_OP_N;
+  CHECK_EQ(cublasLtMatmulDescSetAttribute(mm, CUBLASLT_MATMUL_DESC_TRANSB, &op_t, sizeof op_t), CUBLAS_STATUS_SUCCESS);
+  for (int32_t order : {int32_t{CUBLASLT_ORDER_COL4_4R2_8C}, int32_t{CUBLASLT_ORDER_COL32_2R_4R4}}) {
+    const int tile = order == CUBLASLT_ORDER_COL4_4R2_8C ? 8 : 32;
+    const int ldb = 32 * round_up(n, tile);
+    cublasLtMatrixLayout_t lbt;  // B^T: n x k
+    CHECK_EQ(cublasLtMatrixLayoutCreate(&lbt, CUDA_R_8I, n, k, ldb), CUBLAS_STATUS_SUCCESS);
+    CHECK_EQ(cublasLtMatrixLayoutSetAttribute(lbt, CUBLASLT_MATRIX_LAYOUT_ORDER, &order, sizeof order), CUBLAS_STATUS_SUCCESS);
+    const size_t bt_size = size_t(round_up(k, 32) / 32) * ldb;
+    int8_t* dbt = device_copy(std::vector<int8_t>(bt_size, 0));
+    CHECK_EQ(cublasLtMatrixTransformDescSetAttribute(transform, CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, &op_t, sizeof op_t),
+             CUBLAS_STATUS_SUCCESS);
+    CHECK_EQ(cublasLtMatrixTransform(lt, transform, &one, db, lb, &zero, nullptr, nullptr, dbt, lbt, 0), CUBLAS_STATUS_SUCCESS);
+    const auto bt = host_copy(dbt, bt_size);
+    for (int r = 0; r < n; ++r)  // element (r, c) of B^T is B(c, r)
+      for (int c = 0; c < k; ++c) {
+        const int col = c % 32;
+        size_t at = size_t(c / 32) * ldb;
+        if (tile == 8) {  // 8 x 32 tiles: the 4 even rows, then the 4 odd rows, each as 8 pieces of 4 columns
+          at += size_t(r / 8) * 256 + (r % 2) * 128 + (col / 4) * 16 + (r % 8 / 2) * 4 + col % 4;
+        } else {  // (((row%8)/2*4+row/8)*2+row%2)*32+col within a 32 x 32 tile
+          const int t = r % 32;
+          at += size_t(r / 32) * 1024 + (((t % 8) / 2 * 4 + t / 8) * 2 + t % 2) * 32 + col;
+        }
+        CHECK(bt[at] == b[c + size_t(r) * k]);
+      }
+    CHECK_EQ(cublasLtMatrixTransformDescSetAttribute(transform, CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, &op_n, sizeof op_n),
+             CUBLAS_STATUS_SUCCESS);
+    const int32_t alpha = 1, beta = 0;
+    CHECK_EQ(cublasLtMatmul(lt, mm, &alpha, da32, la32, dbt, lbt, &beta, dc32, lc32, dc32, lc32, nullptr, nullptr, 0, 0),
+             CUBLAS_STATUS_SUCCESS);
+    CHECK_EQ(cublasLtMatrixTransform(lt, transform, &one, dc32, lc32, &zero, nullptr, nullptr, dc, lc, 0), CUBLAS_STATUS_SUCCESS);
+    const auto c = host_copy(dc, size_t(m) * n);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        int32_t want = 0;
+        for (int q = 0; q < k; ++q) want += int32_t(a[i + size_t(q) * m]) * b[q + size_t(j) * k];
+        CHECK_EQ(c[i + size_t(j) * m], want);
+      }
+    // The IMMA orders only as the integer kernels take them: B^T in a tiled order with op(B) = B
+    // (transb N) is refused, and an ld below the order's minimum is invalid.
+    CHECK_EQ(cublasLtMatmul(lt, mm, &alpha, da32, la32, dbt, lbt, &beta, dc32, lc32, dc32, lc32, nullptr, nullptr, 0, 0),
+             CUBLAS_STATUS_SUCCESS);
+    cublasLtMatmulDesc_t mm_nn;
+    CHECK_EQ(cublasLtMatmulDescCreate(&mm_nn, CUBLAS_COMPUTE_32I, CUDA_R_32I), CUBLAS_STATUS_SUCCESS);
+    cublasLtMatrixLayout_t lb_kn;
+    CHECK_EQ(cublasLtMatrixLayoutCreate(&lb_kn, CUDA_R_8I, k, n, 32 * round_up(k, tile)), CUBLAS_STATUS_SUCCESS);
+    CHECK_EQ(cublasLtMatrixLayoutSetAttribute(lb_kn, CUBLASLT_MATRIX_LAYOUT_ORDER, &order, sizeof order), CUBLAS_STATUS_SUCCESS);
+    CHECK_EQ(cublasLtMatmul(lt, mm_nn, &alpha, da32, la32, dbt, lb_kn, &beta, dc32, lc32, dc32, lc32, nullptr, nullptr, 0, 0),
+             CUBLAS_STATUS_NOT_SUPPORTED);
+    cublasLtMatmulDescDestroy(mm_nn);
+    cublasLtMatrixLayoutDestroy(lb_kn);
+    const int64_t short_ld = ldb - 32;
+    CHECK_EQ(cublasLtMatrixLayoutSetAttribute(lbt, CUBLASLT_MATRIX_LAYOUT_LD, &short_ld, sizeof short_ld), CUBLAS_STATUS_SUCCESS);
+    CHECK_EQ(cublasLtMatmul(lt, mm, &alpha, da32, la32, dbt, lbt, &beta, dc32, lc32, dc32, lc32, nullptr, nullptr, 0, 0),
+             CUBLAS_STATUS_INVALID_VALUE);
+    cublasLtMatrixLayoutDestroy(lbt);
+  }
+  // fp32 in COL32 is no kernel's order.
+  cublasLtMatmulDesc_t mm32;
+  CHECK_EQ(cublasLtMatmulDescCreate(&mm32, CUBLAS_COMPUTE_32F, CUDA_R_32F), CUBLAS_STATUS_SUCCESS);
+  cublasLtMatrixLayout_t f32;
+  CHECK_EQ(cublasLtMatrixLayoutCreate(&f32, CUDA_R_32F, 4, 4, 128), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(cublasLtMatrixLayoutSetAttribute(f32, CUBLASLT_MATRIX_LAYOUT_ORDER, &col32, sizeof col32), CUBLAS_STATUS_SUCCESS);
+  const float fone = 1.0f;
+  CHECK_EQ(cublasLtMatmul(lt, mm32, &fone, dc32, f32, dc32, f32, &zero, dc32, f32, dc32, f32, nullptr, nullptr, 0, 0),
+           CUBLAS_STATUS_NOT_SUPPORTED);
+  // Transform argument checks: A without its layout, no C.
+  CHECK_EQ(cublasLtMatrixTransform(lt, transform, &one, da, nullptr, &zero, nullptr, nullptr, da32, la32, 0),
+           CUBLAS_STATUS_INVALID_VALUE);
+  CHECK_EQ(cublasLtMatrixTransform(lt, transform, &one, da, la, &zero, nullptr, nullptr, nullptr, la32, 0),
+           CUBLAS_STATUS_INVALID_VALUE);
+  CHECK_EQ(cublasLtMatrixTransform(nullptr, transform, &one, da, la, &zero, nullptr, nullptr, da32, la32, 0),
+           CUBLAS_STATUS_NOT_INITIALIZED);
+  CHECK_EQ(cublasLtMatrixTransformDescDestroy(transform), CUBLAS_STATUS_SUCCESS);
+  cublasLtMatmulDescDestroy(mm32);
+  cublasLtMatmulDescDestroy(mm);
+  cublasLtDestroy(lt);
+}
+
+// ---- case: a repeated GEMM -----------------------------------------------------------------
+// A large GEMM repeated with the same inputs gives the same D (from the stored result); a changed
+// byte of A, a changed beta with C read, and in-place accumulation (C is D) are computed anew.
+void case_gemm_memo() {
+  cublasHandle_t h = make_handle();
+  const int m = 96, n = 80, k = 300;  // above the size the stand-in remembers
+  auto a = filled<float>(size_t(m) * k, 1), b = filled<float>(size_t(k) * n, 2);
+  float *da = device_copy(a), *db = device_copy(b), *dd = device_copy(std::vector<float>(m * n, 0.0f));
+  float alpha = 1.0f, beta = 0.0f;
+  auto sgemm = [&] { return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, da, m, db, k, &beta, dd, m); };
+  auto want = [&](double add) {
+    std::vector<double> w(size_t(m) * n);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        double s = 0;
+        for (int q = 0; q < k; ++q) s += double(a[i + size_t(q) * m]) * b[q + size_t(j) * k];
+        w[i + size_t(j) * m] = alpha * s + add;
+      }
+    return w;
+  };
+  auto check = [&](const std::vector<double>& w, const char* what) {
+    auto got = host_copy(dd, w.size());
+    for (size_t i = 0; i < w.size(); ++i)
+      if (std::fabs(got[i] - w[i]) > 1e-3 * (1 + std::fabs(w[i]))) {
+        std::fprintf(stderr, "FAIL %s: D[%zu] = %g, want %g\n", what, i, got[i], w[i]);
+        std::exit(1);
+      }
+  };
+  CHECK_EQ(sgemm(), CUBLAS_STATUS_SUCCESS);
+  const auto first = host_copy(dd, size_t(m) * n);
+  check(want(0), "first");
+  CHECK_EQ(cudaMemset(dd, 0, sizeof(float) * m * n), cudaSuccess);
+  CHECK_EQ(sgemm(), CUBLAS_STATUS_SUCCESS);  // repeated: the same bytes
+  CHECK(host_copy(dd, size_t(m) * n) == first);
+  a[5 * m + 7] += 1.0f;  // one element of A
+  CHECK_EQ(cudaMemcpy(da, a.data(), a.size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  CHECK_EQ(sgemm(), CUBLAS_STATUS_SUCCESS);
+  check(want(0), "A changed");
+  alpha = 0.5f;
+  CHECK_EQ(sgemm(), CUBLAS_STATUS_SUCCESS);
+  check(want(0), "alpha changed");
+  // In place, beta 1: each call adds A B once more (D is C, so the inputs differ every time).
+  beta = 1.0f;
+  CHECK_EQ(cudaMemset(dd, 0, sizeof(float) * m * n), cudaSuccess);
+  CHECK_EQ(sgemm(), CUBLAS_STATUS_SUCCESS);
+  CHECK_EQ(sgemm(), CUBLAS_STATUS_SUCCESS);
+  auto twice = want(0);
+  for (double& v : twice) v *= 2;
+  check(twice, "accumulated in place");
+  cublasDestroy(h);
+}
+
 void case_out_of_memory() {
   plan("STANDIN_DEVICE_MEMORY", "1048576");
   void *a = nullptr, *b = nullptr;
@@ -1256,6 +1523,9 @@ int main(int argc, char** argv) {
       {"gemm", case_gemm},
       {"validation", case_validation},
       {"lt", case_lt},
+      {"lt_algorithms", case_lt_algorithms},
+      {"gemm_memo", case_gemm_memo},
+      {"lt_imma", case_lt_imma},
       {"legacy", run_legacy_case},
       {"runtime", case_runtime},
       {"preload", case_preload},

@@ -11,6 +11,10 @@
 //     --lt-preset-algo LtDgemmPresetAlgo's pattern on fp32: AlgoGetIds, AlgoInit with the last id
 //                      listed, AlgoConfigSetAttribute (CTA swizzling, splits), GetAttribute of the
 //                      id, AlgoCheck, then cublasLtMatmul with that algorithm
+//     --lt-dgemm-preset-algo  LtDgemmPresetAlgo itself: fp64, transa T, 4x4 with k 20000,
+//                      descriptors initialized in caller storage (cublasLt*Init), AlgoInit with
+//                      id 10 (not looked up with AlgoGetIds), tile 16x16, in-place reduction,
+//                      split-K 256, cublasLtMatmul in place (C is D)
 //     --gemm-autotune  cublasGemmEx fp32 with CUBLAS_GEMM_AUTOTUNE (GemmExAutoTuning)
 //     --lt-autotune    LtSgemmSimpleAutoTuning's pattern: AlgoGetHeuristic for up to 4
 //                      algorithms, each run a few times and timed, the fastest run once more
@@ -289,6 +293,51 @@ int lt_preset_algo() {
   return s;
 }
 
+int lt_dgemm_preset_algo() {
+  constexpr int kM = 4, kN = 4, kK = 20000;
+  cublasLtHandle_t lt = nullptr;
+  expect(cublasLtCreate(&lt) == CUBLAS_STATUS_SUCCESS, "cublasLtCreate");
+  // A (k x m, transposed) all 0.5, B (k x n) all 0.25: every element of D is 2 * k / 8.
+  double* a = to_device(std::vector<double>(kK * kM, 0.5));
+  double* b = to_device(std::vector<double>(kK * kN, 0.25));
+  double* c = to_device(std::vector<double>(kM * kN, 0.0));
+  cublasLtMatmulDescOpaque_t desc = {};
+  cublasLtMatrixLayoutOpaque_t a_layout = {}, b_layout = {}, c_layout = {};
+  cublasLtMatmulAlgo_t algo = {};
+  const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
+  expect(cublasLtMatmulDescInit(&desc, CUBLAS_COMPUTE_64F, CUDA_R_64F) == CUBLAS_STATUS_SUCCESS, "DescInit");
+  expect(cublasLtMatmulDescSetAttribute(&desc, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa) ==
+             CUBLAS_STATUS_SUCCESS, "TRANSA");
+  expect(cublasLtMatmulDescSetAttribute(&desc, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb) ==
+             CUBLAS_STATUS_SUCCESS, "TRANSB");
+  expect(cublasLtMatrixLayoutInit(&a_layout, CUDA_R_64F, kK, kM, kK) == CUBLAS_STATUS_SUCCESS, "A layout");
+  expect(cublasLtMatrixLayoutInit(&b_layout, CUDA_R_64F, kK, kN, kK) == CUBLAS_STATUS_SUCCESS, "B layout");
+  expect(cublasLtMatrixLayoutInit(&c_layout, CUDA_R_64F, kM, kN, kM) == CUBLAS_STATUS_SUCCESS, "C layout");
+  const cublasStatus_t init = cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F,
+                                                     CUDA_R_64F, CUDA_R_64F, 10, &algo);
+  std::printf("cublasLtMatmulAlgoInit %d\n", static_cast<int>(init));
+  expect(init == CUBLAS_STATUS_SUCCESS, "cublasLtMatmulAlgoInit");
+  const cublasLtMatmulTile_t tile = CUBLASLT_MATMUL_TILE_16x16;
+  const cublasLtReductionScheme_t reduction = CUBLASLT_REDUCTION_SCHEME_INPLACE;
+  const int32_t splits = 256;
+  expect(cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile) ==
+             CUBLAS_STATUS_SUCCESS, "TILE_ID");
+  expect(cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &reduction,
+                                              sizeof reduction) == CUBLAS_STATUS_SUCCESS, "REDUCTION_SCHEME");
+  expect(cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splits, sizeof splits) ==
+             CUBLAS_STATUS_SUCCESS, "SPLITK_NUM");
+  const double alpha = 2.0, beta = 0.0;
+  const cublasStatus_t s = cublasLtMatmul(lt, &desc, &alpha, a, &a_layout, b, &b_layout, &beta, c, &c_layout, c,
+                                          &c_layout, &algo, nullptr, 0, nullptr);
+  std::printf("cublasLtMatmul (algo 10, split-K 256) %d\n", static_cast<int>(s));
+  expect(s == CUBLAS_STATUS_SUCCESS, "cublasLtMatmul");
+  std::vector<double> got = to_host(c, kM * kN);
+  std::printf("D[0] %g\n", got[0]);
+  for (double x : got) expect(x == 2.0 * kK / 8, "the matmul's result");
+  cublasLtDestroy(lt);
+  return s;
+}
+
 int gemm_autotune(cublasHandle_t handle) {
   constexpr int kDim = 4;
   float* a = to_device(std::vector<float>(kDim * kDim, 1.0f));
@@ -365,6 +414,7 @@ int main(int argc, char** argv) {
   else if (mode == "--lt-pointer-array") lt_pointer_array();
   else if (mode == "--lt-planar") lt_planar();
   else if (mode == "--lt-preset-algo") lt_preset_algo();
+  else if (mode == "--lt-dgemm-preset-algo") lt_dgemm_preset_algo();
   else if (mode == "--gemm-autotune") gemm_autotune(handle);
   else if (mode == "--lt-autotune") lt_autotune();
   else if (mode == "--lt-bad-algo") lt_bad_algo();

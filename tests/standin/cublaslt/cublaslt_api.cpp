@@ -1,5 +1,6 @@
 // libcublasLt's bookkeeping API: handles, versions, status strings, and the three descriptor
-// kinds (matmul, matrix layout, preference) with their attributes. The descriptors live in the
+// kinds (matmul, matrix layout, preference) and the matrix transform descriptor, with their
+// attributes. The descriptors live in the
 // semi-opaque structs of cublasLt.h (see lt_descriptors.h), so *Init_internal works on caller
 // storage exactly like *Create does on heap storage.
 #include <cublasLt.h>
@@ -95,6 +96,13 @@ const Slot kPreferenceSlots[] = {
     STANDIN_SLOT(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, LtPreference, min_alignment_d),
     STANDIN_SLOT(CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT, LtPreference, max_waves_count),
     STANDIN_SLOT(CUBLASLT_MATMUL_PREF_IMPL_MASK, LtPreference, impl_mask),
+};
+
+const Slot kTransformSlots[] = {
+    STANDIN_SLOT(CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE, LtTransformDesc, scale_type),
+    STANDIN_SLOT(CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE, LtTransformDesc, pointer_mode),
+    STANDIN_SLOT(CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, LtTransformDesc, transa),
+    STANDIN_SLOT(CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB, LtTransformDesc, transb),
 };
 
 template <size_t N>
@@ -339,6 +347,57 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmu
                                                                    size_t sizeInBytes, size_t* sizeWritten) {
   STANDIN_LT_ENTRY("cublasLtMatmulPreferenceGetAttribute");
   if (cublasStatus_t s = get_attribute(pref, kLtPreferenceMagic, kPreferenceSlots, attr, buf, sizeInBytes, sizeWritten);
+      s) {
+    return s;
+  }
+  return finish(fault);
+}
+
+// ---- matrix transform descriptors -----------------------------------------------------------
+
+STANDIN_EXPORT cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc,
+                                                                       size_t size, cudaDataType scaleType) {
+  STANDIN_LT_ENTRY("cublasLtMatrixTransformDescInit_internal");
+  if (transformDesc == nullptr || size < sizeof(cublasLtMatrixTransformDescOpaque_t)) return CUBLAS_STATUS_INVALID_VALUE;
+  init_transform_desc(reinterpret_cast<LtTransformDesc*>(transformDesc), scaleType);
+  return finish(fault);
+}
+
+STANDIN_EXPORT cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t* transformDesc,
+                                                                cudaDataType scaleType) {
+  STANDIN_LT_ENTRY("cublasLtMatrixTransformDescCreate");
+  if (transformDesc == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  auto* d = new cublasLtMatrixTransformDescOpaque_t;
+  init_transform_desc(reinterpret_cast<LtTransformDesc*>(d), scaleType);
+  *transformDesc = d;
+  return finish(fault);
+}
+
+STANDIN_EXPORT cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc) {
+  STANDIN_LT_ENTRY("cublasLtMatrixTransformDescDestroy");
+  if (transformDesc != nullptr) {
+    reinterpret_cast<LtTransformDesc*>(transformDesc)->magic = 0;
+    delete transformDesc;
+  }
+  return finish(fault);
+}
+
+STANDIN_EXPORT cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc,
+                                                                      cublasLtMatrixTransformDescAttributes_t attr,
+                                                                      const void* buf, size_t sizeInBytes) {
+  STANDIN_LT_ENTRY("cublasLtMatrixTransformDescSetAttribute");
+  if (cublasStatus_t s = set_attribute(transformDesc, kLtTransformDescMagic, kTransformSlots, attr, buf, sizeInBytes); s) {
+    return s;
+  }
+  return finish(fault);
+}
+
+STANDIN_EXPORT cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc,
+                                                                      cublasLtMatrixTransformDescAttributes_t attr,
+                                                                      void* buf, size_t sizeInBytes, size_t* sizeWritten) {
+  STANDIN_LT_ENTRY("cublasLtMatrixTransformDescGetAttribute");
+  if (cublasStatus_t s = get_attribute(transformDesc, kLtTransformDescMagic, kTransformSlots, attr, buf, sizeInBytes,
+                                       sizeWritten);
       s) {
     return s;
   }

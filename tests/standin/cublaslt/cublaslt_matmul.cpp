@@ -9,7 +9,9 @@
 
 #include "blas_handles.h"
 #include "gemm_core.h"
+#include "lt_algorithms.h"
 #include "lt_descriptors.h"
+#include "lt_layouts.h"
 #include "standin_private.h"
 
 using namespace standin;
@@ -76,24 +78,6 @@ bool valid_op(int32_t op) { return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op 
 
 Op to_op(int32_t op) { return op == CUBLAS_OP_N ? Op::N : (op == CUBLAS_OP_T ? Op::T : Op::C); }
 
-// Element (r, c) of a layout: column order r + c * ld, row order r * ld + c.
-MatrixView view_of(const LtLayout& l) {
-  MatrixView v;
-  v.type = static_cast<cudaDataType>(l.type);
-  v.row_stride = l.order == CUBLASLT_ORDER_ROW ? l.ld : 1;
-  v.col_stride = l.order == CUBLASLT_ORDER_ROW ? 1 : l.ld;
-  return v;
-}
-
-cublasStatus_t check_layout(const LtLayout& l) {
-  if (l.order != CUBLASLT_ORDER_COL && l.order != CUBLASLT_ORDER_ROW) return CUBLAS_STATUS_NOT_SUPPORTED;
-  if (l.rows > static_cast<uint64_t>(INT64_MAX) || l.cols > static_cast<uint64_t>(INT64_MAX)) return CUBLAS_STATUS_INVALID_VALUE;
-  const int64_t needed = std::max<int64_t>(1, static_cast<int64_t>(l.order == CUBLASLT_ORDER_ROW ? l.cols : l.rows));
-  if (l.ld < needed || l.batch_count < 1) return CUBLAS_STATUS_INVALID_VALUE;
-  if (!is_supported_type(static_cast<cudaDataType>(l.type))) return CUBLAS_STATUS_NOT_SUPPORTED;
-  return CUBLAS_STATUS_SUCCESS;
-}
-
 cublasStatus_t make_plan(const LtMatmulDesc& desc, const LtLayout& la, const LtLayout& lb, const LtLayout& lc,
                          const LtLayout& ld, Plan* p) {
   if (desc.magic != kLtMatmulDescMagic || la.magic != kLtLayoutMagic || lb.magic != kLtLayoutMagic ||
@@ -107,6 +91,16 @@ cublasStatus_t make_plan(const LtMatmulDesc& desc, const LtLayout& la, const LtL
   }
   for (const LtLayout* l : {&la, &lb, &lc, &ld})
     if (cublasStatus_t s = check_layout(*l); s != CUBLAS_STATUS_SUCCESS) return s;
+  // The IMMA orders only as cuBLASLt's integer kernels take them: int8 A in COL32, B in
+  // COL4_4R2_8C or COL32_2R_4R4, C and D in COL32, op(A) = A and op(B) = B^T.
+  const bool tiled = la.order > CUBLASLT_ORDER_ROW || lb.order > CUBLASLT_ORDER_ROW || lc.order > CUBLASLT_ORDER_ROW ||
+                     ld.order > CUBLASLT_ORDER_ROW;
+  if (tiled && !(la.order == CUBLASLT_ORDER_COL32 &&
+                 (lb.order == CUBLASLT_ORDER_COL4_4R2_8C || lb.order == CUBLASLT_ORDER_COL32_2R_4R4) &&
+                 lc.order == CUBLASLT_ORDER_COL32 && ld.order == CUBLASLT_ORDER_COL32 && la.type == CUDA_R_8I &&
+                 lb.type == CUDA_R_8I && desc.transa == CUBLAS_OP_N && desc.transb == CUBLAS_OP_T)) {
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
 
   // The shape: op(A) is m x k, op(B) is k x n, C and D are m x n.
   p->a_rows = static_cast<int64_t>(la.rows);
@@ -181,11 +175,11 @@ bool handle_ok(cublasLtHandle_t h) {
   return true;
 }
 
-bool listed_algo(int id) {
-  for (int32_t listed : kLtAlgoIds) {
-    if (listed == id) return true;
-  }
-  return false;
+
+// A known algorithm (checked by the caller) configured within its capabilities, serving the
+// descriptor's compute type.
+bool algo_runs(const LtAlgo& algo, const LtMatmulDesc& desc) {
+  return lt_algo_config_ok(algo) && lt_algo_serves(*find_lt_algo(algo.id), desc.compute_type);
 }
 
 void init_algo(cublasLtMatmulAlgo_t* algo, int id) {
@@ -233,7 +227,7 @@ cublasStatus_t copy_out(const void* value, size_t size, void* buf, size_t sizeIn
 
 void fill_result(cublasLtMatmulHeuristicResult_t* r) {
   std::memset(r, 0, sizeof *r);
-  init_algo(&r->algo, kLtAlgoIds[0]);
+  init_algo(&r->algo, kLtAlgos[0].id);
   r->workspaceSize = 0;
   r->state = CUBLAS_STATUS_SUCCESS;
   r->wavesCount = 1.0f;
@@ -384,9 +378,9 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHan
   if (requestedAlgoCount < 1 || algoIdsArray == nullptr || returnAlgoCount == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   *returnAlgoCount = 0;
   if (!types_supported(computeType, scaleType, Atype, Btype, Ctype, Dtype)) return CUBLAS_STATUS_SUCCESS;
-  for (int32_t id : kLtAlgoIds) {
+  for (const LtAlgoInfo& a : kLtAlgos) {
     if (*returnAlgoCount == requestedAlgoCount) break;
-    algoIdsArray[(*returnAlgoCount)++] = id;
+    if (lt_algo_serves(a, computeType)) algoIdsArray[(*returnAlgoCount)++] = a.id;
   }
   return CUBLAS_STATUS_SUCCESS;
 }
@@ -398,8 +392,11 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandl
   const standin_fault_action fault = standin_enter("cublasLtMatmulAlgoInit");
   if (fault.fail) return static_cast<cublasStatus_t>(fault.status);
   if (!handle_ok(lightHandle)) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (algo == nullptr || !listed_algo(algoId)) return CUBLAS_STATUS_INVALID_VALUE;
-  if (!types_supported(computeType, scaleType, Atype, Btype, Ctype, Dtype)) return CUBLAS_STATUS_NOT_SUPPORTED;
+  const LtAlgoInfo* info = find_lt_algo(algoId);
+  if (algo == nullptr || info == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  if (!types_supported(computeType, scaleType, Atype, Btype, Ctype, Dtype) || !lt_algo_serves(*info, computeType)) {
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
   init_algo(algo, algoId);
   return CUBLAS_STATUS_SUCCESS;
 }
@@ -431,28 +428,37 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasL
   return copy_out(field, size, buf, sizeInBytes, sizeWritten);
 }
 
-// CUBLASLT_ALGO_CAP_*: what every stand-in algorithm supports (one tile, one stage count,
-// strided batches, out-of-place results, any epilogue it implements, both pointer modes).
+// CUBLASLT_ALGO_CAP_*: what a stand-in algorithm supports (its tiles, split-K and reduction
+// schemes from lt_algorithms.h; one stage count, strided batches, out-of-place results, any
+// epilogue it implements, both pointer modes).
 STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t* algo,
                                                                 cublasLtMatmulAlgoCapAttributes_t attr, void* buf,
                                                                 size_t sizeInBytes, size_t* sizeWritten) {
   const standin_fault_action fault = standin_enter("cublasLtMatmulAlgoCapGetAttribute");
   if (fault.fail) return static_cast<cublasStatus_t>(fault.status);
   if (algo == nullptr || algo->data[0] != kLtAlgoMagic) return CUBLAS_STATUS_INVALID_VALUE;
+  const LtAlgoInfo* info = find_lt_algo(reinterpret_cast<const LtAlgo*>(algo)->id);
+  if (info == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   int32_t i32 = 0;
   uint32_t u32 = 0;
   uint64_t u64 = 0;
-  const uint32_t kTiles[] = {CUBLASLT_MATMUL_TILE_UNDEFINED};
   const uint32_t kStages[] = {CUBLASLT_MATMUL_STAGES_UNDEFINED};
   switch (attr) {
     case CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT: case CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT:
       i32 = 1;
       return copy_out(&i32, sizeof i32, buf, sizeInBytes, sizeWritten);
-    case CUBLASLT_ALGO_CAP_SPLITK_SUPPORT: case CUBLASLT_ALGO_CAP_UPLO_SUPPORT:
+    case CUBLASLT_ALGO_CAP_SPLITK_SUPPORT:
+      i32 = info->splitk ? 1 : 0;
+      return copy_out(&i32, sizeof i32, buf, sizeInBytes, sizeWritten);
+    case CUBLASLT_ALGO_CAP_UPLO_SUPPORT:
     case CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX: case CUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER:
     case CUBLASLT_ALGO_CAP_LD_NEGATIVE:
       return copy_out(&i32, sizeof i32, buf, sizeInBytes, sizeWritten);
-    case CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK: case CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT:
+    case CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK:
+      u32 = info->reduction_mask;
+      return copy_out(&u32, sizeof u32, buf, sizeInBytes, sizeWritten);
+    case CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT:
+      u32 = 1;
       return copy_out(&u32, sizeof u32, buf, sizeInBytes, sizeWritten);
     case CUBLASLT_ALGO_CAP_POINTER_MODE_MASK:
       u32 = CUBLASLT_POINTER_MODE_MASK_HOST | CUBLASLT_POINTER_MODE_MASK_DEVICE;
@@ -464,7 +470,7 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMa
       u64 = CUBLASLT_NUMERICAL_IMPL_FLAGS_FMA;
       return copy_out(&u64, sizeof u64, buf, sizeInBytes, sizeWritten);
     case CUBLASLT_ALGO_CAP_TILE_IDS:
-      return copy_out(kTiles, sizeof kTiles, buf, sizeInBytes, sizeWritten, /*array=*/true);
+      return copy_out(info->tiles.data(), info->tiles.size_bytes(), buf, sizeInBytes, sizeWritten, /*array=*/true);
     case CUBLASLT_ALGO_CAP_STAGES_IDS:
       return copy_out(kStages, sizeof kStages, buf, sizeInBytes, sizeWritten, /*array=*/true);
     default:
@@ -491,6 +497,7 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHand
       s != CUBLAS_STATUS_SUCCESS) {
     return s;
   }
+  if (!algo_runs(*reinterpret_cast<const LtAlgo*>(algo), *as_desc(operationDesc))) return CUBLAS_STATUS_NOT_SUPPORTED;
   fill_result(result);
   return CUBLAS_STATUS_SUCCESS;
 }
@@ -512,8 +519,10 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cubla
       alpha == nullptr || beta == nullptr) {
     return CUBLAS_STATUS_INVALID_VALUE;
   }
-  // A preset algorithm must be one AlgoInit or the heuristics made, of a listed id.
-  if (algo != nullptr && (algo->data[0] != kLtAlgoMagic || !listed_algo(reinterpret_cast<const LtAlgo*>(algo)->id))) {
+  // A preset algorithm must be one AlgoInit or the heuristics made, of a listed id, configured
+  // within its capabilities, for this compute type.
+  const LtAlgo* preset = reinterpret_cast<const LtAlgo*>(algo);
+  if (algo != nullptr && (algo->data[0] != kLtAlgoMagic || find_lt_algo(preset->id) == nullptr)) {
     return CUBLAS_STATUS_INVALID_VALUE;
   }
   const LtMatmulDesc& desc = *as_desc(computeDesc);
@@ -522,6 +531,7 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cubla
       s != CUBLAS_STATUS_SUCCESS) {
     return s;
   }
+  if (algo != nullptr && !algo_runs(*preset, desc)) return CUBLAS_STATUS_NOT_SUPPORTED;
   if (standin_sticky_error() != 0) return CUBLAS_STATUS_EXECUTION_FAILED;
   if (int s = standin_shape_fault(plan.m, plan.n, plan.k); s != 0) return static_cast<cublasStatus_t>(s);
   if (plan.m == 0 || plan.n == 0) return CUBLAS_STATUS_SUCCESS;

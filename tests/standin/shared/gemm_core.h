@@ -17,14 +17,38 @@ namespace standin {
 
 using complex = std::complex<double>;
 
+// cuBLASLt's tiled memory orders for IMMA kernels (cublasLtOrder_t, documented in cublasLt.h):
+// groups of 32 columns, col_stride (the layout's ld) elements apart, each holding its rows in
+// tiles of 1 row (COL32), 8 rows (COL4_4R2_8C) or 32 rows (COL32_2R_4R4) with the element order
+// inside a tile that the order names.
+enum class Tiling { None, Col32, Col4_4R2_8C, Col32_2R_4R4 };
+
 // One matrix operand: element (r, c) sits at data + (r * row_stride + c * col_stride) elements.
 // Column-major with leading dimension ld: row_stride 1, col_stride ld; row-major: the reverse.
+// A tiled view uses col_stride as the distance between groups of 32 columns (see element_index).
 struct MatrixView {
   const void* data = nullptr;
   cudaDataType type = CUDA_R_32F;
   int64_t row_stride = 1;
   int64_t col_stride = 1;
+  Tiling tiling = Tiling::None;
 };
+
+// Index (in elements) of element (r, c) of a view.
+inline int64_t element_index(const MatrixView& v, int64_t r, int64_t c) {
+  const int64_t group = (c / 32) * v.col_stride, col = c % 32;
+  switch (v.tiling) {
+    case Tiling::None: break;
+    case Tiling::Col32: return group + r * 32 + col;
+    case Tiling::Col4_4R2_8C:  // 8 x 32 tiles: even rows, then odd rows, in 4-column pieces
+      return group + (r / 8) * 256 + (r % 2) * 128 + (col / 4) * 16 + (r % 8 / 2) * 4 + col % 4;
+    case Tiling::Col32_2R_4R4: {  // 32 x 32 tiles; the offset formula of cublasLt.h
+      const int64_t t = r % 32;
+      return group + (r / 32) * 1024 + (((t % 8) / 2 * 4 + t / 8) * 2 + t % 2) * 32 + col;
+    }
+  }
+  return r * v.row_stride + c * v.col_stride;
+}
 
 enum class Op { N, T, C };  // op(X) = X, X^T, X^H
 

@@ -19,7 +19,7 @@ constexpr uint32_t kLtPreferenceMagic = 0x504c7450u;   // "PtLP"
 constexpr uint64_t kLtAlgoMagic = 0x6f676c4174536e53ull;  // "SnStAlgo", in cublasLtMatmulAlgo_t::data[0]
 
 // A cublasLtMatmulAlgo_t as the stand-in fills it (cublasLtMatmulAlgoInit, the heuristics): the
-// magic, the algorithm id (one of kLtAlgoIds) and the CUBLASLT_ALGO_CONFIG_* values.
+// magic, the algorithm id (see cublaslt/lt_algorithms.h) and the CUBLASLT_ALGO_CONFIG_* values.
 struct LtAlgo {
   uint64_t magic;
   int32_t id;
@@ -33,8 +33,6 @@ struct LtAlgo {
   uint16_t cluster_shape_id;
 };
 static_assert(sizeof(LtAlgo) <= sizeof(cublasLtMatmulAlgo_t));
-// The algorithms cublasLtMatmulAlgoGetIds lists: every one computes the same way on the CPU.
-constexpr int32_t kLtAlgoIds[] = {0, 1, 6};
 
 struct LtMatmulDesc {
   uint32_t magic;
@@ -93,6 +91,17 @@ struct LtPreference {
 };
 static_assert(sizeof(LtPreference) <= sizeof(cublasLtMatmulPreferenceOpaque_t));
 
+constexpr uint32_t kLtTransformDescMagic = 0x54546c4cu;  // "LlTT"
+
+// cublasLtMatrixTransformDesc_t: C = alpha * op(A) + beta * op(B), computed in scale_type.
+struct LtTransformDesc {
+  uint32_t magic;
+  int32_t scale_type;
+  int32_t pointer_mode;
+  int32_t transa, transb;
+};
+static_assert(sizeof(LtTransformDesc) <= sizeof(cublasLtMatrixTransformDescOpaque_t));
+
 inline LtMatmulDesc* as_desc(cublasLtMatmulDesc_t d) { return reinterpret_cast<LtMatmulDesc*>(d); }
 inline LtLayout* as_layout(cublasLtMatrixLayout_t l) { return reinterpret_cast<LtLayout*>(l); }
 inline LtPreference* as_preference(cublasLtMatmulPreference_t p) { return reinterpret_cast<LtPreference*>(p); }
@@ -120,6 +129,14 @@ inline void init_layout(LtLayout* l, uint32_t type, uint64_t rows, uint64_t cols
   l->rows = rows;
   l->cols = cols;
   l->ld = ld;
+}
+
+inline void init_transform_desc(LtTransformDesc* d, int32_t scale_type) {
+  *d = LtTransformDesc{};
+  d->magic = kLtTransformDescMagic;
+  d->scale_type = scale_type;
+  d->pointer_mode = CUBLASLT_POINTER_MODE_HOST;
+  d->transa = d->transb = CUBLAS_OP_N;
 }
 
 inline void init_preference(LtPreference* p) {
