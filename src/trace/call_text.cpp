@@ -170,6 +170,20 @@ const NamedAttributeValue kNamedAttributeValues[] = {
     {"cublasLtMatrixLayout", NameSet::kLtMatrixLayoutAttribute, "CUBLASLT_MATRIX_LAYOUT_TYPE", NameSet::kDataType},
     {"cublasLtMatrixTransformDesc", NameSet::kLtTransformDescAttribute, "CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE",
      NameSet::kDataType},
+    {"cublasLtEmulationDesc", NameSet::kLtEmulationDescAttribute, "CUBLASLT_EMULATION_DESC_STRATEGY",
+     NameSet::kEmulationStrategy},
+    {"cublasLtEmulationDesc", NameSet::kLtEmulationDescAttribute, "CUBLASLT_EMULATION_DESC_SPECIAL_VALUES_SUPPORT",
+     NameSet::kEmulationSpecialValues},
+    {"cublasLtEmulationDesc", NameSet::kLtEmulationDescAttribute, "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_CONTROL",
+     NameSet::kEmulationMantissaControl},
+    {"cublasLtMatmulAlgoConfig", NameSet::kLtAlgoConfigAttribute, "CUBLASLT_ALGO_CONFIG_TILE_ID", NameSet::kLtMatmulTile},
+    {"cublasLtMatmulAlgoConfig", NameSet::kLtAlgoConfigAttribute, "CUBLASLT_ALGO_CONFIG_STAGES_ID", NameSet::kLtMatmulStages},
+    {"cublasLtMatmulAlgoConfig", NameSet::kLtAlgoConfigAttribute, "CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME",
+     NameSet::kLtReductionScheme},
+    {"cublasLtMatmulAlgoConfig", NameSet::kLtAlgoConfigAttribute, "CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID",
+     NameSet::kLtInnerShape},
+    {"cublasLtMatmulAlgoConfig", NameSet::kLtAlgoConfigAttribute, "CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID",
+     NameSet::kLtClusterShape},
 };
 
 void add_attribute_value_name(const char* function, json& args) {
