@@ -13,6 +13,7 @@
 #include "support/process.h"
 #include "trace/call_text.h"
 #include "trace/gemm_groups.h"
+#include "trace/lt_algo_config.h"
 
 namespace cublasspy::test {
 namespace {
@@ -245,7 +246,9 @@ TEST(Samples, LtHeuristicAutotuningLoopHasNoFinding) {
   ASSERT_EQ(run.exit_code, 0) << run.output;
   auto found = run.diagnose();
   EXPECT_TRUE(found.empty()) << explain(run, found);
-  // Each candidate's timed runs and the final one: every matmul got the heuristic's algorithm.
+  // Each candidate's timed runs and the final one: every matmul got the heuristic's algorithm,
+  // whose id the stand-in's cuBLASLt reads from the recorded bytes (the shim records only them).
+  prefer_cublaslt_for_algorithms(standin_dir() + "/libcublasLt.so.13");
   int matmuls = 0;
   for (const TraceFile& t : run.opened) {
     t.for_each_call([&](const CallView& c) {
