@@ -44,7 +44,8 @@ using ::cublasspy::Role;
 #define CBS_RECORD_CALL(ret_, fn_, fail_, call_, ...)                                          \
   constexpr int kParams = 0 CBS_MAP_SPACE(CBS_SLOTS, __VA_ARGS__);                              \
   static_assert(kParams CBS_MAP_SEMI_PLUS(__VA_ARGS__) <= ::cublasspy::format::kMaxArgs);       \
-  return ::cublasspy::intercept<::cublasspy::FnId::k##fn_, ret_>(                               \
+  return ::cublasspy::intercept<::cublasspy::FnId::k##fn_, ret_,                                \
+                               kParams CBS_MAP_SEMI_PLUS(__VA_ARGS__)>(                          \
       fail_, __builtin_return_address(0),                                                       \
       [&](::cublasspy::CallContext& ctx) {                                                      \
         ctx.slot = 0;                                                                           \

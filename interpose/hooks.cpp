@@ -59,6 +59,9 @@ std::atomic<bool> g_table_ready{false};
     entry.library = static_cast<uint8_t>(format::Library::lib_);             \
     CBS_MAP_SEMI(CBS_DESCRIBE, __VA_ARGS__)                                  \
     CBS_MAP_SEMI(CBS_DESCRIBE_DERIVED, __VA_ARGS__)                          \
+    if constexpr (kReturnsValue<ret_>) {                                     \
+      tags::describe_derived(entry, "returned", format::ArgKind::kUInt, format::ArgRole::kNone); \
+    }                                                                        \
   }
 
 // Runs once, on the thread that opens the first trace (under the open lock).

@@ -35,7 +35,15 @@ int status_of(Ret r) {
 
 void warn_unresolved(uint16_t id);
 
-template <FnId kId, typename Ret, typename Fail, typename Before, typename Late, typename Invoke,
+// A function that returns a value, not a status (cublasLtGetVersion's size_t; the statuses are
+// enums): its record's status is 0 and the value is a derived slot, `returned`, after every
+// argument's (hooks.cpp names it in the function table).
+template <typename Ret>
+inline constexpr bool kReturnsValue = std::is_integral_v<Ret> && !std::is_same_v<Ret, bool>;
+
+// kValueSlot: where a value-returning function's result goes (CBS_RECORD_CALL passes the slot
+// after the parameters' and the derived ones).
+template <FnId kId, typename Ret, int kValueSlot = -1, typename Fail, typename Before, typename Late, typename Invoke,
           typename After>
 Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late, Invoke&& invoke,
               After&& after) {
@@ -124,7 +132,13 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
       rec.flags |= format::kFlagUnresolved;
       warn_unresolved(id);
     }
-    status = status_of(ret);
+    if constexpr (kReturnsValue<Ret>) {
+      static_assert(kValueSlot >= 0 && kValueSlot < format::kMaxArgs, "no slot for the returned value");
+      status = 0;
+      rec.args[kValueSlot] = static_cast<uint64_t>(ret);
+    } else {
+      status = status_of(ret);
+    }
     rec.status = status;
     after(ctx, status);
     result = ret;

@@ -14,7 +14,7 @@
 
 namespace cublasspy {
 
-enum class LtObject : uint8_t { kMatmulDesc = 1, kLayout = 2, kPreference = 3 };
+enum class LtObject : uint8_t { kMatmulDesc = 1, kLayout = 2, kPreference = 3, kEmulationDesc = 4 };
 
 struct LtShadow {
   static constexpr int kAttributes = 40;

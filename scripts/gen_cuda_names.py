@@ -46,6 +46,15 @@ ENUMS = [
     ("kLtAlgoConfigAttribute", "cublasLt.h", ("typedef", "cublasLtMatmulAlgoConfigAttributes_t")),
     ("kLtAlgoCapAttribute", "cublasLt.h", ("typedef", "cublasLtMatmulAlgoCapAttributes_t")),
     ("kLtTransformDescAttribute", "cublasLt.h", ("typedef", "cublasLtMatrixTransformDescAttributes_t")),
+    ("kLtEmulationDescAttribute", "cublasLt.h", ("typedef", "cublasLtEmulationDescAttributes_t"), "13.0"),
+    ("kEmulationStrategy", "cublas_api.h", ("typedef", "cublasEmulationStrategy_t"), "13.0"),
+    ("kEmulationSpecialValues", "library_types.h", ("typedef", "cudaEmulationSpecialValuesSupport"), "13.0"),
+    ("kEmulationMantissaControl", "library_types.h", ("typedef", "cudaEmulationMantissaControl"), "13.0"),
+    ("kLtMatmulTile", "cublasLt.h", ("typedef", "cublasLtMatmulTile_t")),
+    ("kLtMatmulStages", "cublasLt.h", ("typedef", "cublasLtMatmulStages_t")),
+    ("kLtReductionScheme", "cublasLt.h", ("typedef", "cublasLtReductionScheme_t")),
+    ("kLtInnerShape", "cublasLt.h", ("typedef", "cublasLtMatmulInnerShape_t")),
+    ("kLtClusterShape", "cublasLt.h", ("typedef", "cublasLtClusterShape_t")),
 ]
 SET_ORDER = [e[0] for e in ENUMS]
 
@@ -98,8 +107,11 @@ def parse_enum(body, where):
         # Another spelling: written as another enumerator, or a value an earlier one has.
         alias = bool(expr) and expr in known or value in known.values()
         known[name] = value
-        rows.append((name, value, alias))
         next_value = value + 1
+        # A count (CUBLASLT_MATMUL_TILE_END): the next release gives its value to a real one.
+        if name.endswith("_END"):
+            continue
+        rows.append((name, value, alias))
     # The current spelling of a value is its first, unless that one is a deprecated one.
     for i, (name, value, alias) in enumerate(rows):
         if name in DEPRECATED and not alias:
@@ -117,7 +129,11 @@ def toolkit_version(include_dir):
 def parse_toolkit(include_dir):
     """{(set, value, name): is_alias} for one toolkit."""
     out, texts = {}, {}
-    for name_set, header, how in ENUMS:
+    version = toolkit_version(include_dir)
+    # A fourth element: the first toolkit whose headers declare the enum (older ones lack it).
+    for name_set, header, how, *since in ENUMS:
+        if since and version_key(version) < version_key(since[0]):
+            continue
         if header not in texts:
             raw = open(f"{include_dir}/{header}", encoding="utf-8", errors="replace").read()
             texts[header] = strip_comments(raw)

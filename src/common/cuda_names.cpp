@@ -72,6 +72,15 @@ const char* name_set_type(NameSet set) {
     case NameSet::kLtAlgoConfigAttribute: return "cublasLtMatmulAlgoConfigAttributes_t";
     case NameSet::kLtAlgoCapAttribute: return "cublasLtMatmulAlgoCapAttributes_t";
     case NameSet::kLtTransformDescAttribute: return "cublasLtMatrixTransformDescAttributes_t";
+    case NameSet::kLtEmulationDescAttribute: return "cublasLtEmulationDescAttributes_t";
+    case NameSet::kEmulationStrategy: return "cublasEmulationStrategy_t";
+    case NameSet::kEmulationSpecialValues: return "cudaEmulationSpecialValuesSupport";
+    case NameSet::kEmulationMantissaControl: return "cudaEmulationMantissaControl";
+    case NameSet::kLtMatmulTile: return "cublasLtMatmulTile_t";
+    case NameSet::kLtMatmulStages: return "cublasLtMatmulStages_t";
+    case NameSet::kLtReductionScheme: return "cublasLtReductionScheme_t";
+    case NameSet::kLtInnerShape: return "cublasLtMatmulInnerShape_t";
+    case NameSet::kLtClusterShape: return "cublasLtClusterShape_t";
   }
   return "?";
 }
@@ -104,6 +113,7 @@ std::optional<NameSet> lt_attribute_set_for(std::string_view function) {
   if (starts_with(function, "cublasLtMatmulAlgoConfig")) return NameSet::kLtAlgoConfigAttribute;
   if (starts_with(function, "cublasLtMatmulAlgoCap")) return NameSet::kLtAlgoCapAttribute;
   if (starts_with(function, "cublasLtMatrixTransformDesc")) return NameSet::kLtTransformDescAttribute;
+  if (starts_with(function, "cublasLtEmulationDesc")) return NameSet::kLtEmulationDescAttribute;
   return std::nullopt;
 }
 

@@ -32,6 +32,16 @@ enum class NameSet : uint8_t {
   kLtAlgoConfigAttribute,    // cublasLtMatmulAlgoConfigAttributes_t: "CUBLASLT_ALGO_CONFIG_TILE_ID"
   kLtAlgoCapAttribute,       // cublasLtMatmulAlgoCapAttributes_t: "CUBLASLT_ALGO_CAP_TILE_IDS"
   kLtTransformDescAttribute, // cublasLtMatrixTransformDescAttributes_t
+  kLtEmulationDescAttribute, // cublasLtEmulationDescAttributes_t: "CUBLASLT_EMULATION_DESC_STRATEGY"
+  kEmulationStrategy,        // cublasEmulationStrategy_t: "CUBLAS_EMULATION_STRATEGY_EAGER"
+  kEmulationSpecialValues,   // cudaEmulationSpecialValuesSupport (bits): "CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NAN"
+  kEmulationMantissaControl, // cudaEmulationMantissaControl: "CUDA_EMULATION_MANTISSA_CONTROL_FIXED"
+  // What a cuBLASLt algorithm's configuration says (CUBLASLT_ALGO_CONFIG_*):
+  kLtMatmulTile,             // cublasLtMatmulTile_t: "CUBLASLT_MATMUL_TILE_128x128"
+  kLtMatmulStages,           // cublasLtMatmulStages_t: "CUBLASLT_MATMUL_STAGES_64x3"
+  kLtReductionScheme,        // cublasLtReductionScheme_t: "CUBLASLT_REDUCTION_SCHEME_INPLACE"
+  kLtInnerShape,             // cublasLtMatmulInnerShape_t: "CUBLASLT_MATMUL_INNER_SHAPE_MMA16816"
+  kLtClusterShape,           // cublasLtClusterShape_t: "CUBLASLT_CLUSTER_SHAPE_2x1x1"
 };
 
 // ---- lookups: constant tables, no allocation, no lock (safe anywhere in the shim) ----

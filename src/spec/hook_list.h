@@ -122,6 +122,12 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
 
 // cuBLASLt: handles, descriptors (shadowed, see lt_descriptors.h), heuristics and the matmul.
 #define CUBLASSPY_LT_HOOKS(X)                                                                   \
+  /* The library's versions, which a program checks before it picks a path (LtFp8Matmul). The */ \
+  /* size_t ones return a value, not a status: the value is the derived slot `returned`. */     \
+  X(kCublasLt, size_t, cublasLtGetVersion, 0, kOther)                                           \
+  X(kCublasLt, size_t, cublasLtGetCudartVersion, 0, kOther)                                     \
+  X(kCublasLt, cublasStatus_t, cublasLtGetProperty, CBS_STATUS_FAIL, kOther,                    \
+    (libraryPropertyType, type, Int<>), (int*, value, OutInt<>))                                \
   X(kCublasLt, cublasStatus_t, cublasLtCreate, CBS_STATUS_FAIL, kHandle,                        \
     (cublasLtHandle_t*, lightHandle, LtHandleCreated))                                          \
   X(kCublasLt, cublasStatus_t, cublasLtDestroy, CBS_STATUS_FAIL, kHandle,                       \
@@ -207,6 +213,20 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
     (void*, buf, LtAttrOutBuffer), (size_t, sizeInBytes, UInt<>), (size_t*, sizeWritten, OutInt<>)) \
   X(kCublasLt, cublasStatus_t, cublasLtMatmulAlgoCapGetAttribute, CBS_STATUS_FAIL, kLtDescriptor, \
     (const cublasLtMatmulAlgo_t*, algo, Ptr<>), (cublasLtMatmulAlgoCapAttributes_t, attr, LtAttr), \
+    (void*, buf, LtAttrOutBuffer), (size_t, sizeInBytes, UInt<>), (size_t*, sizeWritten, OutInt<>)) \
+  /* cuBLASLt floating-point emulation descriptors (CUDA 13), shadowed like the others; a */  \
+  /* matmul descriptor's CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR attaches one (LtDgemmEmulated) */ \
+  X(kCublasLt, cublasStatus_t, cublasLtEmulationDescCreate, CBS_STATUS_FAIL, kLtDescriptor,   \
+    (cublasLtEmulationDesc_t*, emulationDesc, LtEmulationCreated))                            \
+  X(kCublasLt, cublasStatus_t, cublasLtEmulationDescInit_internal, CBS_STATUS_FAIL, kLtDescriptor, \
+    (cublasLtEmulationDesc_t, emulationDesc, LtEmulationInitialized), (size_t, size, UInt<>)) \
+  X(kCublasLt, cublasStatus_t, cublasLtEmulationDescDestroy, CBS_STATUS_FAIL, kLtDescriptor,  \
+    (cublasLtEmulationDesc_t, emulationDesc, LtDestroyed))                                    \
+  X(kCublasLt, cublasStatus_t, cublasLtEmulationDescSetAttribute, CBS_STATUS_FAIL, kLtDescriptor, \
+    (cublasLtEmulationDesc_t, emulationDesc, LtTarget), (cublasLtEmulationDescAttributes_t, attr, LtAttr), \
+    (const void*, buf, LtAttrBuffer), (size_t, sizeInBytes, LtAttrSize))                      \
+  X(kCublasLt, cublasStatus_t, cublasLtEmulationDescGetAttribute, CBS_STATUS_FAIL, kLtDescriptor, \
+    (cublasLtEmulationDesc_t, emulationDesc, Ptr<>), (cublasLtEmulationDescAttributes_t, attr, LtAttr), \
     (void*, buf, LtAttrOutBuffer), (size_t, sizeInBytes, UInt<>), (size_t*, sizeWritten, OutInt<>)) \
   /* cuBLASLt matrix transforms and their descriptors */                                      \
   X(kCublasLt, cublasStatus_t, cublasLtMatrixTransform, CBS_STATUS_FAIL, kOther,              \

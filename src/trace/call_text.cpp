@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "trace/lt_algo_config.h"
+
 namespace cublasspy {
 
 using json = nlohmann::ordered_json;
@@ -94,6 +96,28 @@ json scalar_text(bool known, const double value[2], bool complex) {
   return complex ? fmt::format("({}, {})", value[0], value[1]) : fmt::format("{}", value[0]);
 }
 
+// A preset algorithm's configuration: the enums by name (their number when no toolkit names
+// it), the counts as numbers; what the library did not report is left out.
+json algo_config_json(const LtAlgoConfig& c) {
+  json j = json::object();
+  auto number = [&](const char* key, const std::optional<int64_t>& v) {
+    if (v) j[key] = *v;
+  };
+  auto named = [&](const char* key, const std::optional<int64_t>& v, NameSet set) {
+    if (v) j[key] = name_or_number(set, *v);
+  };
+  number("id", c.id);
+  named("tile", c.tile, NameSet::kLtMatmulTile);
+  named("stages", c.stages, NameSet::kLtMatmulStages);
+  number("splitk_num", c.splitk_num);
+  named("reduction_scheme", c.reduction_scheme, NameSet::kLtReductionScheme);
+  number("cta_swizzling", c.cta_swizzling);
+  number("custom_option", c.custom_option);
+  named("inner_shape", c.inner_shape, NameSet::kLtInnerShape);
+  named("cluster_shape", c.cluster_shape, NameSet::kLtClusterShape);
+  return j;
+}
+
 // The GEMM family's handle state and scalars, named as the contract names them.
 void add_gemm_args(const CallView& call, json& args) {
   const format::Record& rec = call.rec();
@@ -123,6 +147,12 @@ void add_gemm_args(const CallView& call, json& args) {
       std::string bytes;
       for (uint64_t word : call.slot.lt_algo) bytes += fmt::format("{:016x}", word);
       args["algo_bytes"] = bytes;
+      // What the algorithm is, as a cuBLASLt loaded into the reader reads the bytes (the shim
+      // records only the bytes; traces written before that also have the id in its slot).
+      if (std::optional<LtAlgoConfig> config = decode_lt_algo(call.slot.lt_algo)) {
+        args["algo_config"] = algo_config_json(*config);
+        if (rec.args[id_slot] == format::kArgUnset && config->id) args["algo_id"] = *config->id;
+      }
     }
   }
   DataType out_type = g.valid ? (g.d().present ? g.d().type : g.c().type) : DataType::kUnknown;
@@ -170,6 +200,20 @@ const NamedAttributeValue kNamedAttributeValues[] = {
     {"cublasLtMatrixLayout", NameSet::kLtMatrixLayoutAttribute, "CUBLASLT_MATRIX_LAYOUT_TYPE", NameSet::kDataType},
     {"cublasLtMatrixTransformDesc", NameSet::kLtTransformDescAttribute, "CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE",
      NameSet::kDataType},
+    {"cublasLtEmulationDesc", NameSet::kLtEmulationDescAttribute, "CUBLASLT_EMULATION_DESC_STRATEGY",
+     NameSet::kEmulationStrategy},
+    {"cublasLtEmulationDesc", NameSet::kLtEmulationDescAttribute, "CUBLASLT_EMULATION_DESC_SPECIAL_VALUES_SUPPORT",
+     NameSet::kEmulationSpecialValues},
+    {"cublasLtEmulationDesc", NameSet::kLtEmulationDescAttribute, "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_CONTROL",
+     NameSet::kEmulationMantissaControl},
+    {"cublasLtMatmulAlgoConfig", NameSet::kLtAlgoConfigAttribute, "CUBLASLT_ALGO_CONFIG_TILE_ID", NameSet::kLtMatmulTile},
+    {"cublasLtMatmulAlgoConfig", NameSet::kLtAlgoConfigAttribute, "CUBLASLT_ALGO_CONFIG_STAGES_ID", NameSet::kLtMatmulStages},
+    {"cublasLtMatmulAlgoConfig", NameSet::kLtAlgoConfigAttribute, "CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME",
+     NameSet::kLtReductionScheme},
+    {"cublasLtMatmulAlgoConfig", NameSet::kLtAlgoConfigAttribute, "CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID",
+     NameSet::kLtInnerShape},
+    {"cublasLtMatmulAlgoConfig", NameSet::kLtAlgoConfigAttribute, "CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID",
+     NameSet::kLtClusterShape},
 };
 
 void add_attribute_value_name(const char* function, json& args) {
@@ -280,6 +324,14 @@ std::vector<std::string> argument_pieces(const json& args) {
                      (ends_with(key, "_name") && args.contains(key.substr(0, key.size() - 5)));
     if (companion) continue;
     if (key == "algo_bytes") continue;  // for replay and the JSON, not for reading
+    if (key == "algo_config" && it.value().is_object()) {
+      std::string config;
+      for (auto field = it.value().begin(); field != it.value().end(); ++field) {
+        config += (config.empty() ? "" : " ") + field.key() + "=" + value_text(field.value());
+      }
+      out.push_back("algo_config={" + config + "}");
+      continue;
+    }
     if (key == "groups" && it.value().is_array()) {
       std::string groups;
       for (const json& g : it.value()) groups += (groups.empty() ? "" : "; ") + group_text(g);

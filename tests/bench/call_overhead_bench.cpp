@@ -5,6 +5,9 @@
 // destroy (host only), so the figure is the shim's cost, not cuBLAS's.
 //
 //   call_overhead_bench [benchmark flags]      CUBLASSPY_SHIM=<path to libcublasspy.so>
+//                                              [CUBLASSPY_SHIM_BASELINE=<another build's>]
+// CUBLASSPY_SHIM_BASELINE loads a second shim (an earlier commit's build) beside the first, so
+// that a change's cost or saving is measured in one run: the *_Baseline cases call its wrappers.
 // Run with LD_LIBRARY_PATH=<build>/standin to measure against the stand-in instead.
 #include <benchmark/benchmark.h>
 #include <cublasLt.h>
@@ -35,6 +38,7 @@ struct Targets {
 Targets g_direct{&cublasSgemm_v2, &cublasLtMatrixLayoutCreate, &cublasLtMatrixLayoutDestroy, &cublasLtMatmul,
                  &cudaLaunchKernel};
 Targets g_shim;
+Targets g_baseline;
 
 float g_one = 1.f, g_zero = 0.f;
 
@@ -65,6 +69,36 @@ void lt_matmul(benchmark::State& state, const Targets& t) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// A matmul given a preset algorithm, as PyTorch gives every one (the heuristic's): the shim
+// records its 64 bytes. The bytes are zero here; the call fails at once on the null handle.
+cublasLtMatmulAlgo_t g_algo = {};
+
+void lt_matmul_preset(benchmark::State& state, const Targets& t) {
+  if (t.lt_matmul == nullptr) {
+    state.SkipWithError("no such shim (CUBLASSPY_SHIM_BASELINE)");
+    return;
+  }
+  for (auto _ : state) {
+    auto st = t.lt_matmul(nullptr, nullptr, &g_one, nullptr, nullptr, nullptr, nullptr, &g_zero, nullptr,
+                          nullptr, nullptr, nullptr, &g_algo, nullptr, 0, nullptr);
+    benchmark::DoNotOptimize(st);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// What the shim no longer does on such a matmul: the real cublasLtMatmulAlgoConfigGetAttribute
+// of the algorithm's id (the readers decode the bytes instead).
+void BM_LtAlgoConfigGetId_Direct(benchmark::State& state) {
+  for (auto _ : state) {
+    int32_t id = 0;
+    size_t written = 0;
+    auto st = cublasLtMatmulAlgoConfigGetAttribute(&g_algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &written);
+    benchmark::DoNotOptimize(st);
+    benchmark::DoNotOptimize(id);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 // The launch recorder (interpose/launch_hooks.cpp): a kernel launch the runtime refuses at
 // once (no driver here; on the stand-in, an unregistered function), so the difference between
 // the two is the entry written to the launch ring and the kernel table's lookup.
@@ -87,6 +121,9 @@ void BM_LtLayoutCreateDestroy_Direct(benchmark::State& s) { lt_layout(s, g_direc
 void BM_LtLayoutCreateDestroy_Shim(benchmark::State& s) { lt_layout(s, g_shim); }
 void BM_LtMatmul_Direct(benchmark::State& s) { lt_matmul(s, g_direct); }
 void BM_LtMatmul_Shim(benchmark::State& s) { lt_matmul(s, g_shim); }
+void BM_LtMatmulPresetAlgo_Direct(benchmark::State& s) { lt_matmul_preset(s, g_direct); }
+void BM_LtMatmulPresetAlgo_Shim(benchmark::State& s) { lt_matmul_preset(s, g_shim); }
+void BM_LtMatmulPresetAlgo_Baseline(benchmark::State& s) { lt_matmul_preset(s, g_baseline); }
 
 BENCHMARK(BM_LaunchKernel_Direct)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
 BENCHMARK(BM_LaunchKernel_Shim)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
@@ -94,6 +131,10 @@ BENCHMARK(BM_Sgemm_Direct)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_Sgemm_Shim)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_LtMatmul_Direct)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_LtMatmul_Shim)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_LtMatmulPresetAlgo_Direct)->Threads(1)->UseRealTime();
+BENCHMARK(BM_LtMatmulPresetAlgo_Shim)->Threads(1)->UseRealTime();
+BENCHMARK(BM_LtMatmulPresetAlgo_Baseline)->Threads(1)->UseRealTime();
+BENCHMARK(BM_LtAlgoConfigGetId_Direct)->Threads(1)->UseRealTime();
 BENCHMARK(BM_LtLayoutCreateDestroy_Direct)->Threads(1)->UseRealTime();
 BENCHMARK(BM_LtLayoutCreateDestroy_Shim)->Threads(1)->UseRealTime();
 
@@ -119,6 +160,14 @@ int main(int argc, char** argv) {
   g_shim.layout_destroy = reinterpret_cast<LayoutDestroyFn>(dlsym(h, "cublasLtMatrixLayoutDestroy"));
   g_shim.lt_matmul = reinterpret_cast<LtMatmulFn>(dlsym(h, "cublasLtMatmul"));
   g_shim.launch_kernel = reinterpret_cast<LaunchKernelFn>(dlsym(h, "cudaLaunchKernel"));
+  if (const char* baseline = std::getenv("CUBLASSPY_SHIM_BASELINE")) {
+    void* b = dlopen(baseline, RTLD_NOW | RTLD_LOCAL);
+    if (b == nullptr) {
+      std::fprintf(stderr, "call_overhead_bench: %s\n", dlerror());
+      return 2;
+    }
+    g_baseline.lt_matmul = reinterpret_cast<LtMatmulFn>(dlsym(b, "cublasLtMatmul"));
+  }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

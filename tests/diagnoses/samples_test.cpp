@@ -13,6 +13,7 @@
 #include "support/process.h"
 #include "trace/call_text.h"
 #include "trace/gemm_groups.h"
+#include "trace/lt_algo_config.h"
 
 namespace cublasspy::test {
 namespace {
@@ -262,7 +263,9 @@ TEST(Samples, LtHeuristicAutotuningLoopHasNoFinding) {
   ASSERT_EQ(run.exit_code, 0) << run.output;
   auto found = run.diagnose();
   EXPECT_TRUE(found.empty()) << explain(run, found);
-  // Each candidate's timed runs and the final one: every matmul got the heuristic's algorithm.
+  // Each candidate's timed runs and the final one: every matmul got the heuristic's algorithm,
+  // whose id the stand-in's cuBLASLt reads from the recorded bytes (the shim records only them).
+  prefer_cublaslt_for_algorithms(standin_dir() + "/libcublasLt.so.13");
   int matmuls = 0;
   for (const TraceFile& t : run.opened) {
     t.for_each_call([&](const CallView& c) {
@@ -331,6 +334,54 @@ TEST(Samples, LtPlanarComplexIsNotOutOfBounds) {
   for (int op = 0; op < 4; ++op) EXPECT_EQ(call.slot.plane_offset[op], -32) << "operand " << op;
   EXPECT_EQ(call.gemm().op[0].plane_offset, -32);
   EXPECT_TRUE(contains(call.text(), "plane_offset_a=-32")) << call.text();
+}
+
+// Every call of `function`, in order.
+std::vector<CallView> calls_named(const TracedRun& run, const std::string& function) {
+  std::vector<CallView> found;
+  for (const TraceFile& t : run.opened) {
+    t.for_each_call([&](const CallView& c) {
+      if (function == c.function_name()) found.push_back(c);
+    });
+  }
+  return found;
+}
+
+TEST(Samples, LtEmulatedDgemmRecordsItsVersionsAndEmulationSettings) {
+  TracedRun run = run_sample("--lt-emulated");
+  expect_clean(run, "cublasLtMatmul");
+  // The versions a program checks first: the value returned is on the record, status 0.
+  const CallView version = the_call(run, "cublasLtGetVersion");
+  EXPECT_EQ(version.rec().status, 0) << version.text();
+  EXPECT_TRUE(contains(version.text(), "returned=130")) << version.text();
+  EXPECT_TRUE(contains(the_call(run, "cublasLtGetCudartVersion").text(), "returned=130")) << run.output;
+  const CallView property = the_call(run, "cublasLtGetProperty");
+  EXPECT_TRUE(contains(property.text(), "value=13")) << property.text();
+  // The emulation descriptor: initialized on the stack, each attribute named with its value.
+  expect_succeeded(run, "cublasLtEmulationDescInit_internal");
+  const std::vector<CallView> sets = calls_named(run, "cublasLtEmulationDescSetAttribute");
+  ASSERT_EQ(sets.size(), 5u) << run.output;
+  const char* const kExpected[] = {
+      "attr=CUBLASLT_EMULATION_DESC_STRATEGY, buf=", "value=CUBLAS_EMULATION_STRATEGY_EAGER",
+      "attr=CUBLASLT_EMULATION_DESC_SPECIAL_VALUES_SUPPORT", "value=CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT",
+      "attr=CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_CONTROL", "value=CUDA_EMULATION_MANTISSA_CONTROL_FIXED",
+      "attr=CUBLASLT_EMULATION_DESC_FIXEDPOINT_MAX_MANTISSA_BIT_COUNT", "value=55",
+      "attr=CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET", "value=0"};
+  for (size_t i = 0; i < sets.size(); ++i) {
+    EXPECT_EQ(sets[i].rec().status, 0) << sets[i].text();
+    EXPECT_TRUE(contains(sets[i].text(), kExpected[2 * i])) << sets[i].text();
+    EXPECT_TRUE(contains(sets[i].text(), kExpected[2 * i + 1])) << sets[i].text();
+  }
+  const CallView get = the_call(run, "cublasLtEmulationDescGetAttribute");
+  EXPECT_TRUE(contains(get.text(), "value=55")) << get.text();
+  // The matmul descriptor takes it, and the matmul records the emulated compute type.
+  bool attached = false;
+  for (const CallView& c : calls_named(run, "cublasLtMatmulDescSetAttribute")) {
+    attached = attached || contains(c.text(), "attr=CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR");
+  }
+  EXPECT_TRUE(attached) << run.output;
+  const CallView matmul = the_call(run, "cublasLtMatmul");
+  EXPECT_TRUE(contains(matmul.text(), "compute_type=CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT")) << matmul.text();
 }
 
 }  // namespace

@@ -20,7 +20,11 @@ LT_REQUIRED = ["cublasLtCreate", "cublasLtDestroy", "cublasLtMatmul", "cublasLtM
                "cublasLtMatmulDescInit_internal", "cublasLtMatrixLayoutCreate", "cublasLtMatrixLayoutDestroy",
                "cublasLtMatrixLayoutSetAttribute", "cublasLtMatrixLayoutInit_internal",
                "cublasLtMatmulPreferenceCreate", "cublasLtMatmulPreferenceDestroy",
-               "cublasLtMatmulPreferenceSetAttribute", "cublasLtMatmulPreferenceInit_internal"]
+               "cublasLtMatmulPreferenceSetAttribute", "cublasLtMatmulPreferenceInit_internal",
+               # what NVIDIA's samples call beyond the matmul (issue 13): versions, emulation
+               "cublasLtGetVersion", "cublasLtGetCudartVersion", "cublasLtGetProperty",
+               "cublasLtEmulationDescInit_internal", "cublasLtEmulationDescCreate", "cublasLtEmulationDescDestroy",
+               "cublasLtEmulationDescSetAttribute", "cublasLtEmulationDescGetAttribute"]
 OTHER_REQUIRED = ["cudaGetDeviceCount", "cuInit", "cuDeviceGetCount", "cuGetProcAddress", "cuGetProcAddress_v2",
                   "cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion", "dlsym", "dlopen",
                   "cublasCreate_v2", "cublasDestroy_v2", "cublasSetStream_v2", "cublasSetPointerMode_v2",

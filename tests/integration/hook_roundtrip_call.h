@@ -137,6 +137,18 @@ class Call {
     }
   }
 
+  // What the hook returned: a value-returning function's (cublasLtGetVersion's size_t) is the
+  // derived slot after all the others (intercept.h, kReturnsValue).
+  template <class F>
+  void invoke(F&& hook) {
+    using R = decltype(hook());
+    if constexpr (std::is_integral_v<R> && !std::is_same_v<R, bool>) {
+      recorder_.line(fn_, "derived", derived_, tags::bits(hook()));
+    } else {
+      hook();
+    }
+  }
+
   void finish() {
     for (auto& f : after_) f();
     recorder_.params(fn_, pos_);
@@ -173,7 +185,7 @@ class Call {
     ::roundtrip::Call call(recorder, #fn_, 0 CBS_MAP_SPACE(RT_SLOTS, __VA_ARGS__)); \
     CBS_MAP_SEMI(RT_ARG, __VA_ARGS__)                                             \
     using Real = ret_ (*)(CBS_MAP_COMMA(RT_TYPE, __VA_ARGS__));                   \
-    static_cast<Real>(&::fn_)(CBS_MAP_COMMA(RT_NAME, __VA_ARGS__));               \
+    call.invoke([&] { return static_cast<Real>(&::fn_)(CBS_MAP_COMMA(RT_NAME, __VA_ARGS__)); }); \
     call.finish();                                                                \
   }
 #define RT_INVOKE(lib_, ret_, fn_, fail_, family_, ...) roundtrip_##fn_(recorder);

@@ -41,10 +41,15 @@ if(CUBLASSPY_TEST_PYTHON)
     DEPENDS ${cbs_gen_names} ${cbs_cuda_include}/library_types.h ${cbs_cuda_include}/driver_types.h
             ${cbs_cuda_include}/cuda.h ${cbs_cuda_include}/cublas_api.h ${cbs_cuda_include}/cublasLt.h
     COMMENT "Listing the CUDA headers' enumerators for cuda_names_test" VERBATIM)
+  #   and lt_algo_config_test: a preset algorithm's bytes decoded by the real libcublasLt.
   add_executable(cuda_names_test ${CMAKE_CURRENT_LIST_DIR}/cuda_names_test.cpp
+                                 ${CMAKE_CURRENT_LIST_DIR}/lt_algo_config_test.cpp
                                  ${cbs_enumerators_dir}/cuda_enumerators.inc)
   target_include_directories(cuda_names_test PRIVATE ${cbs_enumerators_dir})
-  target_link_libraries(cuda_names_test PRIVATE cublasspy_common cuda_headers GTest::gtest_main)
+  target_link_directories(cuda_names_test PRIVATE ${CUBLASSPY_CUDA_LIBDIR})
+  target_link_libraries(cuda_names_test PRIVATE cublasspy_trace_reader cublasspy_common cuda_headers
+                        GTest::gtest_main -lcublasLt)
+  set_target_properties(cuda_names_test PROPERTIES BUILD_RPATH ${CUBLASSPY_CUDA_LIBDIR})
   target_compile_options(cuda_names_test PRIVATE -Wall -Wextra)
   gtest_discover_tests(cuda_names_test TEST_PREFIX unit.)
   add_test(NAME common.cuda_names_current

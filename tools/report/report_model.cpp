@@ -1,5 +1,7 @@
 #include "report/report_model.h"
 
+#include "trace/lt_algo_config.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -213,9 +215,20 @@ struct TraceWalk {
 };
 constexpr size_t kMaxLocations = 4096;
 
+// The libcublasLt the traced program loaded ("" when the trace names none): the one whose
+// encoding its preset algorithms' bytes are in.
+std::string loaded_cublaslt(const TraceFile& trace) {
+  std::string found;
+  for (const std::string& lib : trace.process().all("library")) {
+    if (lib.substr(lib.rfind('/') + 1).rfind("libcublasLt.so", 0) == 0) found = lib;
+  }
+  return found;
+}
+
 TraceWalk walk_trace(const TraceFile& trace, const ReportOptions& options) {
   TraceWalk w;
   w.trace = &trace;
+  prefer_cublaslt_for_algorithms(loaded_cublaslt(trace));
   diagnoses::FactsGatherer facts(trace);
   trace.for_each_call([&](const CallView& c) {
     w.first_start_ns = std::min(w.first_start_ns, c.rec().start_ns);
@@ -428,6 +441,12 @@ json build_report(const std::vector<const TraceFile*>& traces, const ReportOptio
   for (TraceWalk& w : walks) {
     report["traces"].push_back(trace_to_json(w, options));
     facts.push_back(std::move(w.facts));
+  }
+  // Said once, not on every call: the preset algorithms are shown by their bytes alone.
+  if (undecoded_lt_algos() > 0) {
+    report["notes"] = json::array({"preset cuBLASLt algorithms are shown as bytes only (algo_preset, algo_bytes): no "
+                                   "cuBLASLt could be loaded to read them (" +
+                                   cublaslt_for_algorithms_error() + ")"});
   }
   report["diagnoses"] = json::array();
   for (const Diagnosis& d : diagnoses::diagnose_facts(facts)) {

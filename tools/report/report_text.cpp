@@ -355,6 +355,9 @@ std::string render_text(const json& report, const TextOptions& options) {
       append_call_list(out, trace, s);
     }
   }
+  if (report.contains("notes")) {
+    for (const json& note : report["notes"]) out += "\nnote: " + note.get<std::string>() + "\n";
+  }
   return out;
 }
 

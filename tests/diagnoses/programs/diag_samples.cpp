@@ -25,6 +25,13 @@
 //                      extent would pass its allocation), and beta is 0: cuBLASLt reads no C
 //     --lt-pointer-array  cublasLtMatmul fp16, batch 2, every layout in
 //                      CUBLASLT_BATCH_MODE_POINTER_ARRAY (A..D are device arrays of pointers)
+//     --lt-emulated    LtDgemmEmulated's pattern: the library's version checked first
+//                      (cublasLtGetVersion, GetProperty, as LtFp8Matmul does), an emulation
+//                      descriptor on the stack (EmulationDescInit, five SetAttribute: EAGER,
+//                      default special values, FIXED mantissa, 55 bits, offset 0, one
+//                      GetAttribute back), attached to an fp64 matmul descriptor of compute type
+//                      CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, the heuristic's algorithm, a
+//                      16x16x64 DGEMM with alpha 2, beta 0
 //     --lt-planar      cublasLtMatmul planar complex fp16 (4x4x4), each operand one allocation
 //                      with the imaginary plane first: plane offsets of -32 bytes. The stand-in
 //                      refuses planar layouts: NOT_SUPPORTED is the expected status here.
@@ -393,6 +400,73 @@ int lt_c_is_d_beta_zero() {
   return s;
 }
 
+int lt_emulated() {
+  const size_t version = cublasLtGetVersion();
+  int major = 0;
+  expect(cublasLtGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS, "cublasLtGetProperty");
+  expect(major >= 13 && static_cast<int>(version / 10000) == major, "the version, read two ways");
+  std::printf("cublasLt %zu (runtime %zu)\n", version, cublasLtGetCudartVersion());
+  constexpr int m = 16, n = 16, k = 64;
+  cublasLtHandle_t lt = nullptr;
+  expect(cublasLtCreate(&lt) == CUBLAS_STATUS_SUCCESS, "cublasLtCreate");
+  double* a = to_device(std::vector<double>(static_cast<size_t>(m) * k, 1.0));
+  double* b = to_device(std::vector<double>(static_cast<size_t>(k) * n, 0.5));
+  double* c = to_device(std::vector<double>(static_cast<size_t>(m) * n, 0.0));
+  const size_t workspace_size = size_t{1} << 20;
+  void* workspace = nullptr;
+  expect(cudaMalloc(&workspace, workspace_size) == cudaSuccess, "the workspace");
+
+  cublasLtEmulationDescOpaque_t emulation_storage = {};
+  cublasLtEmulationDesc_t emulation = &emulation_storage;
+  expect(cublasLtEmulationDescInit(emulation) == CUBLAS_STATUS_SUCCESS, "cublasLtEmulationDescInit");
+  const cublasEmulationStrategy_t strategy = CUBLAS_EMULATION_STRATEGY_EAGER;
+  const cudaEmulationSpecialValuesSupport special = CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT;
+  const cudaEmulationMantissaControl control = CUDA_EMULATION_MANTISSA_CONTROL_FIXED;
+  const int max_bits = 55, offset = 0;
+  auto set = [&](cublasLtEmulationDescAttributes_t attr, const void* value, size_t size) {
+    expect(cublasLtEmulationDescSetAttribute(emulation, attr, value, size) == CUBLAS_STATUS_SUCCESS,
+           "cublasLtEmulationDescSetAttribute");
+  };
+  set(CUBLASLT_EMULATION_DESC_STRATEGY, &strategy, sizeof strategy);
+  set(CUBLASLT_EMULATION_DESC_SPECIAL_VALUES_SUPPORT, &special, sizeof special);
+  set(CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_CONTROL, &control, sizeof control);
+  set(CUBLASLT_EMULATION_DESC_FIXEDPOINT_MAX_MANTISSA_BIT_COUNT, &max_bits, sizeof max_bits);
+  set(CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET, &offset, sizeof offset);
+  int bits_back = 0;
+  size_t written = 0;
+  expect(cublasLtEmulationDescGetAttribute(emulation, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MAX_MANTISSA_BIT_COUNT,
+                                           &bits_back, sizeof bits_back, &written) == CUBLAS_STATUS_SUCCESS &&
+             bits_back == 55 && written == sizeof bits_back,
+         "cublasLtEmulationDescGetAttribute gives the bits back");
+
+  cublasLtMatmulDescOpaque_t desc_storage = {};
+  cublasLtMatmulDesc_t desc = &desc_storage;
+  expect(cublasLtMatmulDescInit(desc, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, CUDA_R_64F) == CUBLAS_STATUS_SUCCESS,
+         "cublasLtMatmulDescInit");
+  expect(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, &emulation,
+                                        sizeof emulation) == CUBLAS_STATUS_SUCCESS, "EMULATION_DESCRIPTOR");
+  cublasLtMatrixLayoutOpaque_t la = {}, lb = {}, lc = {};
+  expect(cublasLtMatrixLayoutInit(&la, CUDA_R_64F, m, k, m) == CUBLAS_STATUS_SUCCESS, "A's layout");
+  expect(cublasLtMatrixLayoutInit(&lb, CUDA_R_64F, k, n, k) == CUBLAS_STATUS_SUCCESS, "B's layout");
+  expect(cublasLtMatrixLayoutInit(&lc, CUDA_R_64F, m, n, m) == CUBLAS_STATUS_SUCCESS, "C's layout");
+  cublasLtMatmulPreferenceOpaque_t preference = {};
+  expect(cublasLtMatmulPreferenceInit(&preference) == CUBLAS_STATUS_SUCCESS, "preference");
+  expect(cublasLtMatmulPreferenceSetAttribute(&preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_size,
+                                              sizeof workspace_size) == CUBLAS_STATUS_SUCCESS, "MAX_WORKSPACE_BYTES");
+  cublasLtMatmulHeuristicResult_t heuristic = {};
+  int returned = 0;
+  expect(cublasLtMatmulAlgoGetHeuristic(lt, desc, &la, &lb, &lc, &lc, &preference, 1, &heuristic, &returned) ==
+             CUBLAS_STATUS_SUCCESS && returned == 1, "cublasLtMatmulAlgoGetHeuristic");
+  const double alpha = 2.0, beta = 0.0;
+  const cublasStatus_t s = cublasLtMatmul(lt, desc, &alpha, a, &la, b, &lb, &beta, c, &lc, c, &lc, &heuristic.algo,
+                                          workspace, workspace_size, nullptr);
+  std::printf("cublasLtMatmul (emulated fp64) %d\n", static_cast<int>(s));
+  expect(s == CUBLAS_STATUS_SUCCESS, "cublasLtMatmul");
+  for (double x : to_host(c, static_cast<size_t>(m) * n)) expect(x == 2.0 * 0.5 * k, "the emulated DGEMM's result");
+  cublasLtDestroy(lt);
+  return s;
+}
+
 [[noreturn]] void lt_bad_algo() {
   LtProblem p;
   cublasLtMatmulAlgo_t algo;
@@ -419,6 +493,7 @@ int main(int argc, char** argv) {
   else if (mode == "--lt-autotune") lt_autotune();
   else if (mode == "--lt-bad-algo") lt_bad_algo();
   else if (mode == "--lt-c-is-d-beta-zero") lt_c_is_d_beta_zero();
+  else if (mode == "--lt-emulated") lt_emulated();
   else {
     std::printf("unknown mode '%s'\n", mode.c_str());
     return 2;
