@@ -5,6 +5,8 @@
 #include <cstring>
 #include <map>
 
+#include "trace/trace_reader.h"
+
 namespace cublasspy {
 namespace {
 
@@ -107,6 +109,14 @@ std::optional<int64_t> attribute(const Library& lib, const void* algo, int attr,
 void prefer_cublaslt_for_algorithms(const std::string& path) {
   state().enabled = true;
   state().preferred = path;
+}
+
+void prefer_cublaslt_of(const TraceFile& trace) {
+  std::string found;
+  for (const std::string& lib : trace.process().all("library")) {
+    if (lib.substr(lib.rfind('/') + 1).rfind("libcublasLt.so", 0) == 0) found = lib;
+  }
+  prefer_cublaslt_for_algorithms(found);
 }
 
 std::optional<LtAlgoConfig> decode_lt_algo(const uint64_t (&bytes)[8]) {

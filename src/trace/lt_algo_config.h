@@ -25,6 +25,10 @@ struct LtAlgoConfig {
 // trace; the last call wins. Thread-compatible.
 void prefer_cublaslt_for_algorithms(const std::string& path);
 
+// The same, with the libcublasLt that `trace`'s process loaded (its library list; none: "").
+class TraceFile;
+void prefer_cublaslt_of(const TraceFile& trace);
+
 // The algorithm's configuration, or nullopt when decoding is off, no cuBLASLt could be loaded
 // (then cublaslt_for_algorithms_error() says why) or it reads none of the attributes.
 std::optional<LtAlgoConfig> decode_lt_algo(const uint64_t (&bytes)[8]);

@@ -9,7 +9,9 @@
 
 #include "common/cuda_names.h"
 #include "replay/dump_files.h"
+#include "trace/call_text.h"
 #include "trace/gemm_call.h"
+#include "trace/lt_algo_config.h"
 #include "replay/hook_signatures.h"
 #include "dump/npy_writer.h"
 #include "replay/tolerance.h"
@@ -301,7 +303,14 @@ class Builder {
       // Format version 5 records the algorithm's bytes (a trace with an algo_id slot has them).
       if (call_.function != nullptr && slot_with_role(*call_.function, ArgRole::kLtAlgoId) >= 0) {
         p_.lt.algo.assign(std::begin(call_.slot.lt_algo), std::end(call_.slot.lt_algo));
-        out_.notes.push_back("the program's cuBLASLt algorithm is replayed as recorded (the same library version is needed)");
+        // What it is, as the program's cuBLASLt reads the bytes (when it can be loaded here).
+        prefer_cublaslt_of(trace_);
+        std::string what;
+        if (const nlohmann::ordered_json args = call_arguments(call_); args.contains("algo_config")) {
+          what = " (" + argument_pieces(nlohmann::ordered_json{{"algo_config", args["algo_config"]}}).front() + ")";
+        }
+        out_.notes.push_back("the program's cuBLASLt algorithm" + what +
+                             " is replayed as recorded (the same library version is needed)");
       } else {
         out_.notes.push_back("the program chose a cuBLASLt algorithm (not recorded): the replay lets cuBLASLt pick one");
       }

@@ -215,20 +215,11 @@ struct TraceWalk {
 };
 constexpr size_t kMaxLocations = 4096;
 
-// The libcublasLt the traced program loaded ("" when the trace names none): the one whose
-// encoding its preset algorithms' bytes are in.
-std::string loaded_cublaslt(const TraceFile& trace) {
-  std::string found;
-  for (const std::string& lib : trace.process().all("library")) {
-    if (lib.substr(lib.rfind('/') + 1).rfind("libcublasLt.so", 0) == 0) found = lib;
-  }
-  return found;
-}
-
 TraceWalk walk_trace(const TraceFile& trace, const ReportOptions& options) {
   TraceWalk w;
   w.trace = &trace;
-  prefer_cublaslt_for_algorithms(loaded_cublaslt(trace));
+  // Preset algorithms are decoded by the cuBLASLt whose encoding their bytes are in.
+  prefer_cublaslt_of(trace);
   diagnoses::FactsGatherer facts(trace);
   trace.for_each_call([&](const CallView& c) {
     w.first_start_ns = std::min(w.first_start_ns, c.rec().start_ns);
