@@ -38,7 +38,10 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //      RecordSlot::lt_algo and ArgRole::kLtAlgoId, a cublasLtMatmul's preset algorithm.
 //   5  ends: FileHeader::launcher_* (bytes [928, 992)), the wait status `cublasspy run` saw;
 //      older traces read as "no launcher".
-inline constexpr uint32_t kFormatVersion = 5;
+//   6  pinned line: FileHeader::first_failed_launch and first_failed_launch_side (bytes
+//      [1024, 1040)), the first launch that failed and its Python and native locations;
+//      older traces read as having none.
+inline constexpr uint32_t kFormatVersion = 6;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
 inline constexpr uint32_t kHeaderBytes = 4096;
@@ -197,7 +200,7 @@ enum class SideKind : uint32_t {
 struct SideEntry {
   uint32_t kind;    // SideKind, or another writer's kind; 0 until published
   uint32_t length;  // bytes of data after this header, at most kMaxSideEntryBytes
-  uint64_t seq;     // the record it belongs to
+  uint64_t seq;     // the record it belongs to (version 6: or the failed launch's ticket + 1)
   uint64_t prev;    // file offset of the same record's previous entry (0: none), always lower
 };
 static_assert(sizeof(SideEntry) == 24);
@@ -444,6 +447,15 @@ struct FileHeader {
   int32_t launcher_status;      // the raw waitpid status (WIFEXITED / WIFSIGNALED)
   uint64_t launcher_pid;        // the command's pid
   uint8_t reserved_ends[48];
+  uint8_t reserved_992[32];     // [992, 1024): another part of version 6
+  // Version 6, pinned line (bytes [1024, 1056)): the first launch-ring entry that failed (a
+  // launch or its CUBLASSPY_SYNC=all synchronization returned an error, or a wait or query
+  // returned an asynchronous one), claimed once by compare-and-swap, and the side-area chain
+  // of its Python and native locations (SideEntry::seq is the launch's ticket + 1), so the
+  // report can say which line launched the kernel it pins.
+  uint64_t first_failed_launch;       // ticket + 1; 0: none
+  uint64_t first_failed_launch_side;  // file offset of its newest SideEntry; 0: none
+  uint8_t reserved_pinned_line[16];
 };
 static_assert(offsetof(FileHeader, format_version) == 12);
 static_assert(offsetof(FileHeader, process_offset) == 32);
@@ -462,7 +474,11 @@ static_assert(offsetof(FileHeader, launcher_wait) == 928);
 static_assert(offsetof(FileHeader, launcher_status) == 932);
 static_assert(offsetof(FileHeader, launcher_pid) == 936);
 static_assert(offsetof(FileHeader, reserved_ends) == 944);
-static_assert(sizeof(FileHeader) == 992);
+static_assert(offsetof(FileHeader, reserved_992) == 992);
+static_assert(offsetof(FileHeader, first_failed_launch) == 1024);
+static_assert(offsetof(FileHeader, first_failed_launch_side) == 1032);
+static_assert(offsetof(FileHeader, reserved_pinned_line) == 1040);
+static_assert(sizeof(FileHeader) == 1056);
 
 // Version 4: one launch of GPU work the program made outside the GEMMs (a kernel, an
 // asynchronous copy or memset), in a ring of its own so that a program launching thousands of

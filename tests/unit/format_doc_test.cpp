@@ -137,6 +137,10 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(FileHeader, launcher_status),
     CBS_FIELD(FileHeader, launcher_pid),
     CBS_FIELD(FileHeader, reserved_ends),
+    CBS_FIELD(FileHeader, reserved_992),
+    CBS_FIELD(FileHeader, first_failed_launch),
+    CBS_FIELD(FileHeader, first_failed_launch_side),
+    CBS_FIELD(FileHeader, reserved_pinned_line),
 
     CBS_FIELD(LaunchEntry, word),
     CBS_FIELD(LaunchEntry, function_id),
