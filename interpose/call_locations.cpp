@@ -12,17 +12,30 @@ bool may_take_locations(const Runtime& rt, uint16_t id, uint32_t depth) {
   return rt.config.stacks != StackMode::kNone && depth == 0 && hook_library(id) != Library::kSystem;
 }
 
-void take_locations(Runtime& rt, format::RecordSlot* slot, uint64_t seq) {
+namespace {
+
+// Both locations, attached to the chain `head` under `seq` (a record's, or a launch's).
+void take_locations(Runtime& rt, uint64_t& head, uint64_t seq) {
   ThreadState& ts = thread_state();
   ts.internal++;  // anything hooked below (there should be nothing) passes through
   StackEncoder encoded;
   if (take_python_stack(encoded)) {
-    rt.writer.attach(slot, seq, static_cast<uint32_t>(format::SideKind::kPythonStack), encoded.data(), encoded.used());
+    rt.writer.attach(head, seq, static_cast<uint32_t>(format::SideKind::kPythonStack), encoded.data(), encoded.used());
   }
   if (take_native_stack(encoded)) {
-    rt.writer.attach(slot, seq, static_cast<uint32_t>(format::SideKind::kNativeStack), encoded.data(), encoded.used());
+    rt.writer.attach(head, seq, static_cast<uint32_t>(format::SideKind::kNativeStack), encoded.data(), encoded.used());
   }
   ts.internal--;
+}
+
+}  // namespace
+
+void take_locations(Runtime& rt, format::RecordSlot* slot, uint64_t seq) { take_locations(rt, slot->side_head, seq); }
+
+void take_launch_locations(Runtime& rt, uint16_t id, uint64_t ticket) {
+  // Claimed whatever CUBLASSPY_STACKS says: the header names the first failed launch either way.
+  uint64_t* head = rt.writer.claim_first_failed_launch(ticket);
+  if (head != nullptr && may_take_locations(rt, id, thread_state().depth)) take_locations(rt, *head, ticket + 1);
 }
 
 }  // namespace cublasspy

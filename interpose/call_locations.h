@@ -15,5 +15,11 @@ bool may_take_locations(const Runtime& rt, uint16_t id, uint32_t depth);
 // to the record. Costs microseconds: only for failing or flagged calls, or every GEMM under
 // CUBLASSPY_STACKS=all.
 void take_locations(Runtime& rt, format::RecordSlot* slot, uint64_t seq);
+// A launch-ring entry that failed (the launch or its CUBLASSPY_SYNC=all synchronization returned
+// an error, or a wait or query returned an asynchronous one), at depth 0, after the entry is
+// complete: if it is the trace's first (FileHeader::first_failed_launch), its locations go
+// with it, as a failing call's do. The first only: after a sticky error every later launch
+// fails too, and the first is the one that faulted (under --sync all, the pinned kernel).
+void take_launch_locations(Runtime& rt, uint16_t id, uint64_t ticket);
 
 }  // namespace cublasspy

@@ -15,6 +15,7 @@
 
 #include <cstring>
 
+#include "call_locations.h"
 #include "common/cuda_errors.h"
 #include "hook_expansion.h"
 #include "shim_driver.h"
@@ -161,7 +162,12 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
     e->flags |= format::kLaunchSynced;
     if (e->async_status != 0) rt->writer.note_launch_error(ticket);
   }
+  // A failed launch is a failing call: its locations (the error path only, after the entry is
+  // complete). A wait or query fails only with an asynchronous error (cudaErrorNotReady from a
+  // query, or an old error cudaGetLastError clears, is no failure of the program's).
+  const bool failed = kPutsWork ? status != 0 || e->async_status != 0 : is_asynchronous_cuda_error(status);
   TraceWriter::complete_launch(e, ticket);
+  if (failed) [[unlikely]] take_launch_locations(*rt, id, ticket);
   return ret;
 }
 

@@ -7,9 +7,10 @@
 // - A thread that has released the GIL (PyTorch does around its ops) waits for whoever holds
 //   it. That is a deadlock only if the holder waits for something this thread holds. The shim
 //   takes the location only at depth 0, in the program's own call, before or after the real
-//   function runs: then this thread holds no lock of cuBLAS, the CUDA runtime or the driver, nor
-//   the dynamic loader's (dlopen and other system calls never get a Python location), nor any
-//   of the shim's (it holds none across calls). What remains is the program's own locks held
+//   function runs (a failed kernel launch, copy or wait: after it and its CUBLASSPY_SYNC=all
+//   synchronization returned): then this thread holds no lock of cuBLAS, the CUDA runtime or
+//   the driver, nor the dynamic loader's (dlopen and other system calls never get a Python
+//   location), nor any of the shim's (it holds none across calls). What remains is the program's own locks held
 //   around a GEMM: a program that takes the GIL while holding them would deadlock by itself, and
 //   PyTorch does take the GIL inside ops (Python dispatch, __torch_function__, hooks), so its
 //   locks held around a GEMM are not ones a GIL holder waits for.

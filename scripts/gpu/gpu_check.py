@@ -96,9 +96,9 @@ def main():
 
     # 4b. The field's case (issue 14): an embedding index out of range before a Linear layer.
     # Under --sync all the launch recorder pins the device assert on the embedding's own kernel
-    # (an index_select / gather kernel of at::native), not on the Linear's GEMM; under --sync the
-    # GEMM finds it pending and is not blamed. Hook for the `stacks` part: the diagnosis's call
-    # location should name workloads.py's EMBEDDING-LINE (check it in results["embedding..."]).
+    # (an index_select / gather kernel of at::native), not on the Linear's GEMM, and the report
+    # names the line of workloads.py that launched it (EMBEDDING-LINE); under --sync the GEMM
+    # finds it pending and is not blamed.
     proc, rep = run(a.cublasspy, a.out, "embedding_out_of_range", ["--sync", "all"])
     d = find_diagnosis(rep, "async-error")
     summary = (d or {}).get("summary", "")
@@ -109,18 +109,23 @@ def main():
     # Under --sync the GEMM is cleared and the suspects (the launches on its stream since the
     # last clean wait) name the indexing kernel.
     suspects_name_kernel = bool(d2) and re.search(r"index|gather|embedding", d2.get("evidence", ""), re.I) is not None
-    # The Python line: launches carry no location (the launch ring's entries are lean), so the
-    # line recorded is the failing call's; reported, not yet required.
+    # The Python line: the pinned launch is the trace's first failed launch, whose locations the
+    # report gives in launches.first_failed (python_stack) and on the diagnosis ("launched at
+    # ... workloads.py:LINE in embedding_out_of_range ...", after torch.nn's own frames).
     with open(os.path.join(HERE, "workloads.py")) as f:
         line = next(i for i, text in enumerate(f, 1) if "# EMBEDDING-LINE" in text)
-    lines = [(fr.get("file", ""), fr.get("line")) for r in (rep, rep2) for t in (r or {}).get("traces", [])
-             for c in t.get("calls", []) for fr in c.get("python_stack", [])]
+    failed = [(t.get("launches") or {}).get("first_failed") or {} for t in (rep or {}).get("traces", [])]
+    lines = [(fr.get("file", ""), fr.get("line")) for l in failed for fr in l.get("python_stack", [])]
+    line_recorded = any(f.endswith("workloads.py") and l == line for f, l in lines)
+    location = (d or {}).get("location", "")
+    line_shown = location.startswith("launched at ") and f"workloads.py:{line} in embedding_out_of_range" in location
     results["embedding_out_of_range"] = {
-        "ok": blames_kernel and bool(gemm_cleared) and suspects_name_kernel
+        "ok": blames_kernel and bool(gemm_cleared) and suspects_name_kernel and line_recorded and line_shown
               and "--sync all" not in (d or {}).get("advice", "x"),
         "blames_kernel_sync_all": blames_kernel, "gemm_cleared_sync": bool(gemm_cleared),
         "suspects_name_kernel_sync": suspects_name_kernel,
-        "embedding_line_recorded": any(f.endswith("workloads.py") and l == line for f, l in lines),
+        "embedding_line_recorded": line_recorded, "embedding_line_shown": line_shown,
+        "location_sync_all": location, "first_failed_launch": failed,
         "diagnosis_sync_all": d, "diagnosis_sync": d2}
 
     # 5. CUDA_VISIBLE_DEVICES naming a device that does not exist.

@@ -81,8 +81,8 @@ def embedding_out_of_range():
     """The field's case (issue 14): an embedding index out of range, then a Linear layer. The
     embedding's gather kernel trips a device-side assert; cuBLAS only reports it at the Linear's
     GEMM (or PyTorch at the next copy). Under `--sync all` the report must blame the embedding's
-    kernel. The line of this file that made the call is the `stacks` part's to check: keep the
-    embedding call on the line marked EMBEDDING-LINE."""
+    kernel and name the line of this file that launched it: keep the embedding call on the line
+    marked EMBEDDING-LINE (gpu_check.py looks for it)."""
     import torch
     emb = torch.nn.Embedding(100, 64).cuda()
     lin = torch.nn.Linear(64, 32).cuda()

@@ -23,6 +23,7 @@ struct Diagnosis {
   std::string advice;      // what the user can do
   std::optional<int64_t> pid;
   std::optional<uint64_t> call;  // the call's seq
+  std::optional<uint64_t> launch;  // a launch-ring entry's number (ticket + 1), when it names one
 };
 
 // All findings for a set of traces (one per process or rank), most severe first, then by time.

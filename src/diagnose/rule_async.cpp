@@ -97,6 +97,7 @@ std::string surfaced_suspects_text(const TraceFacts& f) {
 Diagnosis pinned_launch(const TraceFacts& f, const LaunchView& l) {
   const int code = l.entry.async_status;
   Diagnosis d = finding("async-error", Severity::kError, f);
+  d.launch = l.ticket + 1;  // the report adds the line that launched it (format version 6)
   d.summary = fmt::format("the GPU work launched by {} failed with {}", l.kernel.empty() ? l.function_name() : l.kernel,
                           error_name(code));
   d.evidence = fmt::format("{} returned {}, then synchronizing its stream (CUBLASSPY_SYNC=all) reported {}: {}.",
@@ -219,6 +220,7 @@ void rule_async_error(RuleContext& ctx) {
         (code == 0 || (surfaced && f.launch_error->entry.start_ns < surfaced->rec().start_ns))) {
       const LaunchView& l = *f.launch_error;
       Diagnosis d = finding("async-error", Severity::kError, f);
+      d.launch = l.ticket + 1;
       d.summary = fmt::format("an asynchronous GPU error ({}) surfaced at {}", error_name(l.entry.status), l.function_name());
       d.evidence = fmt::format("{} returned {}: {}; it reports work launched earlier, not its own.", launch_text(l),
                                status_text_for(l.library(), l.entry.status), what_it_means(l.entry.status));

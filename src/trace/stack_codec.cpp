@@ -101,8 +101,8 @@ std::optional<NativeStack> decode_native_stack(const std::vector<uint8_t>& data)
   return s;
 }
 
-std::string python_stack_text(const PythonStack& stack) {
-  std::string out = "made at ";
+std::string python_stack_text(const PythonStack& stack, const char* verb) {
+  std::string out = std::string(verb) + " at ";
   for (size_t i = 0; i < stack.frames.size(); ++i) {
     const PythonFrame& f = stack.frames[i];
     if (i != 0) out += " <- ";

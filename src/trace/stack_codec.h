@@ -82,8 +82,9 @@ struct NativeStack {
 std::optional<PythonStack> decode_python_stack(const std::vector<uint8_t>& data);
 std::optional<NativeStack> decode_native_stack(const std::vector<uint8_t>& data);
 
-// "made at train.py:42 in forward <- model.py:17 in __call__" (the file's last path element).
-std::string python_stack_text(const PythonStack& stack);
+// "made at train.py:42 in forward <- model.py:17 in __call__" (the file's last path element);
+// `verb` in place of "made" ("launched", for a kernel launch).
+std::string python_stack_text(const PythonStack& stack, const char* verb = "made");
 // A C++ symbol demangled ("at::native::addmm_out_cuda_impl(...)"), others unchanged.
 std::string demangled(const std::string& symbol);
 // "at::cuda::blas::gemm<float> <- at::native::addmm_out_cuda_impl <- ...": symbols without

@@ -42,6 +42,9 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //      launch_lag), so the ring is in launch order only up to a bounded displacement; the
 //      per-kernel totals are per-thread counts (FileHeader::launch_counts_*, bytes [992, 1024))
 //      summed by the reader. Older traces have KernelEntry::launches and one ticket a launch.
+//   6  pinned line: FileHeader::first_failed_launch and first_failed_launch_side (bytes
+//      [1024, 1040)), the first launch that failed and its Python and native locations;
+//      older traces read as having none.
 inline constexpr uint32_t kFormatVersion = 6;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
@@ -201,7 +204,7 @@ enum class SideKind : uint32_t {
 struct SideEntry {
   uint32_t kind;    // SideKind, or another writer's kind; 0 until published
   uint32_t length;  // bytes of data after this header, at most kMaxSideEntryBytes
-  uint64_t seq;     // the record it belongs to
+  uint64_t seq;     // the record it belongs to (version 6: or the failed launch's ticket + 1)
   uint64_t prev;    // file offset of the same record's previous entry (0: none), always lower
 };
 static_assert(sizeof(SideEntry) == 24);
@@ -463,6 +466,14 @@ struct FileHeader {
   uint32_t launch_block;
   uint32_t launch_lag;
   uint8_t reserved_launch_totals[8];
+  // Version 6, pinned line (bytes [1024, 1056)): the first launch-ring entry that failed (a
+  // launch or its CUBLASSPY_SYNC=all synchronization returned an error, or a wait or query
+  // returned an asynchronous one), claimed once by compare-and-swap, and the side-area chain
+  // of its Python and native locations (SideEntry::seq is the launch's ticket + 1), so the
+  // report can say which line launched the kernel it pins.
+  uint64_t first_failed_launch;       // ticket + 1; 0: none
+  uint64_t first_failed_launch_side;  // file offset of its newest SideEntry; 0: none
+  uint8_t reserved_pinned_line[16];
 };
 static_assert(offsetof(FileHeader, format_version) == 12);
 static_assert(offsetof(FileHeader, process_offset) == 32);
@@ -487,7 +498,10 @@ static_assert(offsetof(FileHeader, launch_tables_taken) == 1004);
 static_assert(offsetof(FileHeader, launch_block) == 1008);
 static_assert(offsetof(FileHeader, launch_lag) == 1012);
 static_assert(offsetof(FileHeader, reserved_launch_totals) == 1016);
-static_assert(sizeof(FileHeader) == 1024);
+static_assert(offsetof(FileHeader, first_failed_launch) == 1024);
+static_assert(offsetof(FileHeader, first_failed_launch_side) == 1032);
+static_assert(offsetof(FileHeader, reserved_pinned_line) == 1040);
+static_assert(sizeof(FileHeader) == 1056);
 
 // Version 4: one launch of GPU work the program made outside the GEMMs (a kernel, an
 // asynchronous copy or memset), in a ring of its own so that a program launching thousands of

@@ -235,6 +235,14 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
     }
   }
 
+  // Version 6, pinned line: the first failed launch; older versions had none (their bytes there
+  // read as zero whatever they hold). Any value is safe: the launch is looked up by ticket in
+  // the ring, its side chain is checked entry by entry.
+  if (h.format_version < 6) {
+    std::memset(reinterpret_cast<char*>(&t.header_) + offsetof(FileHeader, first_failed_launch), 0,
+                offsetof(FileHeader, reserved_pinned_line) - offsetof(FileHeader, first_failed_launch));
+  }
+
   // Process section: "key\0value\0" pairs.
   const char* p = t.base_ + h.process_offset;
   const char* end = p + h.process_used;
@@ -567,13 +575,17 @@ uint64_t TraceFile::total_launches() const {
 }
 
 std::optional<LaunchView> TraceFile::first_launch_error() const {
-  const FileHeader& h = header_;
   const uint64_t first = std::atomic_ref<const uint64_t>(
                              *reinterpret_cast<const uint64_t*>(base_ + offsetof(FileHeader, first_launch_error)))
                              .load();
-  if (h.launch_capacity == 0 || first == 0) return std::nullopt;
+  if (first == 0) return std::nullopt;
+  return launch_at(first - 1);
+}
+
+std::optional<LaunchView> TraceFile::launch_at(uint64_t ticket) const {
+  if (header_.launch_capacity == 0) return std::nullopt;
   LaunchView v;
-  if (!copy_launch(first - 1, v)) return std::nullopt;
+  if (!copy_launch(ticket, v)) return std::nullopt;  // the entry's word must be this ticket's
   return v;
 }
 
@@ -667,6 +679,25 @@ bool TraceFile::read_at(uint64_t offset, void* out, uint64_t bytes) const {
 }
 
 std::vector<SideEntryView> TraceFile::side_entries(const CallView& call) const {
+  return side_chain(call.slot.side_head, call.seq);
+}
+
+std::optional<uint64_t> TraceFile::first_failed_launch() const {
+  if (header_.format_version < 6) return std::nullopt;
+  const uint64_t first = load_header_u64(offsetof(FileHeader, first_failed_launch));
+  if (first == 0) return std::nullopt;
+  return first - 1;
+}
+
+std::vector<SideEntryView> TraceFile::launch_side_entries(uint64_t ticket) const {
+  const std::optional<uint64_t> first = first_failed_launch();
+  if (!first || *first != ticket) return {};
+  // The ticket + 1 as the entries' seq (a ticket of ~0 has no seq and no entries).
+  if (ticket + 1 == 0) return {};
+  return side_chain(load_header_u64(offsetof(FileHeader, first_failed_launch_side)), ticket + 1);
+}
+
+std::vector<SideEntryView> TraceFile::side_chain(uint64_t head, uint64_t seq) const {
   std::vector<SideEntryView> found;
   const uint64_t used = side_used();
   if (used == 0) return found;
@@ -674,13 +705,13 @@ std::vector<SideEntryView> TraceFile::side_entries(const CallView& call) const {
   // Read through the file, never the mapping (a file cut short gives a short read, not SIGBUS).
   // The header of an entry is read before its data: the writer stored the kind last, with
   // release order, so once the kind reads nonzero the data read after it is complete.
-  uint64_t at = call.slot.side_head;
+  uint64_t at = head;
   while (at != 0 && found.size() < kMaxSideEntriesPerRecord) {
     if (at < begin || (at - begin) % 8 != 0 || at - begin > used || used - (at - begin) < sizeof(SideEntry)) break;
     SideEntry entry;
     if (!read_at(at, &entry, sizeof entry)) break;
     const uint64_t room = used - (at - begin) - sizeof(SideEntry);
-    if (entry.kind == 0 || entry.seq != call.seq || entry.length > kMaxSideEntryBytes ||
+    if (entry.kind == 0 || entry.seq != seq || entry.length > kMaxSideEntryBytes ||
         entry.length > room) {
       break;  // not published, another record's, or corrupt: nothing older can be trusted
     }

@@ -148,6 +148,8 @@ class TraceFile {
   std::optional<LaunchView> first_launch_error() const;
   // The launches (and waits and queries) recorded in the ring, however many it still holds.
   uint64_t total_launches() const;
+  // The launch of `ticket`, if the ring still holds it.
+  std::optional<LaunchView> launch_at(uint64_t ticket) const;
   // The version of cublasspy whose shim wrote the trace; empty before format version 4.
   std::string_view writer_version() const { return header_.writer_version; }
 
@@ -158,6 +160,12 @@ class TraceFile {
   std::vector<SideEntryView> side_entries(const CallView& call) const;
   // The call's oldest entry of `kind`, if any.
   std::optional<SideEntryView> side_entry(const CallView& call, uint32_t kind) const;
+  // Version 6: the trace's first failed launch (FileHeader::first_failed_launch: a launch or its
+  // CUBLASSPY_SYNC=all synchronization returned an error, or a wait or query an asynchronous
+  // one), by ticket, whether or not the launch ring still holds it; and the side-area entries
+  // of its locations, oldest first, checked as a call's are. None before version 6.
+  std::optional<uint64_t> first_failed_launch() const;
+  std::vector<SideEntryView> launch_side_entries(uint64_t ticket) const;
   // Bytes of the side area in use, as the writer last left them (<= side_bytes).
   uint64_t side_used() const;
   // Visits every intact record still in the ring, in the order the calls began (format version
@@ -189,6 +197,8 @@ class TraceFile {
   std::vector<uint64_t> passed_over_slots() const;
   uint64_t load_header_u64(size_t offset) const;
   bool read_at(uint64_t offset, void* out, uint64_t bytes) const;  // pread, whole or false
+  // The chain of side entries from `head` that carry `seq`, oldest first (side_entries()).
+  std::vector<SideEntryView> side_chain(uint64_t head, uint64_t seq) const;
   // Whether a record's word belongs to the ticket its slot was last handed out for.
   bool is_current(uint64_t word, uint64_t ticket) const;
   // The order calls are visited in.

@@ -351,6 +351,15 @@ void TraceWriter::note_launch_error(uint64_t ticket) {
   atom(header_->first_launch_error).compare_exchange_strong(none, ticket + 1, std::memory_order_relaxed);
 }
 
+uint64_t* TraceWriter::claim_first_failed_launch(uint64_t ticket) {
+  if (header_ == nullptr) return nullptr;
+  uint64_t none = 0;
+  if (!atom(header_->first_failed_launch).compare_exchange_strong(none, ticket + 1, std::memory_order_relaxed)) {
+    return nullptr;
+  }
+  return &header_->first_failed_launch_side;
+}
+
 uint16_t TraceWriter::kernel_index(uint64_t function, uint16_t function_id, NameKernel name, void* context) {
   if (kernels_ == nullptr || function == 0) return kNoKernel;
   // Open addressing on the function's address, lock-free: an entry is claimed once with a
@@ -372,8 +381,7 @@ uint16_t TraceWriter::kernel_index(uint64_t function, uint16_t function_id, Name
   return kNoKernel;
 }
 
-bool TraceWriter::attach(RecordSlot* slot, uint64_t seq, uint32_t kind, const void* data,
-                         uint32_t length) {
+bool TraceWriter::attach(uint64_t& head, uint64_t seq, uint32_t kind, const void* data, uint32_t length) {
   if (header_ == nullptr) return false;
   FileHeader& h = *header_;
   if (kind == 0 || length > kMaxSideEntryBytes || h.side_bytes == 0) return false;
@@ -392,13 +400,13 @@ bool TraceWriter::attach(RecordSlot* slot, uint64_t seq, uint32_t kind, const vo
   auto* entry = reinterpret_cast<SideEntry*>(file_base_ + at);
   entry->length = length;
   entry->seq = seq;
-  entry->prev = atom(slot->side_head).load(std::memory_order_relaxed);
+  entry->prev = atom(head).load(std::memory_order_relaxed);
   std::memcpy(file_base_ + at + sizeof(SideEntry), data, length);
   // The kind last: a reader that sees it sees the rest (the entry's whole life is this store).
   atom(entry->kind).store(kind, std::memory_order_release);
   atom(h.side_entries).fetch_add(1, std::memory_order_relaxed);
   // The record names it last, so a record never names an entry that is not all there.
-  atom(slot->side_head).store(at, std::memory_order_release);
+  atom(head).store(at, std::memory_order_release);
   return true;
 }
 

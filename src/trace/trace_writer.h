@@ -71,7 +71,12 @@ class TraceWriter {
   // fatal-signal handler. False when the side area is full (the entry is counted as dropped),
   // absent, or the data is longer than format::kMaxSideEntryBytes.
   bool attach(format::RecordSlot* slot, uint64_t seq, uint32_t kind, const void* data,
-              uint32_t length);
+              uint32_t length) {
+    return attach(slot->side_head, seq, kind, data, length);
+  }
+  // The same for any chain: `head` (in the mapping) names its newest entry, and entries carry
+  // `seq` (a record's, or for a launch its ticket + 1).
+  bool attach(uint64_t& head, uint64_t seq, uint32_t kind, const void* data, uint32_t length);
   // Makes a claimed record visible as in flight (all arguments written).
   static void publish_in_flight(format::RecordSlot* slot, uint64_t seq);
   // Makes the record visible as completed and updates the totals and the first failure.
@@ -101,6 +106,9 @@ class TraceWriter {
   }
   // The first launch found with an asynchronous error (FileHeader::first_launch_error).
   void note_launch_error(uint64_t ticket);
+  // Makes launch `ticket` the trace's first failed launch (FileHeader::first_failed_launch)
+  // unless another launch already is: the head of the chain its locations go in, or nullptr.
+  uint64_t* claim_first_failed_launch(uint64_t ticket);
   // The kernel table index of `function`, or format::kNoKernel. The
   // first launch of a function names it: name(context, out, size) writes its symbol into `out`.
   using NameKernel = void (*)(void* context, char* out, size_t size);

@@ -5,10 +5,17 @@
 
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "support/diagnose_helpers.h"
+#include "support/process.h"
+#include "trace/stack_codec.h"
 
 namespace cublasspy::test {
 namespace {
+
+using test_support::ProcessResult;
+using test_support::run_process;
 
 TracedRun faulting_gemm(bool sync) {
   std::map<std::string, std::string> env{{"STANDIN_ASYNC_ERROR", "cublasSgemm_v2:1:700"}};
@@ -162,6 +169,45 @@ TEST(AsyncError, SyncAllPinsTheFaultingKernel) {
       << explain(run, found);
   EXPECT_TRUE(contains(d.evidence, "CUBLASSPY_SYNC=all")) << d.evidence;
   EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
+  // The pinned launch is a failing call: it carries its native location (format version 6), and
+  // the diagnosis names the launch, so the report can say where it was made.
+  ASSERT_TRUE(d.launch) << explain(run, found);
+  ASSERT_EQ(run.opened.size(), 1u);
+  const TraceFile& t = run.opened[0];
+  ASSERT_EQ(t.first_failed_launch(), *d.launch - 1) << explain(run, found);
+  std::optional<NativeStack> native;
+  bool python = false;
+  for (const SideEntryView& e : t.launch_side_entries(*d.launch - 1)) {
+    if (e.kind == static_cast<uint32_t>(format::SideKind::kPythonStack)) python = true;
+    if (e.kind == static_cast<uint32_t>(format::SideKind::kNativeStack)) native = decode_native_stack(e.bytes);
+  }
+  EXPECT_FALSE(python);  // no CPython in this process
+  ASSERT_TRUE(native && !native->frames.empty()) << "no native location on the pinned launch";
+  EXPECT_EQ(native->frames[0].symbol, "_Z16launch_on_streamPKvPPvP11CUstream_st") << native_stack_text(*native);
+  EXPECT_TRUE(contains(native_stack_text(*native), "launch_on_stream <- main")) << native_stack_text(*native);
+  // The report's text shows it under the diagnosis, with --all.
+  const ProcessResult text = run_process({CBS_TEST_CLI, "report", "--all", run.traces.front()});
+  EXPECT_TRUE(contains(text.out, fmt::format("launch #{}", *d.launch))) << text.out;
+  EXPECT_TRUE(contains(text.out, "native: launch_on_stream <- main")) << text.out;
+}
+
+// Without sync the first failed launch is the wait where the error surfaced, with the line that
+// waited; a launch that did not fail (the faulting kernel's own returned success) has none.
+TEST(AsyncError, TheWaitWhereItSurfacedHasItsLocation) {
+  TracedRun run = faulting_kernel("cudaLaunchKernel:1:700", nullptr, {"--no-gemm"});
+  ASSERT_EQ(run.opened.size(), 1u) << run.output;
+  const TraceFile& t = run.opened[0];
+  const std::optional<uint64_t> first = t.first_failed_launch();
+  ASSERT_TRUE(first) << run.output;
+  const std::optional<LaunchView> l = t.launch_at(*first);
+  ASSERT_TRUE(l) << run.output;
+  EXPECT_STREQ(l->function_name(), "cudaDeviceSynchronize");
+  bool native = false;
+  for (const SideEntryView& e : t.launch_side_entries(*first)) {
+    native = native || e.kind == static_cast<uint32_t>(format::SideKind::kNativeStack);
+  }
+  EXPECT_TRUE(native);
+  EXPECT_TRUE(t.launch_side_entries(*first - 1).empty());
 }
 
 // <<<...>>> as nvcc 13 compiles it: the host stub launches through the runtime's

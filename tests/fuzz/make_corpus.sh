@@ -2,18 +2,19 @@
 # Regenerates the seed corpus of the trace-reader fuzz target: real traces written by the real
 # shim while the test programs ran on the CPU stand-in (and one on the real, driverless CUDA
 # libraries), each with a 16-record ring so the files stay small (~250 KiB: the header, process
-# section and function table are most of it), without a launch ring or side area but in the two
-# traces that show those (launches_pending_error, located_failure: ~1.3-1.6 MiB, since the side
+# section and function table are most of it), without a launch ring or side area but in the three
+# traces that show those (launches_pending_error, located_failure, launch_pinned_located:
+# ~1.3-1.6 MiB, since the side
 # area is at least 1 MiB and the kernel table 256 KiB). Every trace shows a different way a
 # process ends or a different kind of record.
 #
 #   tests/fuzz/make_corpus.sh BUILD_DIR
 #
 # BUILD_DIR is an ordinary build with the tests (the stand-in and the programs built). The
-# files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt to v4-*.cbt: traces of
-# format versions 1 to 4, kept as they were written, since the reader goes on reading those
-# versions (tests/hardening/reader_*_test.cpp read them; rename a few current traces to v4-*
-# before regenerating for version 5).
+# files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt to v5-*.cbt: traces of
+# format versions 1 to 5, kept as they were written, since the reader goes on reading those
+# versions (tests/hardening/reader_*_test.cpp read them; rename a few current traces to v5-*
+# before regenerating for version 6).
 set -euo pipefail
 build="$(cd "${1:?usage: make_corpus.sh BUILD_DIR}" && pwd)"
 out="$(cd "$(dirname "$0")" && pwd)/corpus/trace_reader"
@@ -21,7 +22,7 @@ programs="$build/test-programs"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
-find "$out" -name '*.cbt' ! -name 'v1-*' ! -name 'v2-*' ! -name 'v3-*' ! -name 'v4-*' -delete
+find "$out" -name '*.cbt' ! -name 'v1-*' ! -name 'v2-*' ! -name 'v3-*' ! -name 'v4-*' ! -name 'v5-*' -delete
 
 # trace NAME [VAR=VALUE...] -- PROGRAM ARGS...: runs PROGRAM under the shim, keeps its trace.
 trace() {
@@ -54,6 +55,10 @@ trace threads_claim_blocks CUBLASSPY_RING=128 -- "$programs/shim_sgemm_threads" 
 trace launches_pending_error CUBLASSPY_LAUNCH_RING=16 CUBLASSPY_SIDE_MB=1 CUBLASSPY_SYNC=1 \
     STANDIN_ASYNC_ERROR=cudaMemsetAsync:1:700 -- "$programs/diag_workload" --memset-first --gemms 2
 trace located_failure CUBLASSPY_SIDE_MB=1 STANDIN_FAIL=cublasSgemm_v2:1:13 -- "$programs/diag_located"
+# Version 6: the memset pinned under CUBLASSPY_SYNC=all is the first failed launch, with its
+# native location in the side area (FileHeader::first_failed_launch, first_failed_launch_side).
+trace launch_pinned_located CUBLASSPY_LAUNCH_RING=16 CUBLASSPY_SIDE_MB=1 CUBLASSPY_SYNC=all \
+    STANDIN_ASYNC_ERROR=cudaMemsetAsync:1:700 -- "$programs/diag_workload" --memset-first --gemms 2
 
 # A hang killed by SIGKILL: the call stays in flight, the file says "running".
 rm -f "$work"/*.cbt

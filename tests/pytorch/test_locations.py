@@ -3,7 +3,8 @@
 A torch.mm two functions deep in a script fails (the stand-in's fault script); the report names
 both lines, in the JSON (python_stack) and in the text ("made at program.py:L in inner <- ...").
 CUBLASSPY_STACKS=none records nothing; under CUBLASSPY_STACKS=all a crash inside the GEMM still
-has the location, taken before the call, and the faulting PC.
+has the location, taken before the call, and the faulting PC. Under --sync all the kernel an
+out-of-range embedding index makes fault is pinned, with the lines that launched it.
 Usage: test_locations.py <repository root> <build directory>
 """
 import subprocess
@@ -31,6 +32,33 @@ except RuntimeError as e:
 INNER_LINE = 5   # return torch.mm(a, b)
 OUTER_LINE = 10  # return inner(a, b)
 
+# The field's case (issue 14, scripts/gpu/gpu_check.py's embedding case): an embedding index out
+# of range before a Linear layer. On the stand-in the embedding's kernel "faults" with a
+# device-side assert (STANDIN_ASYNC_ERROR on the first kernel launch, which is the embedding's
+# index_select: the copies before it are no launches); under --sync all the shim pins that
+# kernel, and the report names the Python lines that launched it.
+EMBEDDING = """import torch
+
+
+def embed(table, ids):
+    return table(ids)
+
+
+def forward(table, lin, ids):
+    h = embed(table, ids)
+    return lin(h)
+
+
+table, lin = torch.nn.Embedding(10, 4).cuda(), torch.nn.Linear(4, 3).cuda()
+ids = torch.tensor([1, 12]).cuda()
+try:
+    print("result", forward(table, lin, ids).cpu().tolist())
+except RuntimeError as e:
+    print("ERROR:", str(e).splitlines()[0])
+"""
+EMBED_LINE = 5     # return table(ids)
+FORWARD_LINE = 9   # h = embed(table, ids)
+
 
 def sgemm(report):
     found = calls(report, "cublasSgemm_v2", nested=False)
@@ -39,10 +67,11 @@ def sgemm(report):
 
 def main():
     s = Scenario(sys.argv[1], sys.argv[2])
-    failing, none, crash = s.parallel(
+    failing, none, crash, embedding = s.parallel(
         lambda: s.torch(PROGRAM, env={"STANDIN_FAIL": "cublasSgemm_v2:1:13"}),
         lambda: s.torch(PROGRAM, env={"STANDIN_FAIL": "cublasSgemm_v2:1:13", "CUBLASSPY_STACKS": "none"}),
-        lambda: s.torch(PROGRAM, env={"STANDIN_CRASH": "cublasSgemm_v2:1:SIGSEGV", "CUBLASSPY_STACKS": "all"}))
+        lambda: s.torch(PROGRAM, env={"STANDIN_CRASH": "cublasSgemm_v2:1:SIGSEGV", "CUBLASSPY_STACKS": "all"}),
+        lambda: s.torch(EMBEDDING, env={"STANDIN_ASYNC_ERROR": "cudaLaunchKernel:1:710", "CUBLASSPY_SYNC": "all"}))
 
     s.check("the failing mm raised in PyTorch", "CUBLAS_STATUS_EXECUTION_FAILED" in failing.stdout,
             (failing.stdout + failing.stderr)[-300:])
@@ -80,7 +109,37 @@ def main():
     s.check("under all, the crashed call has its Python location",
             [(f["line"], f["function"]) for f in stack[:2]] == [(INNER_LINE, "inner"), (OUTER_LINE, "outer")], stack[:2])
     s.check("and the faulting PC", bool((call or {}).get("fault_pc")), call and call.get("fault_pc"))
+
+    pinned_line(s, embedding)
     return s.finish()
+
+
+def pinned_line(s, run):
+    """--sync all pins the embedding's kernel; the report says which lines launched it."""
+    s.check("the embedding's fault raised in PyTorch", "ERROR: CUDA error: device-side assert triggered" in run.stdout,
+            (run.stdout + run.stderr)[-300:])
+    report = s.report(*run.traces)
+    d = next((x for x in report["diagnoses"] if x["id"] == "async-error"), None)
+    s.check("async-error pins the embedding's kernel (index_select) under --sync all",
+            d is not None and "the GPU work launched by" in d["summary"] and "indexSelect" in d["summary"]
+            and d.get("launch"), d or [x["id"] for x in report["diagnoses"]])
+    # The innermost frames are torch.nn's own (Module.__call__, Embedding.forward, F.embedding);
+    # the program's two lines follow them.
+    want = f"program.py:{EMBED_LINE} in embed <- program.py:{FORWARD_LINE} in forward"
+    where = (d or {}).get("location", "")
+    s.check("the diagnosis says which lines launched it", where.startswith("launched at ") and want in where, where)
+    launches = next((t.get("launches") for t in report["traces"] if t.get("launches")), {})
+    failed = launches.get("first_failed") or {}
+    stack = failed.get("python_stack", [])
+    s.check("launches.first_failed is the pinned launch, with its python_stack",
+            d is not None and failed.get("launch") == d.get("launch") and failed.get("async_status") == 710 and
+            [(f["line"], f["function"]) for f in stack if f["file"].endswith("/program.py")][:2] ==
+            [(EMBED_LINE, "embed"), (FORWARD_LINE, "forward")], failed)
+    symbols = [f["symbol"] or "" for f in failed.get("native_stack", [])]
+    s.check("and its native_stack, through PyTorch's index_select",
+            any("index_select" in x for x in symbols), symbols[:12])
+    text = subprocess.run([s.cli, "report", *run.traces], capture_output=True, text=True).stdout
+    s.check("the text report shows the line under the diagnosis", want in text, text[-1200:])
 
 
 if __name__ == "__main__":

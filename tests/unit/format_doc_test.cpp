@@ -143,6 +143,9 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(FileHeader, launch_block),
     CBS_FIELD(FileHeader, launch_lag),
     CBS_FIELD(FileHeader, reserved_launch_totals),
+    CBS_FIELD(FileHeader, first_failed_launch),
+    CBS_FIELD(FileHeader, first_failed_launch_side),
+    CBS_FIELD(FileHeader, reserved_pinned_line),
 
     CBS_FIELD(LaunchEntry, word),
     CBS_FIELD(LaunchEntry, function_id),

@@ -119,10 +119,10 @@ OpenedTraces open_traces(const std::vector<std::string>& paths) {
 
 namespace {
 
-// The call's Python and native locations (CUBLASSPY_STACKS), from the side area.
-void add_locations(json& j, const TraceFile& trace, const CallView& call) {
-  if (call.slot.side_head == 0) return;
-  for (const SideEntryView& e : trace.side_entries(call)) {
+// A call's or a launch's Python and native locations (CUBLASSPY_STACKS), from the side area
+// entries attached to it; `verb` says what the program did there ("made", "launched").
+void add_locations(json& j, const std::vector<SideEntryView>& entries, const char* verb) {
+  for (const SideEntryView& e : entries) {
     if (e.kind == static_cast<uint32_t>(format::SideKind::kPythonStack) && !j.contains("python_stack")) {
       const std::optional<PythonStack> stack = decode_python_stack(e.bytes);
       if (!stack) continue;
@@ -131,7 +131,7 @@ void add_locations(json& j, const TraceFile& trace, const CallView& call) {
         frames.push_back({{"file", f.file}, {"line", f.line}, {"function", f.function}});
       }
       j["python_stack"] = std::move(frames);
-      j["location"] = python_stack_text(*stack);
+      j["location"] = python_stack_text(*stack, verb);
     } else if (e.kind == static_cast<uint32_t>(format::SideKind::kNativeStack)) {
       const std::optional<NativeStack> stack = decode_native_stack(e.bytes);
       if (!stack || stack->frames.empty()) continue;
@@ -195,9 +195,42 @@ json call_to_json(const CallView& call, const TraceFile* trace) {
     j["pending_error_name"] = name_or_unknown(NameSet::kCudaError, call.slot.pending_error);
   }
   if (rec.check_bits != 0) j["check_bits"] = rec.check_bits;
-  if (trace != nullptr) add_locations(j, *trace, call);
+  if (trace != nullptr && call.slot.side_head != 0) add_locations(j, trace->side_entries(call), "made");
   return j;
 }
+
+namespace {
+
+// A launch-ring entry as the report's JSON gives it: "launched at" where it is the trace's first
+// failed launch and has its locations (a wait or a query: "made at").
+json launch_to_json(const LaunchView& l, const TraceFile& trace) {
+  json e;
+  e["launch"] = l.ticket + 1;
+  e["function"] = l.function_name();
+  e["kernel"] = l.kernel;
+  e["stream"] = l.entry.stream;
+  e["status"] = l.entry.status;
+  e["async_status"] = l.entry.async_status;
+  const bool wait = l.function != nullptr && static_cast<format::Family>(l.function->family) == format::Family::kSync;
+  add_locations(e, trace.launch_side_entries(l.ticket), wait ? "made" : "launched");
+  return e;
+}
+
+// The locations of the trace's first failed launch, if it is launch number `launch` (ticket + 1).
+json launch_locations(const TraceFile& trace, uint64_t launch) {
+  json kept = json::object();
+  const std::optional<uint64_t> first = trace.first_failed_launch();
+  if (!first || *first + 1 != launch) return kept;
+  const std::optional<LaunchView> view = trace.launch_at(*first);
+  json where = view ? launch_to_json(*view, trace) : json::object();
+  if (!view) add_locations(where, trace.launch_side_entries(*first), "launched");
+  for (const char* key : {"location", "native_location"}) {
+    if (where.contains(key)) kept[key] = where[key];
+  }
+  return kept;
+}
+
+}  // namespace
 
 namespace {
 
@@ -379,15 +412,13 @@ json trace_to_json(TraceWalk& walk, const ReportOptions& options) {
       kernels.push_back(std::move(e));
     }
     launches["kernels"] = std::move(kernels);
-    if (auto l = trace.first_launch_error()) {
-      json e;
-      e["launch"] = l->ticket + 1;
-      e["function"] = l->function_name();
-      e["kernel"] = l->kernel;
-      e["stream"] = l->entry.stream;
-      e["status"] = l->entry.status;
-      e["async_status"] = l->entry.async_status;
-      launches["first_error"] = std::move(e);
+    if (auto l = trace.first_launch_error()) launches["first_error"] = launch_to_json(*l, trace);
+    // Version 6: the first launch that failed, with its locations (as a failing call has them).
+    if (const std::optional<uint64_t> first = trace.first_failed_launch()) {
+      json e = json{{"launch", *first + 1}};  // the ring may no longer hold the entry itself
+      if (const std::optional<LaunchView> l = trace.launch_at(*first)) e = launch_to_json(*l, trace);
+      else add_locations(e, trace.launch_side_entries(*first), "launched");
+      launches["first_failed"] = std::move(e);
     }
     t["launches"] = std::move(launches);
   }
@@ -416,6 +447,7 @@ json diagnosis_to_json(const Diagnosis& d) {
   j["advice"] = d.advice;
   j["pid"] = d.pid ? json(*d.pid) : json(nullptr);
   j["call"] = d.call ? json(*d.call) : json(nullptr);
+  j["launch"] = d.launch ? json(*d.launch) : json(nullptr);
   return j;
 }
 
@@ -444,9 +476,16 @@ json build_report(const std::vector<const TraceFile*>& traces, const ReportOptio
     json j = diagnosis_to_json(d);
     // Where the program made the call the diagnosis rests on.
     for (const TraceWalk& w : walks) {
-      if (!d.pid || !d.call || std::strtoll(w.trace->process().get("pid").c_str(), nullptr, 10) != *d.pid) continue;
-      auto found = w.locations.find(*d.call);
-      if (found != w.locations.end()) j.update(found->second);
+      if (!d.pid || (!d.call && !d.launch) ||
+          std::strtoll(w.trace->process().get("pid").c_str(), nullptr, 10) != *d.pid) {
+        continue;
+      }
+      if (d.call) {
+        auto found = w.locations.find(*d.call);
+        if (found != w.locations.end()) j.update(found->second);
+      } else {
+        j.update(launch_locations(*w.trace, *d.launch));  // the launch it pins (version 6)
+      }
       break;
     }
     report["diagnoses"].push_back(std::move(j));

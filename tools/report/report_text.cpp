@@ -250,6 +250,7 @@ void append_diagnoses(std::string& out, const json& diagnoses, const TextOptions
     std::vector<std::string> where;
     if (!d["pid"].is_null()) where.push_back(fmt::format("pid {}", d["pid"].get<int64_t>()));
     if (!d["call"].is_null()) where.push_back(fmt::format("call #{}", d["call"].get<uint64_t>()));
+    if (d.contains("launch") && !d["launch"].is_null()) where.push_back(fmt::format("launch #{}", d["launch"].get<uint64_t>()));
     out += fmt::format("  {}{:<7}{} {}{}{}: {}{}\n", colour, sev, s.reset, s.bold, d.value("id", "?"), s.reset,
                        d.value("summary", ""),
                        where.empty() ? "" : fmt::format(" {}({}){}", s.dim, join(where, ", "), s.reset));

@@ -17,7 +17,7 @@
 //                      (the stand-in's fault plan then names __cudaLaunchKernel)
 //
 // Else the kernel is launched through cudaLaunchKernel, as PyTorch's kernels are. Linked with --export-dynamic so that
-// dladdr names the kernel's host stub. Prints each status; exit status 0.
+// dladdr names the kernel's host stub and the launching function. Prints each status; exit status 0.
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -39,11 +39,13 @@ namespace {
 
 void report(const char* what, int status) { std::printf("%s %d\n", what, status); }
 
-cudaError_t launch(const void* kernel, void** args, cudaStream_t stream) {
+}  // namespace
+
+// Not inlined and exported (--export-dynamic), so that the failing launch's native location
+// names it: "launch_on_stream <- main".
+__attribute__((noinline)) cudaError_t launch_on_stream(const void* kernel, void** args, cudaStream_t stream) {
   return cudaLaunchKernel(kernel, dim3(1), dim3(32), args, 0, stream);
 }
-
-}  // namespace
 
 int main(int argc, char** argv) {
   bool other_stream = false, gemm = true, driver_waits = false, chevrons = false;
@@ -100,14 +102,14 @@ int main(int argc, char** argv) {
   int n = 32;
   if (other_stream) {
     void* args[] = {&c, &n};
-    report("cudaLaunchKernel scale_rows", launch(reinterpret_cast<const void*>(scale_rows), args, side));
+    report("cudaLaunchKernel scale_rows", launch_on_stream(reinterpret_cast<const void*>(scale_rows), args, side));
   }
   void* args[] = {&a, &index, &c, &n};
   if (chevrons) {
     gather_rows<<<1, 32, 0, stream>>>(a, index, c, n);
     report("gather_rows<<<>>>", cudaGetLastError());
   } else {
-    report("cudaLaunchKernel gather_rows", launch(reinterpret_cast<const void*>(gather_rows), args, stream));
+    report("cudaLaunchKernel gather_rows", launch_on_stream(reinterpret_cast<const void*>(gather_rows), args, stream));
   }
   if (gemm) {
     const float alpha = 1.0f, beta = 0.0f;
