@@ -107,8 +107,12 @@ GemmDumpResult dump_gemm(const DriverApi& api, const GemmCall& g, const GemmDump
     const Matrix& m = g.op[i];
     std::optional<NpyDtype> dtype = npy_dtype_for(m.type);
     uint64_t member = member_extent_elements(m);
-    // Planar complex is not dumped: the .npy dtypes are interleaved (re, im) pairs.
-    if (!m.present || !dtype || member == 0 || g.batch_count < 1 || m.stride < 0 || m.planar()) continue;
+    // Planar complex is not dumped: the .npy dtypes are interleaved (re, im) pairs; nor are
+    // cuBLASLt's row and tiled orders, which a column-major .npy would misrepresent.
+    if (!m.present || !dtype || member == 0 || g.batch_count < 1 || m.stride < 0 || m.planar() ||
+        !m.column_major()) {
+      continue;
+    }
     if ((g.pointer_arrays ? m.array_ptr : m.ptr) == 0) continue;
     const uint64_t batch = static_cast<uint64_t>(g.batch_count);
     // The file holds the exact extent: strided members with whatever lies between them, or the

@@ -123,6 +123,22 @@ void set_stored_shapes(GemmCall& g) {
   g.op[2].cols = g.op[3].cols = g.n;
 }
 
+// A cuBLASLt order other than column-major as the column-major footprint it occupies (see
+// Matrix::order). Sizes from a trace may be anything: a fold that would overflow is left undone.
+void fold_order(Matrix& m) {
+  int64_t tile = 0;
+  switch (m.order) {
+    case 1: std::swap(m.rows, m.cols); return;  // CUBLASLT_ORDER_ROW
+    case 2: tile = 1; break;                      // CUBLASLT_ORDER_COL32
+    case 3: tile = 8; break;                      // CUBLASLT_ORDER_COL4_4R2_8C
+    case 4: tile = 32; break;                     // CUBLASLT_ORDER_COL32_2R_4R4
+    default: return;
+  }
+  if (m.rows < 0 || m.cols < 0 || m.rows > (int64_t{1} << 40)) return;
+  m.rows = 32 * ((m.rows + tile - 1) / tile * tile);
+  m.cols = (m.cols + 31) / 32;
+}
+
 }  // namespace
 
 GemmCall group_call(const GemmCall& first, const format::GemmGroup& group, int64_t first_problem) {
@@ -154,7 +170,8 @@ GemmSlots gemm_slots(const format::FunctionEntry& entry) {
   };
   // The per-operand roles (kA..kD, kAType..kDType, ...) and the fields they fill.
   const std::pair<ArgRole, int8_t*> per_operand[] = {
-      {ArgRole::kA, s.ptr}, {ArgRole::kAType, s.type}, {ArgRole::kLda, s.ld}, {ArgRole::kStrideA, s.stride}};
+      {ArgRole::kA, s.ptr}, {ArgRole::kAType, s.type}, {ArgRole::kLda, s.ld}, {ArgRole::kStrideA, s.stride},
+      {ArgRole::kAOrder, s.order}};
   for (uint16_t i = 0; i < entry.arg_count && i < format::kMaxArgs; ++i) {
     const auto role = static_cast<ArgRole>(entry.args[i].role);
     switch (role) {
@@ -227,8 +244,10 @@ void gemm_from_record(const GemmSlots& s, const format::Record& rec, GemmCall& g
     mat.type = t ? static_cast<DataType>(static_cast<int32_t>(*t)) : s.implied;
     mat.ld = number(rec, s.ld[i], 0);
     mat.stride = number(rec, s.stride[i], 0);
+    mat.order = static_cast<int32_t>(number(rec, s.order[i], 0));
   }
   set_stored_shapes(g);
+  for (Matrix& mat : g.op) fold_order(mat);
   if (!g.op[3].present) {
     g.op[3] = g.op[2];
     g.output_is_c = true;

@@ -39,8 +39,15 @@ struct Matrix {
   // cuBLASLt planar complex (CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET): bytes from the real plane at
   // `ptr` to the imaginary plane, either sign; 0 for interleaved complex and everything else.
   int64_t plane_offset = 0;
+  // A cuBLASLt layout's CUBLASLT_MATRIX_LAYOUT_ORDER (cublasLtOrder_t; 0, column-major, for
+  // cuBLAS). gemm_from_record folds the others into rows, cols and ld: the column-major
+  // footprint they occupy (ROW: the transpose's; COL32, COL4_4R2_8C, COL32_2R_4R4: one column of
+  // 32 * rows (rounded up to the order's tile) elements per group of 32 columns, ld apart), so the
+  // checks' column-major arithmetic measures the real memory.
+  int32_t order = 0;
   bool present = false;
   bool planar() const { return plane_offset != 0; }
+  bool column_major() const { return order == 0; }
   // Bytes from the first element to one past the last element of one matrix, or of all
   // `batch_count` members when they are strided (stride 0 broadcasts one matrix).
   uint64_t extent_bytes(int64_t batch_count = 1) const;
@@ -81,7 +88,7 @@ struct GemmSlots {
   int8_t m = -1, n = -1, k = -1, transa = -1, transb = -1, batch_count = -1, compute_type = -1;
   int8_t alpha = -1, beta = -1, batch_mode = -1;
   int8_t ptr[4] = {-1, -1, -1, -1}, type[4] = {-1, -1, -1, -1}, ld[4] = {-1, -1, -1, -1},
-         stride[4] = {-1, -1, -1, -1};
+         stride[4] = {-1, -1, -1, -1}, order[4] = {-1, -1, -1, -1};
   bool legacy_transa = false, legacy_transb = false;  // v1 API: 'N'/'T'/'C' characters
   bool pointer_arrays = false, grouped = false, host_operands = false, index32 = false;
   DataType implied = DataType::kUnknown;

@@ -251,6 +251,27 @@ TEST(Samples, LtDgemmPresetAlgoSplitKHasNoFinding) {
   EXPECT_EQ(args["k"], 20000) << args.dump();
 }
 
+// LtIgemmTensor's tiled orders: COL32 and COL4_4R2_8C operands in allocations of exactly their
+// documented size are in bounds (the checks measured them column-major: a false
+// operand-out-of-bounds), and the transforms are recorded.
+TEST(Samples, LtIgemmTensorTiledOrdersHaveNoFinding) {
+  TracedRun run = run_sample("--lt-igemm-tensor");
+  expect_clean(run, "cublasLtMatmul");
+  const CallView matmul = the_call(run, "cublasLtMatmul");
+  EXPECT_TRUE(contains(matmul.text(), "a_order=CUBLASLT_ORDER_COL32")) << matmul.text();
+  EXPECT_TRUE(contains(matmul.text(), "b_order=CUBLASLT_ORDER_COL4_4R2_8C")) << matmul.text();
+  int transforms = 0;
+  for (const TraceFile& t : run.opened) {
+    t.for_each_call([&](const CallView& c) {
+      if (std::string(c.function_name()) == "cublasLtMatrixTransform") {
+        ++transforms;
+        EXPECT_EQ(c.rec().status, 0) << c.text();
+      }
+    });
+  }
+  EXPECT_EQ(transforms, 3);
+}
+
 TEST(Samples, GemmExAutotuneIsAccepted) {
   TracedRun run = run_sample("--gemm-autotune");
   expect_clean(run, "cublasGemmEx");

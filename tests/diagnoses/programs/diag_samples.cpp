@@ -15,6 +15,10 @@
 //                      descriptors initialized in caller storage (cublasLt*Init), AlgoInit with
 //                      id 10 (not looked up with AlgoGetIds), tile 16x16, in-place reduction,
 //                      split-K 256, cublasLtMatmul in place (C is D)
+//     --lt-igemm-tensor  LtIgemmTensor's pattern: int8 A (4x4) and B (4x4) transformed with
+//                      cublasLtMatrixTransform to COL32 and (B^T) COL4_4R2_8C, each into its own
+//                      allocation of exactly the documented size, an int32 matmul N/T into COL32,
+//                      the result transformed back to column order
 //     --gemm-autotune  cublasGemmEx fp32 with CUBLAS_GEMM_AUTOTUNE (GemmExAutoTuning)
 //     --lt-autotune    LtSgemmSimpleAutoTuning's pattern: AlgoGetHeuristic for up to 4
 //                      algorithms, each run a few times and timed, the fastest run once more
@@ -345,6 +349,72 @@ int lt_dgemm_preset_algo() {
   return s;
 }
 
+int lt_igemm_tensor() {
+  constexpr int kDim = 4;
+  auto round_up = [](int v, int d) { return (v + d - 1) / d * d; };
+  cublasLtHandle_t lt = nullptr;
+  expect(cublasLtCreate(&lt) == CUBLAS_STATUS_SUCCESS, "cublasLtCreate");
+  std::vector<int8_t> a(kDim * kDim), b(kDim * kDim);
+  for (int i = 0; i < kDim * kDim; ++i) a[i] = static_cast<int8_t>(i % 5 - 2), b[i] = static_cast<int8_t>(i % 3 - 1);
+  int8_t* da = to_device(a);
+  int8_t* db = to_device(b);
+  int32_t* dc = to_device(std::vector<int32_t>(kDim * kDim, 0));
+  const int lda_t = 32 * kDim, ldb_t = 32 * round_up(kDim, 8), ldc_t = 32 * kDim;
+  int8_t* a_t = to_device(std::vector<int8_t>(round_up(kDim, 32) / 32 * lda_t, 0));
+  int8_t* b_t = to_device(std::vector<int8_t>(round_up(kDim, 32) / 32 * ldb_t, 0));
+  int32_t* c_t = to_device(std::vector<int32_t>(round_up(kDim, 32) / 32 * ldc_t, 0));
+  cublasLtMatrixTransformDesc_t transform = nullptr;
+  expect(cublasLtMatrixTransformDescCreate(&transform, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS, "TransformDescCreate");
+  cublasLtMatmulDesc_t desc = nullptr;
+  expect(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32I, CUDA_R_32I) == CUBLAS_STATUS_SUCCESS, "desc");
+  const cublasOperation_t op_n = CUBLAS_OP_N, op_t = CUBLAS_OP_T;
+  expect(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_t, sizeof op_t) == CUBLAS_STATUS_SUCCESS,
+         "TRANSB");
+  cublasLtMatrixLayout_t la, lb, lc, la_t, lb_t, lc_t;
+  const cublasLtOrder_t col32 = CUBLASLT_ORDER_COL32, col4 = CUBLASLT_ORDER_COL4_4R2_8C;
+  expect(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, kDim, kDim, kDim) == CUBLAS_STATUS_SUCCESS, "A layout");
+  expect(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, kDim, kDim, kDim) == CUBLAS_STATUS_SUCCESS, "B layout");
+  expect(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32I, kDim, kDim, kDim) == CUBLAS_STATUS_SUCCESS, "C layout");
+  expect(cublasLtMatrixLayoutCreate(&la_t, CUDA_R_8I, kDim, kDim, lda_t) == CUBLAS_STATUS_SUCCESS, "A COL32");
+  expect(cublasLtMatrixLayoutSetAttribute(la_t, CUBLASLT_MATRIX_LAYOUT_ORDER, &col32, sizeof col32) ==
+             CUBLAS_STATUS_SUCCESS, "ORDER");
+  expect(cublasLtMatrixLayoutCreate(&lb_t, CUDA_R_8I, kDim, kDim, ldb_t) == CUBLAS_STATUS_SUCCESS, "B^T COL4_4R2_8C");
+  expect(cublasLtMatrixLayoutSetAttribute(lb_t, CUBLASLT_MATRIX_LAYOUT_ORDER, &col4, sizeof col4) ==
+             CUBLAS_STATUS_SUCCESS, "ORDER");
+  expect(cublasLtMatrixLayoutCreate(&lc_t, CUDA_R_32I, kDim, kDim, ldc_t) == CUBLAS_STATUS_SUCCESS, "C COL32");
+  expect(cublasLtMatrixLayoutSetAttribute(lc_t, CUBLASLT_MATRIX_LAYOUT_ORDER, &col32, sizeof col32) ==
+             CUBLAS_STATUS_SUCCESS, "ORDER");
+  const float one = 1.0f, zero = 0.0f;
+  expect(cublasLtMatrixTransform(lt, transform, &one, da, la, &zero, nullptr, nullptr, a_t, la_t, nullptr) ==
+             CUBLAS_STATUS_SUCCESS, "cublasLtMatrixTransform A");
+  expect(cublasLtMatrixTransformDescSetAttribute(transform, CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, &op_t, sizeof op_t) ==
+             CUBLAS_STATUS_SUCCESS, "TRANSFORM_DESC_TRANSA");
+  expect(cublasLtMatrixTransform(lt, transform, &one, db, lb, &zero, nullptr, nullptr, b_t, lb_t, nullptr) ==
+             CUBLAS_STATUS_SUCCESS, "cublasLtMatrixTransform B");
+  const int32_t alpha = 1, beta = 0;
+  const cublasStatus_t s = cublasLtMatmul(lt, desc, &alpha, a_t, la_t, b_t, lb_t, &beta, c_t, lc_t, c_t, lc_t, nullptr,
+                                          nullptr, 0, nullptr);
+  std::printf("cublasLtMatmul (int8, COL32 x COL4_4R2_8C) %d\n", static_cast<int>(s));
+  expect(s == CUBLAS_STATUS_SUCCESS, "cublasLtMatmul");
+  expect(cublasLtMatrixTransformDescSetAttribute(transform, CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, &op_n, sizeof op_n) ==
+             CUBLAS_STATUS_SUCCESS, "TRANSFORM_DESC_TRANSA");
+  expect(cublasLtMatrixTransform(lt, transform, &one, c_t, lc_t, &zero, nullptr, nullptr, dc, lc, nullptr) ==
+             CUBLAS_STATUS_SUCCESS, "cublasLtMatrixTransform C");
+  std::vector<int32_t> got = to_host(dc, kDim * kDim);
+  std::printf("D[0] %d\n", got[0]);
+  for (int j = 0; j < kDim; ++j)
+    for (int i = 0; i < kDim; ++i) {
+      int32_t want = 0;
+      for (int q = 0; q < kDim; ++q) want += a[i + q * kDim] * b[q + j * kDim];
+      expect(got[i + j * kDim] == want, "the matmul's result");
+    }
+  for (cublasLtMatrixLayout_t l : {la, lb, lc, la_t, lb_t, lc_t}) cublasLtMatrixLayoutDestroy(l);
+  cublasLtMatmulDescDestroy(desc);
+  cublasLtMatrixTransformDescDestroy(transform);
+  cublasLtDestroy(lt);
+  return s;
+}
+
 int gemm_autotune(cublasHandle_t handle) {
   constexpr int kDim = 4;
   float* a = to_device(std::vector<float>(kDim * kDim, 1.0f));
@@ -489,6 +559,7 @@ int main(int argc, char** argv) {
   else if (mode == "--lt-planar") lt_planar();
   else if (mode == "--lt-preset-algo") lt_preset_algo();
   else if (mode == "--lt-dgemm-preset-algo") lt_dgemm_preset_algo();
+  else if (mode == "--lt-igemm-tensor") lt_igemm_tensor();
   else if (mode == "--gemm-autotune") gemm_autotune(handle);
   else if (mode == "--lt-autotune") lt_autotune();
   else if (mode == "--lt-bad-algo") lt_bad_algo();
