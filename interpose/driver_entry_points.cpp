@@ -8,6 +8,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <cstdio>
 #include <cstring>
 #include <dlfcn.h>
 
@@ -50,6 +51,23 @@ namespace {
 // wrapped at the PLT only; a program that looks them up keeps the driver's function.
 bool abi_depends_on_version(const char* symbol) { return std::strcmp(symbol, "cuCtxSynchronize") == 0; }
 
+// The per-thread-default-stream form a look-up with CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+// (cudaEnablePerThreadDefaultStream) answers for `symbol`: the hook of `symbol`_ptsz when the
+// shim has one and `fn` is its real function, or the hook itself (a driver whose references to
+// its own exports are interposed hands out the shim's); else -1.
+int per_thread_hook(const char* symbol, void* fn) {
+  char name[format::kFunctionNameBytes];
+  const int n = std::snprintf(name, sizeof name, "%s_ptsz", symbol);
+  if (n < 0 || static_cast<size_t>(n) >= sizeof name) return -1;
+  const int id = find_hook(name);
+  if (id < 0 || hook_library(static_cast<uint16_t>(id)) != Library::kCuda) return -1;
+  if (fn == hook_address(static_cast<uint16_t>(id))) return id;
+  return resolve_real(Library::kCuda, static_cast<uint16_t>(id), hook_name(static_cast<uint16_t>(id)),
+                      kDefaultVariant) == fn
+             ? id
+             : -1;
+}
+
 // After a successful look-up: swap in the shim's function where it has one.
 void redirect(const char* symbol, void** pfn) {
   if (symbol == nullptr || pfn == nullptr || *pfn == nullptr) return;
@@ -61,10 +79,13 @@ void redirect(const char* symbol, void** pfn) {
   }
   int id = find_hook(symbol);
   if (id < 0 || hook_library(static_cast<uint16_t>(id)) != Library::kCuda) return;
+  if (const int per_thread = per_thread_hook(symbol, *pfn); per_thread >= 0) {
+    *pfn = hook_address(static_cast<uint16_t>(per_thread));
+    return;
+  }
   remember_real(Library::kCuda, static_cast<uint16_t>(id), *pfn);
   // The wrapper calls the one real function remembered for its name: when the driver hands out
-  // another for it (cuLaunchKernel's per-thread-default-stream form, asked for with
-  // CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM), the program keeps the driver's own.
+  // another for it that is no per-thread form the shim hooks, the program keeps the driver's own.
   if (resolve_real(Library::kCuda, static_cast<uint16_t>(id), symbol, kDefaultVariant) != *pfn) return;
   *pfn = hook_address(static_cast<uint16_t>(id));
 }

@@ -28,6 +28,7 @@ cudaError_t cudaLaunchCooperativeKernel_ptsz(const void*, dim3, dim3, void**, si
 cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t*, const void*, void**);
 cudaError_t cudaMemsetAsync_ptsz(void*, int, size_t, cudaStream_t);
 cudaError_t cudaMemcpyAsync_ptsz(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t);
+cudaError_t cudaStreamQuery_ptsz(cudaStream_t);
 // What nvcc's host stubs call (declared by crt/device_functions.h under __CUDACC__ only).
 cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);

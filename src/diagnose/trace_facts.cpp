@@ -27,9 +27,13 @@ std::string text_arg(const CallView& call, format::ArgRole role) {
   return std::string(begin, strnlen(begin, room));
 }
 
-bool is_function(const CallView& call, const char* name) {
-  return std::strcmp(call.function_name(), name) == 0;
+// `name` is `base` or its per-thread-default-stream form (`base`_ptsz), which waits alike.
+bool is_named(const char* name, const char* base) {
+  const size_t n = std::strlen(base);
+  return std::strncmp(name, base, n) == 0 && (name[n] == '\0' || std::strcmp(name + n, "_ptsz") == 0);
 }
+
+bool is_function(const CallView& call, const char* name) { return is_named(call.function_name(), name); }
 
 bool has_nonfinite(const format::RecordSlot& slot) {
   if ((slot.call.flags & format::kFlagScanned) == 0) return false;
@@ -205,8 +209,7 @@ bool waits_for_device(const LaunchView& l) {
 }
 bool waits_for_stream(const LaunchView& l) {
   const char* name = l.function_name();
-  return std::strcmp(name, "cudaStreamQuery") == 0 || std::strcmp(name, "cuStreamQuery") == 0 ||
-         std::strcmp(name, "cuStreamSynchronize") == 0;
+  return is_named(name, "cudaStreamQuery") || is_named(name, "cuStreamQuery") || is_named(name, "cuStreamSynchronize");
 }
 bool is_ring_wait(const LaunchView& l) {
   return l.function != nullptr && static_cast<format::Family>(l.function->family) == format::Family::kSync;

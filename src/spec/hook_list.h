@@ -265,6 +265,8 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
     (void*, devPtr, FreedPtr))                                                                  \
   X(kCudart, cudaError_t, cudaStreamSynchronize, cudaErrorInsufficientDriver, kSync,            \
     (cudaStream_t, stream, StreamArg))                                                          \
+  X(kCudart, cudaError_t, cudaStreamSynchronize_ptsz, cudaErrorInsufficientDriver, kSync,       \
+    (cudaStream_t, stream, StreamArg))                                                          \
   X(kCudart, cudaError_t, cudaMemcpy, cudaErrorInsufficientDriver, kSync, (void*, dst, Ptr<>),  \
     (const void*, src, Ptr<>), (size_t, count, UInt<Role::kByteCount>), (cudaMemcpyKind, kind, Int<>))
 
@@ -289,7 +291,10 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
 // thousands of kernels per GEMM keeps its GEMMs in the flight recorder. Their tags
 // (launch_tags.h) say where each argument goes in the entry. The _ptsz forms are the per-thread
 // default stream's; the driver forms are also handed out through cuGetProcAddress
-// (driver_entry_points.cpp).
+// (driver_entry_points.cpp). Of the waits and queries, those the CUDA 13 headers give a
+// per-thread form (cudaStreamSynchronize, cudaStreamQuery, cuStreamSynchronize, cuStreamQuery)
+// have it hooked too, so a program built with --default-stream per-thread is recorded alike;
+// the events', the device's and the last error's have none.
 #define CBS_KERNEL_LAUNCH_PARAMS                                                                \
   (const void*, func, KernelStub), (dim3, gridDim, Grid), (dim3, blockDim, Block),               \
   (void**, args, Unrecorded), (size_t, sharedMem, SharedMem), (cudaStream_t, stream, LaunchStream)
@@ -368,6 +373,8 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
     (cudaEvent_t, event, Unrecorded))                                                            \
   X(kCudart, cudaError_t, cudaStreamQuery, cudaErrorInsufficientDriver, kSync,                   \
     (cudaStream_t, stream, LaunchStream))                                                        \
+  X(kCudart, cudaError_t, cudaStreamQuery_ptsz, cudaErrorInsufficientDriver, kSync,              \
+    (cudaStream_t, stream, LaunchStream))                                                        \
   X(kCudart, cudaError_t, cudaEventQuery, cudaErrorInsufficientDriver, kSync,                    \
     (cudaEvent_t, event, Unrecorded))                                                            \
   X(kCudart, cudaError_t, cudaGetLastError, cudaErrorInsufficientDriver, kSync)                  \
@@ -375,7 +382,11 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
   X(kCuda, CUresult, cuCtxSynchronize, CUDA_ERROR_NOT_INITIALIZED, kSync)                        \
   X(kCuda, CUresult, cuStreamSynchronize, CUDA_ERROR_NOT_INITIALIZED, kSync,                     \
     (CUstream, hStream, LaunchStream))                                                           \
+  X(kCuda, CUresult, cuStreamSynchronize_ptsz, CUDA_ERROR_NOT_INITIALIZED, kSync,                \
+    (CUstream, hStream, LaunchStream))                                                           \
   X(kCuda, CUresult, cuStreamQuery, CUDA_ERROR_NOT_INITIALIZED, kSync,                           \
+    (CUstream, hStream, LaunchStream))                                                           \
+  X(kCuda, CUresult, cuStreamQuery_ptsz, CUDA_ERROR_NOT_INITIALIZED, kSync,                      \
     (CUstream, hStream, LaunchStream))                                                           \
   X(kCuda, CUresult, cuEventSynchronize, CUDA_ERROR_NOT_INITIALIZED, kSync,                      \
     (CUevent, hEvent, Unrecorded))                                                               \

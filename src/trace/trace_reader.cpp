@@ -537,8 +537,9 @@ void TraceFile::for_each_launch(const std::function<void(const LaunchView&)>& vi
   // their launch order (twice that covers a thread preempted between its ticket and its clock),
   // and a heap of that many puts them back in order (launched_before's), as for_each_call does.
   // Older writers took one ticket a launch; a small window still orders a preempted thread's.
-  const uint64_t window =
-      h.format_version < 6 ? 64 : std::clamp<uint64_t>(2 * (uint64_t{h.launch_lag} + h.launch_block), 64, 65536);
+  const uint64_t window = std::min<uint64_t>(
+      h.launch_capacity,
+      h.format_version < 6 ? 64 : std::clamp<uint64_t>(2 * (uint64_t{h.launch_lag} + h.launch_block), 64, 65536));
   auto later = [](const LaunchView& a, const LaunchView& b) { return launched_before(b, a); };
   std::vector<LaunchView> heap;  // a min-heap by launch order
   heap.reserve(window + 1);

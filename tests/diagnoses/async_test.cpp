@@ -272,5 +272,31 @@ TEST(AsyncError, DriverWaitsThroughTheProcAddressResolver) {
       << explain(run, found);
 }
 
+// A program built with --default-stream per-thread waits through the _ptsz forms: the
+// runtime's stream query and synchronization, and the driver's synchronization handed out by
+// cuGetProcAddress for the per-thread flag. Each is recorded, and the error is diagnosed where
+// it surfaced first.
+TEST(AsyncError, PerThreadDefaultStreamWaitsAreRecorded) {
+  TracedRun run = faulting_kernel("cudaLaunchKernel:1:700", nullptr, {"--per-thread-waits"});
+  auto found = run.diagnose();
+  EXPECT_TRUE(contains(run.output, "cuStreamSynchronize_ptsz 700\n")) << explain(run, found);
+  const Diagnosis& d = the_finding(found, "async-error");
+  EXPECT_TRUE(contains(d.summary, "(cudaErrorIllegalAddress (700)) surfaced at cudaStreamQuery_ptsz"))
+      << explain(run, found);
+  EXPECT_TRUE(contains(d.evidence, kGatherRows)) << d.evidence;
+  ASSERT_EQ(run.opened.size(), 1u) << explain(run, found);
+  std::vector<std::string> surfaced;
+  run.opened[0].for_each_launch([&](const LaunchView& l) {
+    if (l.entry.status != 0) surfaced.push_back(std::string(l.function_name()) + " " + std::to_string(l.entry.status));
+  });
+  EXPECT_EQ(surfaced, (std::vector<std::string>{"cudaStreamQuery_ptsz 700", "cuStreamSynchronize_ptsz 700"}))
+      << explain(run, found);
+  std::vector<std::string> waits;
+  run.opened[0].for_each_call([&](const CallView& c) {
+    if (std::string(c.function_name()) == "cudaStreamSynchronize_ptsz") waits.push_back(std::to_string(c.rec().status));
+  });
+  EXPECT_EQ(waits, (std::vector<std::string>{"700"})) << explain(run, found);
+}
+
 }  // namespace
 }  // namespace cublasspy::test

@@ -33,7 +33,10 @@ OTHER_REQUIRED = ["cudaGetDeviceCount", "cuInit", "cuDeviceGetCount", "cuGetProc
                   "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaStreamQuery",
                   "cudaEventQuery", "cudaGetLastError", "cudaPeekAtLastError", "cuCtxSynchronize",
                   "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz",
-                  "cuStreamSynchronize", "cuStreamQuery", "cuEventSynchronize", "cuEventQuery"]
+                  "cuStreamSynchronize", "cuStreamQuery", "cuEventSynchronize", "cuEventQuery",
+                  # their per-thread-default-stream forms (--default-stream per-thread)
+                  "cudaStreamSynchronize_ptsz", "cudaStreamQuery_ptsz", "cuStreamSynchronize_ptsz",
+                  "cuStreamQuery_ptsz"]
 
 
 def defined_symbols(path):

@@ -12,6 +12,9 @@
 
 #include "hook_roundtrip_call.h"
 
+// Declared by cuda_runtime_api.h only under --default-stream per-thread.
+extern "C" cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t);
+
 CUBLASSPY_HOOKS(RT_DEFINE_CALL)
 
 void call_legacy_hooks(::roundtrip::Recorder& recorder);  // hook_roundtrip_legacy.cpp

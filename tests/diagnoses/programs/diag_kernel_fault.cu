@@ -4,7 +4,7 @@
 // (STANDIN_ASYNC_ERROR=cudaLaunchKernel:1:700: the launch succeeds, a sticky illegal address
 // follows), as an embedding index out of range does on a GPU.
 //
-//   diag_kernel_fault [--other-stream] [--no-gemm] [--driver-waits] [--chevrons]
+//   diag_kernel_fault [--other-stream] [--no-gemm] [--driver-waits] [--chevrons] [--per-thread-waits]
 //     --other-stream   a kernel launched on a second stream first, never waited for: no
 //                      suspect of an error found on the GEMMs' stream (docs/DIAGNOSES.md)
 //     --no-gemm        no GEMM: the program waits with cudaDeviceSynchronize and reads
@@ -15,6 +15,9 @@
 //     --chevrons       the indexing kernel launched by <<<...>>>, which nvcc 12.4 and later
 //                      compile to the runtime's __cudaLaunchKernel with the kernel's handle
 //                      (the stand-in's fault plan then names __cudaLaunchKernel)
+//     --per-thread-waits  no GEMM: the waits of a program built with --default-stream
+//                      per-thread: cudaStreamQuery_ptsz, cudaStreamSynchronize_ptsz, and
+//                      cuStreamSynchronize looked up with the per-thread flag (_ptsz)
 //
 // Else the kernel is launched through cudaLaunchKernel, as PyTorch's kernels are. Linked with --export-dynamic so that
 // dladdr names the kernel's host stub and the launching function. Prints each status; exit status 0.
@@ -35,6 +38,11 @@ __global__ void scale_rows(float* x, int n) {
   if (i < n) x[i] *= 2.0f;
 }
 
+// What cuda_runtime_api.h names cudaStreamQuery and cudaStreamSynchronize under
+// --default-stream per-thread.
+extern "C" cudaError_t cudaStreamQuery_ptsz(cudaStream_t);
+extern "C" cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t);
+
 namespace {
 
 void report(const char* what, int status) { std::printf("%s %d\n", what, status); }
@@ -48,12 +56,13 @@ __attribute__((noinline)) cudaError_t launch_on_stream(const void* kernel, void*
 }
 
 int main(int argc, char** argv) {
-  bool other_stream = false, gemm = true, driver_waits = false, chevrons = false;
+  bool other_stream = false, gemm = true, driver_waits = false, chevrons = false, per_thread = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--other-stream") == 0) other_stream = true;
     else if (std::strcmp(argv[i], "--no-gemm") == 0) gemm = false;
     else if (std::strcmp(argv[i], "--driver-waits") == 0) driver_waits = true;
     else if (std::strcmp(argv[i], "--chevrons") == 0) chevrons = true;
+    else if (std::strcmp(argv[i], "--per-thread-waits") == 0) per_thread = true, gemm = false;
     else {
       std::fprintf(stderr, "diag_kernel_fault: unknown option %s\n", argv[i]);
       return 2;
@@ -72,6 +81,14 @@ int main(int argc, char** argv) {
     report("cuGetProcAddress cuCtxSynchronize",
            cuGetProcAddress("cuCtxSynchronize", &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &found));
     ctx_synchronize_v2 = reinterpret_cast<CUresult (*)(CUcontext)>(fn);
+  }
+  CUresult (*stream_synchronize_ptsz)(CUstream) = nullptr;
+  if (per_thread) {
+    CUdriverProcAddressQueryResult found{};
+    void* fn = nullptr;
+    report("cuGetProcAddress cuStreamSynchronize per-thread",
+           cuGetProcAddress("cuStreamSynchronize", &fn, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &found));
+    stream_synchronize_ptsz = reinterpret_cast<CUresult (*)(CUstream)>(fn);
   }
   constexpr int kM = 4, kN = 3, kK = 2;
   int count = -1;
@@ -111,7 +128,11 @@ int main(int argc, char** argv) {
   } else {
     report("cudaLaunchKernel gather_rows", launch_on_stream(reinterpret_cast<const void*>(gather_rows), args, stream));
   }
-  if (gemm) {
+  if (per_thread) {
+    report("cudaStreamQuery_ptsz", cudaStreamQuery_ptsz(stream));
+    report("cudaStreamSynchronize_ptsz", cudaStreamSynchronize_ptsz(stream));
+    if (stream_synchronize_ptsz != nullptr) report("cuStreamSynchronize_ptsz", stream_synchronize_ptsz(stream));
+  } else if (gemm) {
     const float alpha = 1.0f, beta = 0.0f;
     report("cublasSgemm_v2", cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, kM, kN, kK, &alpha, a, kM, b, kK,
                                          &beta, c, kM));

@@ -264,6 +264,14 @@ STANDIN_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   return finish(drv->cuStreamSynchronize(stream), fault);
 }
 
+// The per-thread-default-stream form (--default-stream per-thread): work is synchronous here,
+// so it waits as its base does.
+STANDIN_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
+  STANDIN_RUNTIME_ENTRY("cudaStreamSynchronize_ptsz");
+  STANDIN_RUNTIME_CONTEXT();
+  return finish(drv->cuStreamSynchronize(stream), fault);
+}
+
 STANDIN_EXPORT cudaError_t cudaStreamCreate(cudaStream_t* pStream) {
   STANDIN_RUNTIME_ENTRY("cudaStreamCreate");
   if (pStream == nullptr) return record(cudaErrorInvalidValue);

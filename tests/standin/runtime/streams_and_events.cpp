@@ -122,6 +122,14 @@ STANDIN_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream) {
   return finish(sticky_or(cudaSuccess), fault);
 }
 
+// The per-thread-default-stream form: as its base.
+STANDIN_EXPORT cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) {
+  STANDIN_RUNTIME_ENTRY("cudaStreamQuery_ptsz");
+  STANDIN_RUNTIME_CONTEXT();
+  if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
+  return finish(sticky_or(cudaSuccess), fault);
+}
+
 STANDIN_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
   STANDIN_RUNTIME_ENTRY("cudaStreamWaitEvent");
   STANDIN_RUNTIME_CONTEXT();
