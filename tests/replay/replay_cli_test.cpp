@@ -165,13 +165,30 @@ TEST_F(EveryEntryPoint, NestedCallsAreRefusedWithAReason) {
   EXPECT_NE(r.first()["refusal"].get<std::string>().find("replay the outer call"), std::string::npos) << r.first().dump(2);
 }
 
-// A grouped call is replayed as its first group, and the replay says so.
-TEST_F(EveryEntryPoint, GroupedCallsSayOnlyTheFirstGroupIsReplayed) {
-  const Call* grouped = find_call(calls_, "cublasSgemmGroupedBatched");
-  ASSERT_NE(grouped, nullptr);
-  Replay r = replay(trace_, {"--call", std::to_string(grouped->seq), "--no-run"});
-  std::string notes = r.first()["notes"].dump();
-  EXPECT_NE(notes.find("first of 2 groups"), std::string::npos) << notes;
+// A grouped call is replayed with every group (the subject's: 5 x 4 x 3 of two problems, then
+// 3 x 2 x 2 of one), and each group's result is checked: had the replay issued the first group
+// only, the second's C would keep its initial values and fail the check.
+TEST_F(EveryEntryPoint, GroupedCallsReplayAndVerifyEveryGroup) {
+  for (const char* fn : {"cublasSgemmGroupedBatched", "cublasGemmGroupedBatchedEx"}) {
+    const Call* grouped = find_call(calls_, fn);
+    ASSERT_NE(grouped, nullptr) << fn;
+    Replay r = replay(trace_, {"--call", std::to_string(grouped->seq), "--verify"});
+    EXPECT_EQ(verdict(r), "succeeds") << fn << "\n" << r.first().dump(2);
+    const nlohmann::json& verify = r.first()["runs"][0]["verify"];
+    ASSERT_TRUE(verify.is_object() && verify["groups"].is_array()) << fn << "\n" << r.first().dump(2);
+    ASSERT_EQ(verify["groups"].size(), 2u) << verify.dump(2);
+    const uint64_t elements[2] = {5 * 4 * 2, 3 * 2 * 1};
+    for (size_t g = 0; g < 2; ++g) {
+      const nlohmann::json& one = verify["groups"][g];
+      EXPECT_EQ(one.value("group", -1), static_cast<int>(g));
+      EXPECT_TRUE(one.value("passed", false)) << one.dump(2);
+      EXPECT_EQ(one.value("checked", uint64_t{0}), elements[g]) << one.dump(2);
+      EXPECT_EQ(one.value("total", uint64_t{0}), elements[g]) << one.dump(2);
+    }
+    EXPECT_EQ(verify.value("checked", uint64_t{0}), elements[0] + elements[1]);
+    const std::string notes = r.first()["notes"].dump();
+    EXPECT_EQ(notes.find("first of 2 groups"), std::string::npos) << notes;
+  }
 }
 
 // The C++ reproducer builds with the printed command against the real toolkit, fails honestly
@@ -187,6 +204,13 @@ TEST_F(EveryEntryPoint, EmittedCppBuildsAndRuns) {
     Replay r = replay(trace_, {"--call", std::to_string(c->seq), "--emit-cpp", source, "--no-run"});
     ASSERT_EQ(r.process.exit_code, 0) << r.process.out << r.process.err;
     const std::string command = r.first()["emitted"]["build_command"].get<std::string>();
+    if (std::string(fn) == "cublasGemmGroupedBatchedEx") {
+      // Both groups, with their own sizes and scalars.
+      const std::string text = tools::testing::read_file(source);
+      EXPECT_NE(text.find("m_array[2] = {5, 3}"), std::string::npos) << text;
+      EXPECT_NE(text.find("group_size[2] = {2, 1}"), std::string::npos) << text;
+      EXPECT_NE(text.find("2  /* groups */"), std::string::npos) << text;
+    }
     ProcessResult build = run_process({"sh", "-c", command});
     ASSERT_EQ(build.exit_code, 0) << fn << ": " << command << "\n" << build.err;
     const std::string binary = source.substr(0, source.size() - 4);

@@ -381,10 +381,51 @@ TEST(ReplayPlan, JsonRoundTrip) {
   g.plan.operands[1].fill = Fill::kDump;
   g.plan.operands[1].dump_path = "/t.npy";
   g.plan.lt.epilogue = 36;
+  g.plan.groups = {GroupPlan{0, 1, 5, 4, 3, 6, 4, 7, 2, 1.5, 0.5}, GroupPlan{1, 0, 3, 2, 2, 4, 2, 3, 1, 2, 0}};
+  g.plan.operands[0].member_capacity = 30;
   ReplayPlan back = nlohmann::json(g.plan).get<ReplayPlan>();
   EXPECT_EQ(nlohmann::json(back), nlohmann::json(g.plan));
   EXPECT_EQ(back.operands[1].fill, Fill::kDump);
   EXPECT_EQ(back.lt.epilogue, 36);
+  ASSERT_EQ(back.groups.size(), 2u);
+  EXPECT_EQ(back.groups[1].m, 3);
+  EXPECT_EQ(back.groups[1].transa, 1);
+  EXPECT_EQ(back.operands[0].member_capacity, 30u);
+}
+
+// A grouped plan's group as a plan of its own: the group's shape, scalars and members, each
+// member as far from the next as in the call (the largest group's capacity).
+TEST(ReplayPlan, GroupPlanDescribesOneGroup) {
+  ReplayPlan p;
+  p.kind = CallKind::kGemmGrouped;
+  p.groups = {GroupPlan{0, 0, 5, 4, 3, 6, 3, 7, 2, 1.5, 0.5}, GroupPlan{1, 1, 3, 2, 2, 4, 4, 3, 1, 2, 0}};
+  for (const char* name : {"a", "b", "c"}) {
+    OperandPlan o;
+    o.name = name;
+    o.data_type = 0;
+    o.pointer_array = true;
+    o.members = 3;
+    set_group_shape(o, p.groups[0]);
+    o.member_capacity = o.member_elements();
+    p.operands.push_back(o);
+  }
+  int64_t first = -1;
+  ReplayPlan second = group_plan(p, 1, first);
+  EXPECT_EQ(first, 2);
+  EXPECT_EQ(second.m, 3);
+  EXPECT_EQ(second.k, 2);
+  EXPECT_EQ(second.batch, 1);
+  EXPECT_EQ(second.alpha[0], 2);
+  EXPECT_EQ(second.beta[0], 0);
+  EXPECT_TRUE(second.groups.empty());
+  const OperandPlan& a = *second.operand("a");  // transposed: stored k x m
+  EXPECT_EQ(a.rows, 2);
+  EXPECT_EQ(a.cols, 3);
+  EXPECT_EQ(a.ld, 4);
+  EXPECT_EQ(a.members, 1);
+  EXPECT_EQ(a.extent_elements(), p.operand("a")->extent_elements());  // 2 x 5, lda 6: 17
+  EXPECT_EQ(a.member_elements(), 10u);  // (3-1)*4 + 2
+  EXPECT_EQ(second.operand("c")->ld, 3);
 }
 
 TEST(ReplayPlan, ExtentsHonorLdStridesAndOrder) {

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <climits>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 
 #include "common/cuda_names.h"
@@ -359,10 +360,6 @@ class CppWriter {
   }
 
   void extras() {
-    if (p_.kind == CallKind::kGemmGrouped) {
-      out_ << "\n  // One group: the first of the program's (the trace describes that one)\n"
-           << "  const int64_t group_count = 1;\n  (void)group_count;\n";
-    }
     if (!lt()) return;
     out_ << "\n  // The cuBLASLt descriptors, as the program had set them\n"
          << "  cublasLtMatmulDesc_t compute_desc = nullptr;\n"
@@ -443,15 +440,35 @@ class CppWriter {
     if (p_.kind == CallKind::kGemmGrouped && pointer) {
       const std::string elem = strip_pointer(type);
       if (n == "alpha_array" || n == "beta_array") {
-        return "static_cast<" + type + ">(" + std::string(n == "alpha_array" ? "alpha" : "beta") + ")";
+        // The scalars in their storage type (fp16 for a CUBLAS_COMPUTE_16F call), one per group.
+        const int bytes = element_bytes(static_cast<DataType>(p_.scalar_type));
+        grouped_arrays_ << "  alignas(16) unsigned char " << n << "[" << p_.groups.size() * static_cast<size_t>(bytes)
+                        << "] = {};\n";
+        for (size_t i = 0; i < p_.groups.size(); ++i) {
+          std::ostringstream v;
+          v.precision(17);
+          v << (n == "alpha_array" ? p_.groups[i].alpha : p_.groups[i].beta);
+          grouped_arrays_ << "  encode(" << p_.scalar_type << ", " << n << " + " << i * static_cast<size_t>(bytes) << ", 0, "
+                          << v.str() << ");\n";
+        }
+        return "static_cast<" + type + ">(static_cast<const void*>(" + n + "))";
       }
-      std::string base = n;
-      if (base.size() > 6 && base.substr(base.size() - 6) == "_array") base.resize(base.size() - 6);
-      int64_t v = base == "group_size" ? p_.batch : p_.values.count(base) ? p_.values.at(base) : 0;
-      grouped_arrays_ << "  const " << elem << " " << n << "[1] = {" << literal(elem, v) << "};\n";
-      return n;
+      // One entry per group, in the program's order.
+      std::vector<std::string> entries;
+      for (const GroupPlan& g : p_.groups) {
+        const std::map<std::string, int64_t> fields = {
+            {"transa_array", g.transa}, {"transb_array", g.transb}, {"m_array", g.m},   {"n_array", g.n},
+            {"k_array", g.k},           {"lda_array", g.lda},       {"ldb_array", g.ldb}, {"ldc_array", g.ldc},
+            {"group_size", g.size}};
+        auto it = fields.find(n);
+        entries.push_back(it == fields.end() ? "0 /* not recorded */" : literal(elem, it->second));
+      }
+      grouped_arrays_ << "  const " << elem << " " << n << "[" << p_.groups.size() << "] = {";
+      for (size_t i = 0; i < entries.size(); ++i) grouped_arrays_ << (i ? ", " : "") << entries[i];
+      grouped_arrays_ << "};\n";
+      return "static_cast<" + type + ">(" + n + ")";
     }
-    if (n == "group_count") return "1";
+    if (n == "group_count") return std::to_string(p_.groups.size()) + "  /* groups */";
     auto it = p_.values.find(n);
     if (it == p_.values.end()) return "0 /* not recorded */";
     return literal(type, it->second);

@@ -84,7 +84,11 @@ std::string column_major_product(const ReplayPlan& p, const std::string& cast) {
 
 }  // namespace
 
-std::string emit_python(const ReplayPlan& p, const EmitContext& c) {
+std::string emit_python(const ReplayPlan& call, const EmitContext& c) {
+  // PyTorch has no grouped GEMM: the script computes the first group (a batch of its problems).
+  int64_t first = 0;
+  const bool grouped = call.kind == CallKind::kGemmGrouped && call.groups.size() > 1;
+  const ReplayPlan p = grouped ? group_plan(call, 0, first) : call;
   std::ostringstream o;
   o << "#!/usr/bin/env python3\n"
     << "\"\"\"Reproducer of call " << c.seq << " of " << c.trace_path << ": " << p.function << " (in the program: "
@@ -95,6 +99,7 @@ std::string emit_python(const ReplayPlan& p, const EmitContext& c) {
     << "values). PyTorch chooses its own cuBLAS entry point: if this fails too, the problem is not in your code's\n"
     << "use of cuBLAS.\n";
   for (const std::string& n : c.notes) o << "\nNote: " << n << "\n";
+  if (grouped) o << "\nNote: the first of the call's " << call.groups.size() << " groups (PyTorch has no grouped GEMM).\n";
   o << "\"\"\"\n\n"
     << "import os\n"
     << "import sys\n\n"

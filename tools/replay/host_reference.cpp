@@ -157,7 +157,7 @@ uint64_t splitmix(uint64_t& s) {
 
 const unsigned char* HostOperand::member_base(int64_t member) const {
   const uint64_t elem = static_cast<uint64_t>(element_bytes(static_cast<DataType>(plan->data_type)));
-  if (plan->pointer_array) return bytes + static_cast<uint64_t>(member) * plan->member_elements() * elem;
+  if (plan->pointer_array) return bytes + static_cast<uint64_t>(member) * plan->extent_elements() * elem;
   return bytes + static_cast<uint64_t>(member) * static_cast<uint64_t>(std::max<int64_t>(plan->stride, 0)) * elem;
 }
 
@@ -262,7 +262,7 @@ Comparison compare_with_reference(const ReplayPlan& plan, const ReferenceInputs&
     const OperandPlan& o = *d_after.plan;
     const uint64_t elem = static_cast<uint64_t>(element_bytes(static_cast<DataType>(o.data_type)));
     const int64_t regions = o.pointer_array ? batch : 1;
-    const uint64_t extent = o.pointer_array ? o.member_elements() : o.extent_elements();
+    const uint64_t extent = o.extent_elements();
     for (int64_t r = 0; r < regions; ++r) {
       std::vector<bool> covered(extent, false);
       const int64_t first = o.pointer_array ? r : 0, last = o.pointer_array ? r : batch - 1;

@@ -62,6 +62,16 @@ std::string verify_line(const nlohmann::json& v, const std::string& basis) {
   if (v.value("outside_writes", uint64_t{0}) > 0) {
     line += "; " + std::to_string(v.value("outside_writes", uint64_t{0})) + " elements written outside the result";
   }
+  // A grouped call: each group's elements checked and verdict ("group 0: 40 ok, group 1: 6 WRONG").
+  if (v.contains("groups") && v["groups"].is_array()) {
+    line += " (";
+    for (size_t g = 0; g < v["groups"].size(); ++g) {
+      const auto& one = v["groups"][g];
+      line += (g ? ", group " : "group ") + std::to_string(g) + ": " + std::to_string(one.value("checked", uint64_t{0})) +
+              (one.value("passed", false) ? " ok" : " WRONG");
+    }
+    line += ")";
+  }
   return line;
 }
 

@@ -26,6 +26,15 @@ Fill parse_fill(const std::string& s) {
   throw std::invalid_argument("unknown fill '" + s + "'");
 }
 
+nlohmann::json groups_json(const std::vector<GroupPlan>& groups) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const GroupPlan& g : groups) {
+    out.push_back({{"transa", g.transa}, {"transb", g.transb}, {"m", g.m}, {"n", g.n}, {"k", g.k}, {"lda", g.lda},
+                   {"ldb", g.ldb}, {"ldc", g.ldc}, {"size", g.size}, {"alpha", g.alpha}, {"beta", g.beta}});
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* call_kind_name(CallKind kind) {
@@ -53,7 +62,8 @@ uint64_t OperandPlan::member_elements() const {
 
 uint64_t OperandPlan::extent_elements() const {
   uint64_t one = member_elements();
-  if (pointer_array || members <= 1 || stride <= 0 || one == 0) return one;
+  if (pointer_array) return std::max<uint64_t>(one, member_capacity);
+  if ( members <= 1 || stride <= 0 || one == 0) return one;
   return one + static_cast<uint64_t>(stride) * static_cast<uint64_t>(members - 1);
 }
 
@@ -87,6 +97,32 @@ uint64_t ReplayPlan::total_bytes() const {
   return total;
 }
 
+void set_group_shape(OperandPlan& o, const GroupPlan& g) {
+  if (o.name == "a") o.rows = g.transa ? g.k : g.m, o.cols = g.transa ? g.m : g.k, o.ld = g.lda;
+  if (o.name == "b") o.rows = g.transb ? g.n : g.k, o.cols = g.transb ? g.k : g.n, o.ld = g.ldb;
+  if (o.name == "c") o.rows = g.m, o.cols = g.n, o.ld = g.ldc;
+}
+
+ReplayPlan group_plan(const ReplayPlan& p, size_t g, int64_t& first) {
+  ReplayPlan one = p;
+  one.groups.clear();
+  first = 0;
+  for (size_t i = 0; i < g; ++i) first += p.groups[i].size;
+  const GroupPlan& group = p.groups.at(g);
+  one.transa = group.transa, one.transb = group.transb;
+  one.m = group.m, one.n = group.n, one.k = group.k;
+  one.batch = group.size;
+  one.alpha = {group.alpha, 0};
+  one.beta = {group.beta, 0};
+  for (OperandPlan& o : one.operands) {
+    const uint64_t capacity = o.extent_elements();
+    set_group_shape(o, group);
+    o.members = group.size;
+    o.member_capacity = capacity;
+  }
+  return one;
+}
+
 void to_json(nlohmann::json& j, const OperandPlan& p) {
   j = nlohmann::json{{"name", p.name},
                      {"data_type", p.data_type},
@@ -97,6 +133,7 @@ void to_json(nlohmann::json& j, const OperandPlan& p) {
                      {"stride", p.stride},
                      {"members", p.members},
                      {"pointer_array", p.pointer_array},
+                     {"member_capacity", p.member_capacity},
                      {"null", p.null},
                      {"misalignment", p.misalignment},
                      {"same_memory_as", p.same_memory_as},
@@ -116,6 +153,7 @@ void from_json(const nlohmann::json& j, OperandPlan& p) {
   j.at("stride").get_to(p.stride);
   j.at("members").get_to(p.members);
   j.at("pointer_array").get_to(p.pointer_array);
+  if (j.contains("member_capacity")) j.at("member_capacity").get_to(p.member_capacity);
   j.at("null").get_to(p.null);
   j.at("misalignment").get_to(p.misalignment);
   j.at("same_memory_as").get_to(p.same_memory_as);
@@ -145,6 +183,7 @@ void to_json(nlohmann::json& j, const ReplayPlan& p) {
                      {"batch", p.batch},
                      {"compute_type", p.compute_type},
                      {"operands", p.operands},
+                     {"groups", groups_json(p.groups)},
                      {"lt",
                       {{"compute_type", p.lt.compute_type},
                        {"scale_type", p.lt.scale_type},
@@ -180,6 +219,23 @@ void from_json(const nlohmann::json& j, ReplayPlan& p) {
   j.at("batch").get_to(p.batch);
   j.at("compute_type").get_to(p.compute_type);
   j.at("operands").get_to(p.operands);
+  if (j.contains("groups")) {
+    for (const auto& g : j.at("groups")) {
+      GroupPlan one;
+      g.at("transa").get_to(one.transa);
+      g.at("transb").get_to(one.transb);
+      g.at("m").get_to(one.m);
+      g.at("n").get_to(one.n);
+      g.at("k").get_to(one.k);
+      g.at("lda").get_to(one.lda);
+      g.at("ldb").get_to(one.ldb);
+      g.at("ldc").get_to(one.ldc);
+      g.at("size").get_to(one.size);
+      g.at("alpha").get_to(one.alpha);
+      g.at("beta").get_to(one.beta);
+      p.groups.push_back(one);
+    }
+  }
   const auto& lt = j.at("lt");
   lt.at("compute_type").get_to(p.lt.compute_type);
   lt.at("scale_type").get_to(p.lt.scale_type);

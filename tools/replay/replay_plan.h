@@ -40,6 +40,9 @@ struct OperandPlan {
   int64_t stride = 0;        // elements from one batch member to the next (0: all share one)
   int64_t members = 1;       // batch members
   bool pointer_array = false;  // members allocated apart, passed as a device array of pointers
+  // Pointer arrays: elements allocated per member when more than one matrix spans (a grouped
+  // call's members are as large as its largest group's, so one layout serves every group).
+  uint64_t member_capacity = 0;
   bool null = false;         // the program passed a null pointer, and so will the replay
   uint32_t misalignment = 0; // the program's address modulo 256, kept so alignment bugs replay
   std::string same_memory_as;  // an earlier operand the program passed the same address for
@@ -49,7 +52,7 @@ struct OperandPlan {
   uint64_t dump_offset = 0;
 
   uint64_t member_elements() const;  // one matrix: first element to one past the last
-  uint64_t extent_elements() const;  // the allocation: every member (pointer arrays: one)
+  uint64_t extent_elements() const;  // the allocation: every member (pointer arrays: one, at capacity)
   uint64_t bytes() const;            // extent_elements() * element size (0 for unknown types)
   // Element (r, c) of member b, in elements from the start of the member's allocation.
   uint64_t offset(int64_t r, int64_t c) const {
@@ -66,6 +69,14 @@ struct LtPlan {
   // The program's preset algorithm (RecordSlot::lt_algo, format version 5): passed back to
   // cublasLtMatmul as it was; empty when the program let cuBLASLt pick, or the trace is older.
   std::vector<uint64_t> algo;
+};
+
+// One group of a grouped GEMM, as the program passed it (its scalars: 1, 1 when not recorded).
+struct GroupPlan {
+  int transa = 0, transb = 0;
+  int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+  int64_t size = 0;          // problems in the group
+  double alpha = 1, beta = 1;
 };
 
 struct ReplayPlan {
@@ -94,6 +105,9 @@ struct ReplayPlan {
   int compute_type = -1;     // cublasComputeType_t; -1 for the typed entry points
   std::vector<OperandPlan> operands;
   LtPlan lt;
+  // Grouped calls: every group the replay issues, in order; their problems are the members of
+  // A, B and C one after the other. The fields above describe the first group.
+  std::vector<GroupPlan> groups;
 
   // Execution.
   uint64_t seed = 1;
@@ -106,6 +120,14 @@ struct ReplayPlan {
   OperandPlan* operand(const std::string& name);
   uint64_t total_bytes() const;  // every allocation the runner makes, workspaces included
 };
+
+// Operand o ("a", "b" or "c") as stored in group g: its rows, cols and leading dimension.
+void set_group_shape(OperandPlan& o, const GroupPlan& g);
+
+// Group `g` of a grouped plan as a plan of its own (its shape, scalars and size; A, B and C its
+// members, at the grouped operands' capacity), for the reference and the output scan; `first`
+// gets the index of its first member among the call's.
+ReplayPlan group_plan(const ReplayPlan& p, size_t g, int64_t& first);
 
 void to_json(nlohmann::json& j, const OperandPlan& p);
 void from_json(const nlohmann::json& j, OperandPlan& p);

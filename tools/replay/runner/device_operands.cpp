@@ -104,8 +104,7 @@ bool DeviceOperands::setup(std::string& error, int& cuda_error) {
     Buffer& b = buffers_[o.name];
     b.plan = &o;
     const uint64_t members = o.pointer_array ? static_cast<uint64_t>(std::max<int64_t>(o.members, 1)) : 1;
-    b.member_bytes = o.pointer_array ? o.member_elements() * static_cast<uint64_t>(element_bytes(static_cast<DataType>(o.data_type)))
-                                     : o.bytes();
+    b.member_bytes = o.bytes();  // pointer arrays: one member's allocation
     b.initial.resize(b.member_bytes * members);
   }
   for (auto& [name, b] : buffers_) {

@@ -24,8 +24,8 @@ using nlohmann::json;
 
 json complex_json(std::complex<double> v) { return json::array({v.real(), v.imag()}); }
 
-json comparison_json(const Comparison& c, int64_t run) {
-  json j = {{"event", "verify"}, {"run", run}, {"available", c.available}};
+json comparison_json(const Comparison& c) {
+  json j = {{"event", "verify"}, {"available", c.available}};
   if (!c.available) {
     j["unavailable"] = c.unavailable;
     return j;
@@ -87,6 +87,7 @@ class Session {
     }
     if (int status = prepare_workspaces(); status != 0) return status;
     build_arguments();
+    plan_parts();
     emit_event({{"event", "ready"}, {"device_bytes", operands_->device_bytes()}});
     replay_loop();
     emit_event({{"event", "done"}});
@@ -218,14 +219,25 @@ class Session {
       default: address("handle", blas_); break;
     }
     if (plan_.kind == CallKind::kGemmGrouped) {
-      // One group: the first one, which is all the trace describes.
-      for (const char* name : {"transa", "transb", "m", "n", "k", "lda", "ldb", "ldc"}) {
-        args_.arrays[std::string(name) + "_array"] = {plan_.values.at(name)};
+      // Every group of the plan: per-group host arrays of sizes and scalars.
+      const DataType t = static_cast<DataType>(plan_.scalar_type);
+      const size_t elem = static_cast<size_t>(element_bytes(t));
+      group_alpha_.assign(plan_.groups.size() * elem, 0);
+      group_beta_.assign(plan_.groups.size() * elem, 0);
+      for (size_t i = 0; i < plan_.groups.size(); ++i) {
+        const GroupPlan& g = plan_.groups[i];
+        for (auto [name, v] : {std::pair{"transa", int64_t{g.transa}}, std::pair{"transb", int64_t{g.transb}},
+                               std::pair{"m", g.m}, std::pair{"n", g.n}, std::pair{"k", g.k}, std::pair{"lda", g.lda},
+                               std::pair{"ldb", g.ldb}, std::pair{"ldc", g.ldc}}) {
+          args_.arrays[std::string(name) + "_array"].push_back(v);
+        }
+        args_.arrays["group_size"].push_back(g.size);
+        encode_part(t, group_alpha_.data() + i * elem, 0, g.alpha);
+        encode_part(t, group_beta_.data() + i * elem, 0, g.beta);
       }
-      args_.arrays["group_size"] = {plan_.batch};
-      args_.integers["group_count"] = 1;
-      address("alpha_array", host_alpha_);
-      address("beta_array", host_beta_);
+      args_.integers["group_count"] = static_cast<int64_t>(plan_.groups.size());
+      address("alpha_array", group_alpha_.data());
+      address("beta_array", group_beta_.data());
     }
   }
 
@@ -261,7 +273,6 @@ class Session {
     Timing times;
     std::optional<int64_t> failed_run;
     std::string failure;
-    std::optional<Comparison> first_comparison;
     for (int64_t run = 0; run < plan_.repeat; ++run) {
       if (plan_.verify && run > 0) operands_->upload(output_name());  // the same inputs each time
       const auto t0 = Clock::now();
@@ -287,10 +298,11 @@ class Session {
         break;
       }
       if (plan_.verify) {
-        Comparison c = verify();
-        if (run == 0 || !c.passed) emit_event(comparison_json(c, run));
-        if (!first_comparison) first_comparison = c;
-        if (c.available && !c.passed) {
+        json c = verify();
+        c["run"] = run;
+        const bool passed = c.value("passed", false), available = c.value("available", false);
+        if (run == 0 || !passed) emit_event(c);
+        if (available && !passed) {
           failed_run = run;
           failure = "verify";
           break;
@@ -306,30 +318,93 @@ class Session {
     emit_event(summary);
   }
 
+  // What the result is checked as: the call itself, or each group of a grouped call (a plan of
+  // its own, its operands' members the call's from `first`).
+  struct Part {
+    ReplayPlan plan;
+    int64_t first = 0;
+    ReferenceCache reference;
+  };
+  void plan_parts() {
+    if (plan_.kind != CallKind::kGemmGrouped || plan_.groups.empty()) {
+      parts_.push_back({plan_, 0, {}});
+      return;
+    }
+    for (size_t g = 0; g < plan_.groups.size(); ++g) {
+      Part part;
+      part.plan = group_plan(plan_, g, part.first);
+      parts_.push_back(std::move(part));
+    }
+  }
+  // The part's view of the call's operand: its plan, from its first member.
+  static HostOperand part_view(const Part& part, const HostOperand& whole, const std::string& name) {
+    const OperandPlan* p = part.plan.operand(name);
+    if (whole.plan == nullptr || whole.bytes == nullptr || p == nullptr) return whole;
+    return HostOperand{p, whole.member_base(part.first)};
+  }
+
   // NaN and infinite elements of the result (every member's m x n), from the last download.
   uint64_t nonfinite_output() const {
-    const HostOperand out = operands_->current(output_name());
-    if (out.plan == nullptr || out.bytes == nullptr || out.plan->null) return 0;
+    const HostOperand whole = operands_->current(output_name());
+    if (whole.plan == nullptr || whole.bytes == nullptr || whole.plan->null) return 0;
     uint64_t count = 0;
-    for (int64_t b = 0; b < plan_.batch; ++b) {
-      for (int64_t j = 0; j < plan_.n; ++j) {
-        for (int64_t i = 0; i < plan_.m; ++i) {
-          std::complex<double> v = out.at(b, i, j);
-          if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) ++count;
+    for (const Part& part : parts_) {
+      const HostOperand out = part_view(part, whole, output_name());
+      for (int64_t b = 0; b < part.plan.batch; ++b) {
+        for (int64_t j = 0; j < part.plan.n; ++j) {
+          for (int64_t i = 0; i < part.plan.m; ++i) {
+            std::complex<double> v = out.at(b, i, j);
+            if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) ++count;
+          }
         }
       }
     }
     return count;
   }
 
-  Comparison verify() {
-    ReferenceInputs in;
-    in.a = operands_->initial("a");
-    in.b = operands_->initial("b");
-    in.c = operands_->initial("c");
-    in.bias = operands_->initial("bias");
-    return compare_with_reference(plan_, in, operands_->initial(output_name()), operands_->current(output_name()),
-                                  uint64_t{1} << 31, &reference_);
+  // The result against the reference: a grouped call's groups each (in `groups`), and together.
+  json verify() {
+    Comparison all;
+    json groups = json::array();
+    for (size_t g = 0; g < parts_.size(); ++g) {
+      Part& part = parts_[g];
+      ReferenceInputs in;
+      in.a = part_view(part, operands_->initial("a"), "a");
+      in.b = part_view(part, operands_->initial("b"), "b");
+      in.c = part_view(part, operands_->initial("c"), "c");
+      in.bias = operands_->initial("bias");
+      const Comparison c =
+          compare_with_reference(part.plan, in, part_view(part, operands_->initial(output_name()), output_name()),
+                                 part_view(part, operands_->current(output_name()), output_name()),
+                                 (uint64_t{1} << 31) / parts_.size(), &part.reference);
+      if (parts_.size() == 1) return comparison_json(c);
+      json one = comparison_json(c);
+      one["group"] = g;
+      groups.push_back(one);
+      if (g == 0) {
+        all = c;
+        continue;
+      }
+      // Together: unavailable if any is, the worst element of all, the counts summed.
+      if (!c.available && all.available) all = c;
+      if (!all.available) continue;
+      if (c.max_error > all.max_error) {
+        all.max_error = c.max_error;
+        all.worst_member = c.worst_member + part.first;
+        all.worst_row = c.worst_row, all.worst_col = c.worst_col;
+        all.worst_got = c.worst_got, all.worst_want = c.worst_want;
+      }
+      all.max_abs_error = std::max(all.max_abs_error, c.max_abs_error);
+      all.mismatches += c.mismatches;
+      all.checked += c.checked;
+      all.total += c.total;
+      all.sampled = all.sampled || c.sampled;
+      all.outside_writes += c.outside_writes;
+      all.passed = all.passed && c.passed;
+    }
+    json j = comparison_json(all);
+    j["groups"] = groups;
+    return j;
   }
 
   void teardown() {
@@ -367,7 +442,8 @@ class Session {
   void* workspace_ = nullptr;
   void* lt_workspace_ = nullptr;
   ArgValues args_;
-  ReferenceCache reference_;
+  std::vector<unsigned char> group_alpha_, group_beta_;  // grouped calls: alpha_array, beta_array
+  std::vector<Part> parts_;
 };
 
 }  // namespace
