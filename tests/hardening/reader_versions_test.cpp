@@ -188,5 +188,31 @@ TEST(ReaderVersions, FormatVersionFourTracesStillRead) {
   }
 }
 
+// Traces a version 5 writer wrote (v5-*.cbt, copies of the corpus of format 5): their launch
+// totals are in the kernel table and they count one ticket a launch (no count tables), and they
+// have no first failed launch.
+TEST(ReaderVersions, FormatVersionFiveTracesStillRead) {
+  for (const char* name : {"v5-sgemm_loop_exited.cbt", "v5-launches_pending_error.cbt", "v5-located_failure.cbt",
+                           "v5-threads_checks_scans.cbt"}) {
+    std::string error;
+    auto trace = TraceFile::open(kCorpus + name, error);
+    ASSERT_TRUE(trace) << error;
+    EXPECT_EQ(trace->header().format_version, 5u) << name;
+    EXPECT_EQ(trace->header().launch_counts_offset, 0u) << name;
+    EXPECT_FALSE(trace->first_failed_launch().has_value()) << name;
+    EXPECT_EQ(trace->total_launches(), trace->header().launch_next) << name;
+    uint64_t summed = 0;
+    for (const auto& k : trace->kernel_totals()) summed += k.launches;
+    EXPECT_LE(summed, trace->total_launches()) << name;
+    if (std::string(name) == "v5-launches_pending_error.cbt") EXPECT_GT(summed, 0u) << name;
+    int calls = 0;
+    trace->for_each_call([&](const CallView& c) {
+      EXPECT_EQ(c.text().rfind(std::string(c.function_name()) + "(", 0), 0u) << name << ": " << c.text();
+      ++calls;
+    });
+    EXPECT_GT(calls, 0) << name;
+  }
+}
+
 }  // namespace
 }  // namespace cublasspy
