@@ -13,21 +13,13 @@
 #include "blas_status_text.h"
 #include "driver_link.h"
 #include "lt_descriptors.h"
+#include "lt_entry.h"
 #include "stack_version.h"
 #include "standin_private.h"
 
 using namespace standin;
 
 namespace {
-
-#define STANDIN_LT_ENTRY(name)                            \
-  const standin_fault_action fault = standin_enter(name); \
-  if (fault.fail) return static_cast<cublasStatus_t>(fault.status)
-
-cublasStatus_t finish(const standin_fault_action& fault) {
-  if (fault.async_error) standin_set_sticky_error(fault.async_error);
-  return CUBLAS_STATUS_SUCCESS;
-}
 
 // Where an attribute lives inside its descriptor, and its exact size.
 struct Slot {

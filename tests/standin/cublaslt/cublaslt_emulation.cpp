@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "export.h"
+#include "lt_entry.h"
 #include "stack_version.h"
 #include "standin_private.h"
 
@@ -81,28 +82,19 @@ bool acceptable(cublasLtEmulationDescAttributes_t attr, const void* buf) {
   }
 }
 
-cublasStatus_t finish(const standin_fault_action& fault) {
-  if (fault.async_error) standin_set_sticky_error(fault.async_error);
-  return CUBLAS_STATUS_SUCCESS;
-}
-
 }  // namespace
-
-#define STANDIN_EMULATION_ENTRY(name)                     \
-  const standin_fault_action fault = standin_enter(name); \
-  if (fault.fail) return static_cast<cublasStatus_t>(fault.status)
 
 extern "C" {
 
 STANDIN_EXPORT cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size) {
-  STANDIN_EMULATION_ENTRY("cublasLtEmulationDescInit_internal");
+  STANDIN_LT_ENTRY("cublasLtEmulationDescInit_internal");
   if (emulationDesc == nullptr || size < sizeof(cublasLtEmulationDescOpaque_t)) return CUBLAS_STATUS_INVALID_VALUE;
   init_emulation(as_emulation(emulationDesc));
   return finish(fault);
 }
 
 STANDIN_EXPORT cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t* emulationDesc) {
-  STANDIN_EMULATION_ENTRY("cublasLtEmulationDescCreate");
+  STANDIN_LT_ENTRY("cublasLtEmulationDescCreate");
   if (emulationDesc == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   auto* d = new cublasLtEmulationDescOpaque_t;
   init_emulation(as_emulation(d));
@@ -111,7 +103,7 @@ STANDIN_EXPORT cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_
 }
 
 STANDIN_EXPORT cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc) {
-  STANDIN_EMULATION_ENTRY("cublasLtEmulationDescDestroy");
+  STANDIN_LT_ENTRY("cublasLtEmulationDescDestroy");
   if (emulationDesc != nullptr) {
     as_emulation(emulationDesc)->magic = 0;
     delete emulationDesc;
@@ -122,7 +114,7 @@ STANDIN_EXPORT cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc
 STANDIN_EXPORT cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc,
                                                                 cublasLtEmulationDescAttributes_t attr,
                                                                 const void* buf, size_t sizeInBytes) {
-  STANDIN_EMULATION_ENTRY("cublasLtEmulationDescSetAttribute");
+  STANDIN_LT_ENTRY("cublasLtEmulationDescSetAttribute");
   if (!valid(emulationDesc) || buf == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   size_t size = 0;
   void* at = field(as_emulation(emulationDesc), attr, &size);
@@ -134,7 +126,7 @@ STANDIN_EXPORT cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulatio
 STANDIN_EXPORT cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc,
                                                                 cublasLtEmulationDescAttributes_t attr, void* buf,
                                                                 size_t sizeInBytes, size_t* sizeWritten) {
-  STANDIN_EMULATION_ENTRY("cublasLtEmulationDescGetAttribute");
+  STANDIN_LT_ENTRY("cublasLtEmulationDescGetAttribute");
   if (!valid(emulationDesc)) return CUBLAS_STATUS_INVALID_VALUE;
   size_t size = 0;
   void* at = field(as_emulation(emulationDesc), attr, &size);
