@@ -33,6 +33,7 @@
 #include "selftest_check.h"
 
 void run_legacy_case();  // standin_selftest_legacy.cpp
+void run_lt_planar_case();  // standin_selftest_planar.cpp
 
 namespace {
 
@@ -1526,6 +1527,7 @@ int main(int argc, char** argv) {
       {"lt_algorithms", case_lt_algorithms},
       {"gemm_memo", case_gemm_memo},
       {"lt_imma", case_lt_imma},
+      {"lt_planar", run_lt_planar_case},
       {"legacy", run_legacy_case},
       {"runtime", case_runtime},
       {"preload", case_preload},

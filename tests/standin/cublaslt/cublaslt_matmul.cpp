@@ -12,6 +12,7 @@
 #include "lt_algorithms.h"
 #include "lt_descriptors.h"
 #include "lt_layouts.h"
+#include "lt_planar.h"
 #include "standin_private.h"
 
 using namespace standin;
@@ -25,6 +26,7 @@ struct Plan {
   MatrixView a, b, c, d;  // data pointers filled per call
   int64_t a_stride = 0, b_stride = 0, c_stride = 0, d_stride = 0;
   bool pointer_arrays = false;  // BATCH_MODE POINTER_ARRAY: A..D are device arrays of pointers
+  LtPlanes planes;              // planar complex: a..d are views of the real planes (lt_planar.h)
   int64_t a_rows = 0, a_cols = 0, b_rows = 0, b_cols = 0;  // as stored
   Op op_a = Op::N, op_b = Op::N;
   cudaDataType scale_type = CUDA_R_32F;
@@ -120,19 +122,18 @@ cublasStatus_t make_plan(const LtMatmulDesc& desc, const LtLayout& la, const LtL
   if (la.batch_count != p->batch || lb.batch_count != p->batch || lc.batch_count != p->batch) {
     return CUBLAS_STATUS_INVALID_VALUE;
   }
-  // Planar complex (a plane offset) is not modelled: refused as cuBLASLt refuses a layout its
-  // kernels lack, rather than computed as if interleaved.
-  for (const LtLayout* l : {&la, &lb, &lc, &ld})
-    if (l->plane_offset != 0) return CUBLAS_STATUS_NOT_SUPPORTED;
+  const LtLayout* const layouts[4] = {&la, &lb, &lc, &ld};
+  if (cublasStatus_t s = plan_planes(desc, layouts, &p->planes); s != CUBLAS_STATUS_SUCCESS) return s;
   // Pointer arrays for all four operands or for none (mixing is not a layout cuBLASLt documents).
   p->pointer_arrays = ld.batch_mode == CUBLASLT_BATCH_MODE_POINTER_ARRAY;
   for (const LtLayout* l : {&la, &lb, &lc})
     if ((l->batch_mode == CUBLASLT_BATCH_MODE_POINTER_ARRAY) != p->pointer_arrays) return CUBLAS_STATUS_NOT_SUPPORTED;
 
   p->scale_type = static_cast<cudaDataType>(desc.scale_type);
-  if (!types_supported(desc.compute_type, p->scale_type, static_cast<cudaDataType>(la.type),
-                       static_cast<cudaDataType>(lb.type), static_cast<cudaDataType>(lc.type),
-                       static_cast<cudaDataType>(ld.type))) {
+  const cudaDataType types[4] = {static_cast<cudaDataType>(la.type), static_cast<cudaDataType>(lb.type),
+                                 static_cast<cudaDataType>(lc.type), static_cast<cudaDataType>(ld.type)};
+  if (!types_supported(desc.compute_type, p->scale_type, types[0], types[1], types[2], types[3]) &&
+      !(p->planes.any && planar_types_supported(desc.compute_type, p->scale_type, types[0], types[1], types[2], types[3]))) {
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
 
@@ -160,6 +161,8 @@ cublasStatus_t make_plan(const LtMatmulDesc& desc, const LtLayout& la, const LtL
   p->b = view_of(lb);
   p->c = view_of(lc);
   p->d = view_of(ld);
+  if (p->planes.any)
+    for (MatrixView* v : {&p->a, &p->b, &p->c, &p->d}) v->type = plane_type(v->type);
   p->a_stride = la.batch_stride;
   p->b_stride = lb.batch_stride;
   p->c_stride = lc.batch_stride;
@@ -237,7 +240,11 @@ const void* at(const void* base, int64_t index, cudaDataType type) {
   return static_cast<const char*>(base) + index * static_cast<int64_t>(element_size(type));
 }
 
-bool reachable(const void* p, size_t bytes) { return bytes == 0 || standin_device_accessible(p, bytes); }
+// `plane`: a planar operand's imaginary plane, that many bytes away, must be device memory too.
+bool reachable(const void* p, size_t bytes, int64_t plane = 0) {
+  return bytes == 0 || (standin_device_accessible(p, bytes) &&
+                        (plane == 0 || standin_device_accessible(static_cast<const char*>(p) + plane, bytes)));
+}
 
 cublasStatus_t device_fault() {
   standin_set_sticky_error(kIllegalAddress);
@@ -309,10 +316,11 @@ cublasStatus_t execute(const LtMatmulDesc& desc, const Plan& plan, const void* a
     return plan.pointer_arrays ? static_cast<const void* const*>(base)[i] : at(base, i * stride, type);
   };
   for (int64_t i = 0; i < plan.batch; ++i) {
-    if (!reachable(member(A, i, plan.a_stride, plan.a.type), a_bytes) ||
-        !reachable(member(B, i, plan.b_stride, plan.b.type), b_bytes) ||
-        !reachable(member(C, i, plan.c_stride, plan.c.type), c_bytes) ||
-        !reachable(member(D, i, plan.d_stride, plan.d.type), d_bytes) ||
+    const int64_t* plane = plan.planes.offset;
+    if (!reachable(member(A, i, plan.a_stride, plan.a.type), a_bytes, plane[0]) ||
+        !reachable(member(B, i, plan.b_stride, plan.b.type), b_bytes, plane[1]) ||
+        !reachable(member(C, i, plan.c_stride, plan.c.type), c_bytes, plane[2]) ||
+        !reachable(member(D, i, plan.d_stride, plan.d.type), d_bytes, plane[3]) ||
         (plan.bias && !reachable(at(desc.bias_pointer, i * desc.bias_batch_stride, plan.bias_type), bias_bytes))) {
       return device_fault();
     }
@@ -327,7 +335,8 @@ cublasStatus_t execute(const LtMatmulDesc& desc, const Plan& plan, const void* a
     if (alpha_vector) p.alpha_vector = at(alpha, i * desc.alpha_vector_batch_stride, plan.scale_type);
     if (beta_vector) p.beta_vector = at(beta, i * desc.alpha_vector_batch_stride, plan.scale_type);
     p.amax_d = (i == 0) ? static_cast<float*>(desc.amax_d_pointer) : nullptr;
-    run_gemm(p);
+    if (plan.planes.any) run_planar_gemm(p, plan.planes);
+    else run_gemm(p);
   }
   return CUBLAS_STATUS_SUCCESS;
 }
@@ -377,7 +386,10 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHan
   if (!handle_ok(lightHandle)) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (requestedAlgoCount < 1 || algoIdsArray == nullptr || returnAlgoCount == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   *returnAlgoCount = 0;
-  if (!types_supported(computeType, scaleType, Atype, Btype, Ctype, Dtype)) return CUBLAS_STATUS_SUCCESS;
+  if (!types_supported(computeType, scaleType, Atype, Btype, Ctype, Dtype) &&
+      !planar_types_supported(computeType, scaleType, Atype, Btype, Ctype, Dtype)) {
+    return CUBLAS_STATUS_SUCCESS;  // (the types alone cannot say whether the layouts will be planar)
+  }
   for (const LtAlgoInfo& a : kLtAlgos) {
     if (*returnAlgoCount == requestedAlgoCount) break;
     if (lt_algo_serves(a, computeType)) algoIdsArray[(*returnAlgoCount)++] = a.id;
@@ -394,7 +406,9 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandl
   if (!handle_ok(lightHandle)) return CUBLAS_STATUS_NOT_INITIALIZED;
   const LtAlgoInfo* info = find_lt_algo(algoId);
   if (algo == nullptr || info == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  if (!types_supported(computeType, scaleType, Atype, Btype, Ctype, Dtype) || !lt_algo_serves(*info, computeType)) {
+  if ((!types_supported(computeType, scaleType, Atype, Btype, Ctype, Dtype) &&
+       !planar_types_supported(computeType, scaleType, Atype, Btype, Ctype, Dtype)) ||
+      !lt_algo_serves(*info, computeType)) {
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
   init_algo(algo, algoId);
