@@ -61,6 +61,8 @@ std::string metadata_json(const GemmCall& g, const GemmDumpRequest& request, int
   field("stride", std::to_string(file_stride));
   field("call_stride", std::to_string(m.stride));
   field("pointer_array", g.pointer_arrays ? "true" : "false");
+  // cuBLASLt planar complex: the device held two planes; the file holds (re, im) pairs.
+  field("plane_offset", std::to_string(m.plane_offset));
   field("elements", std::to_string(elements));
   field("layout", text("column-major: element (row r, col c, batch b) is flat[b*stride + c*ld + r]"));
   field("address", text(hex(g.pointer_arrays ? m.array_ptr : m.ptr)));
@@ -107,10 +109,9 @@ GemmDumpResult dump_gemm(const DriverApi& api, const GemmCall& g, const GemmDump
     const Matrix& m = g.op[i];
     std::optional<NpyDtype> dtype = npy_dtype_for(m.type);
     uint64_t member = member_extent_elements(m);
-    // Planar complex is not dumped: the .npy dtypes are interleaved (re, im) pairs; nor are
-    // cuBLASLt's row and tiled orders, which a column-major .npy would misrepresent.
-    if (!m.present || !dtype || member == 0 || g.batch_count < 1 || m.stride < 0 || m.planar() ||
-        !m.column_major()) {
+    // cuBLASLt's row and tiled orders are not dumped: a column-major .npy would misrepresent
+    // them. A planar complex operand is (its planes interleaved by read_matrix, docs/SCAN.md).
+    if (!m.present || !dtype || member == 0 || g.batch_count < 1 || m.stride < 0 || !m.column_major()) {
       continue;
     }
     if ((g.pointer_arrays ? m.array_ptr : m.ptr) == 0) continue;
@@ -150,6 +151,7 @@ GemmDumpResult dump_gemm(const DriverApi& api, const GemmCall& g, const GemmDump
       Matrix flat;  // the whole strided extent as one column
       flat.ptr = m.ptr;
       flat.type = m.type;
+      flat.plane_offset = m.plane_offset;  // element j of each plane: j * element_bytes / 2 in
       flat.rows = flat.ld = static_cast<int64_t>(elements);
       flat.cols = 1;
       flat.present = true;

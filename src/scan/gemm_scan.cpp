@@ -52,6 +52,9 @@ uint64_t strided_extent_bytes(const Target& t) {
 // allocation, with every element aligned for its loads, or a bad pointer would fault the
 // program's context instead of failing a copy.
 bool kernel_can_read(const DriverApi& api, const GemmCall& g, const Target& t, uint64_t chunk) {
+  // The kernel reads (re, im) pairs: a planar complex operand (two planes) is read on the host,
+  // where read_matrix interleaves its planes.
+  if (t.m->planar()) return false;
   const uint64_t align = static_cast<uint64_t>(scan::format_bytes(t.kind.format));
   if (!g.pointer_arrays) {
     return t.m->ptr % align == 0 && device_range_ok(api, t.m->ptr, strided_extent_bytes(t));
@@ -89,8 +92,8 @@ class PhaseRunner {
       if (i < 0) continue;
       const Matrix& m = g_.op[i];
       std::optional<ElementKind> kind = element_kind_of(m.type);
-      // Integer and unknown types are not scanned, nor planar complex (two planes, not pairs).
-      if (!m.present || !kind || m.planar()) continue;
+      // Integer and unknown types are not scanned.
+      if (!m.present || !kind) continue;
       if (m.rows < 0 || m.cols < 0 || m.ld < m.rows || g_.batch_count < 0 || m.stride < 0) {
         result_.failed_operands++;
         continue;

@@ -1,6 +1,7 @@
 #include "scan/scan_driver.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace cublasspy {
 namespace {
@@ -8,36 +9,64 @@ namespace {
 // Columns further apart than this are copied one by one instead of with the gap between them.
 constexpr uint64_t kGapCopyLimitBytes = 64 * 1024;
 
-// Copies storage elements [first, first + count) of the member at `base` in chunks.
-CUresult read_range(const DriverApi& api, uint64_t base, uint64_t item, uint64_t first,
-                    uint64_t count, uint64_t batch, std::vector<unsigned char>& buffer,
-                    MatrixSink& sink) {
-  const uint64_t chunk_elems = std::max<uint64_t>(1, buffer.size() / item);
-  while (count > 0) {
-    uint64_t n = std::min(count, chunk_elems);
-    CUresult r = api.memcpy_dtoh(buffer.data(), base + first * item, n * item);
-    if (r != CUDA_SUCCESS) return r;
-    if (!sink.consume(buffer.data(), first, n, batch)) return CUDA_ERROR_UNKNOWN;
-    first += n;
-    count -= n;
-  }
-  return CUDA_SUCCESS;
-}
+// One operand's read: where its bytes go, and how a storage element is found. A planar complex
+// operand (cuBLASLt's CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET) keeps the real parts as one real
+// matrix at its pointer and the imaginary parts `plane` bytes away: storage element e is at
+// e * item/2 in each plane. Its two planes are copied separately and interleaved here, so every
+// sink gets (re, im) pairs, as from an interleaved complex operand.
+struct Reader {
+  const DriverApi& api;
+  uint64_t item;   // bytes of one element (both parts of a complex one)
+  int64_t plane;   // 0, or the planar operand's imaginary plane offset in bytes
+  std::vector<unsigned char>& buffer;
+  MatrixSink& sink;
+  std::vector<unsigned char> parts{};  // planar: one chunk of each plane
 
-CUresult read_member(const DriverApi& api, const Matrix& m, uint64_t base, uint64_t item,
-                     uint64_t batch, bool whole_extent, std::vector<unsigned char>& buffer,
-                     MatrixSink& sink) {
-  const uint64_t rows = static_cast<uint64_t>(m.rows), cols = static_cast<uint64_t>(m.cols);
-  const uint64_t ld = static_cast<uint64_t>(m.ld);
-  if (whole_extent || (ld - rows) * item <= kGapCopyLimitBytes) {
-    return read_range(api, base, item, 0, member_extent_elements(m), batch, buffer, sink);
-  }
-  for (uint64_t col = 0; col < cols; ++col) {
-    CUresult r = read_range(api, base, item, col * ld, rows, batch, buffer, sink);
+  // Bytes from one storage element to the next in device memory.
+  uint64_t step() const { return plane == 0 ? item : item / 2; }
+
+  CUresult copy(uint64_t base, uint64_t first, uint64_t n) {
+    if (plane == 0) return api.memcpy_dtoh(buffer.data(), base + first * item, n * item);
+    const uint64_t half = item / 2;
+    parts.resize(2 * n * half);
+    CUresult r = api.memcpy_dtoh(parts.data(), base + first * half, n * half);
+    if (r == CUDA_SUCCESS) {
+      r = api.memcpy_dtoh(parts.data() + n * half, base + static_cast<uint64_t>(plane) + first * half, n * half);
+    }
     if (r != CUDA_SUCCESS) return r;
+    for (uint64_t i = 0; i < n; ++i) {
+      std::memcpy(buffer.data() + i * item, parts.data() + i * half, half);
+      std::memcpy(buffer.data() + i * item + half, parts.data() + (n + i) * half, half);
+    }
+    return CUDA_SUCCESS;
   }
-  return CUDA_SUCCESS;
-}
+
+  // Copies storage elements [first, first + count) of the member at `base` in chunks.
+  CUresult range(uint64_t base, uint64_t first, uint64_t count, uint64_t batch) {
+    const uint64_t chunk_elems = std::max<uint64_t>(1, buffer.size() / item);
+    while (count > 0) {
+      uint64_t n = std::min(count, chunk_elems);
+      if (CUresult r = copy(base, first, n); r != CUDA_SUCCESS) return r;
+      if (!sink.consume(buffer.data(), first, n, batch)) return CUDA_ERROR_UNKNOWN;
+      first += n;
+      count -= n;
+    }
+    return CUDA_SUCCESS;
+  }
+
+  CUresult member(const Matrix& m, uint64_t base, uint64_t batch, bool whole_extent) {
+    const uint64_t rows = static_cast<uint64_t>(m.rows), cols = static_cast<uint64_t>(m.cols);
+    const uint64_t ld = static_cast<uint64_t>(m.ld);
+    if (whole_extent || (ld - rows) * step() <= kGapCopyLimitBytes) {
+      return range(base, 0, member_extent_elements(m), batch);
+    }
+    for (uint64_t col = 0; col < cols; ++col) {
+      CUresult r = range(base, col * ld, rows, batch);
+      if (r != CUDA_SUCCESS) return r;
+    }
+    return CUDA_SUCCESS;
+  }
+};
 
 }  // namespace
 
@@ -80,12 +109,13 @@ CUresult read_matrix(const DriverApi& api, const Matrix& m, int64_t batch, bool 
                      uint64_t chunk_bytes, MatrixSink& sink, bool whole_extent) {
   const uint64_t item = static_cast<uint64_t>(element_bytes(m.type));
   if (!api.can_copy() || item == 0 || m.rows < 0 || m.cols < 0 || m.ld < m.rows ||
-      batch < 0 || m.stride < 0) {
+      batch < 0 || m.stride < 0 || (m.planar() && !is_complex(m.type))) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   if (m.rows == 0 || m.cols == 0 || batch == 0) return CUDA_SUCCESS;
   std::vector<unsigned char> buffer(
       std::max(item, std::min(chunk_bytes, member_extent_elements(m) * item)));
+  Reader reader{api, item, m.plane_offset, buffer, sink};
   if (pointer_array) {
     if (m.array_ptr == 0) return CUDA_ERROR_INVALID_VALUE;
     const uint64_t step = pointer_chunk(chunk_bytes);
@@ -96,7 +126,7 @@ CUresult read_matrix(const DriverApi& api, const Matrix& m, int64_t batch, bool 
       if (r != CUDA_SUCCESS) return r;
       for (uint64_t i = 0; i < n; ++i) {
         if (pointers[i] == 0) return CUDA_ERROR_INVALID_VALUE;
-        r = read_member(api, m, pointers[i], item, first + i, whole_extent, buffer, sink);
+        r = reader.member(m, pointers[i], first + i, whole_extent);
         if (r != CUDA_SUCCESS) return r;
       }
     }
@@ -105,9 +135,9 @@ CUresult read_matrix(const DriverApi& api, const Matrix& m, int64_t batch, bool 
   if (m.ptr == 0) return CUDA_ERROR_INVALID_VALUE;
   const int64_t members = m.stride == 0 ? 1 : batch;
   for (int64_t b = 0; b < members; ++b) {
-    uint64_t base = m.ptr + static_cast<uint64_t>(b) * static_cast<uint64_t>(m.stride) * item;
-    CUresult r = read_member(api, m, base, item, static_cast<uint64_t>(b), whole_extent, buffer,
-                             sink);
+    // (A planar operand's stride counts real sub-elements, cublasLt.h: one step each.)
+    uint64_t base = m.ptr + static_cast<uint64_t>(b) * static_cast<uint64_t>(m.stride) * reader.step();
+    CUresult r = reader.member(m, base, static_cast<uint64_t>(b), whole_extent);
     if (r != CUDA_SUCCESS) return r;
   }
   return CUDA_SUCCESS;

@@ -46,7 +46,10 @@ uint64_t member_extent_elements(const Matrix& m);
 // array at m.array_ptr is read first) in chunks of at most `chunk_bytes`, and hands them to
 // `sink`. Long gaps between columns (ld much larger than rows) are not copied unless
 // `whole_extent` asks for every byte of each member's extent (the dumps do). A stride of 0
-// with batch > 1 is read once, as member 0. The caller has synchronized the stream.
+// with batch > 1 is read once, as member 0. A planar complex operand (m.plane_offset not 0: the
+// real parts at m.ptr, the imaginary ones plane_offset bytes away, its stride in real
+// sub-elements) reaches `sink` interleaved, as (re, im) pairs. The caller has synchronized the
+// stream.
 // Returns CUDA_SUCCESS, the driver's error for the first failing copy, or
 // CUDA_ERROR_INVALID_VALUE for a shape or type that cannot be read.
 CUresult read_matrix(const DriverApi& api, const Matrix& m, int64_t batch, bool pointer_array,

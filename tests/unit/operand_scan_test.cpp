@@ -391,6 +391,58 @@ TEST_F(EngineTest, PointerArraysAndStridedBatches) {
 
 // ---- the kernel path, with the kernel's loop run by the fake cuLaunchKernel --------------------
 
+// cuBLASLt planar complex: a complex fp32 operand as two real planes, the imaginary plane first
+// (a negative offset), a strided batch of 2 whose stride counts real sub-elements. Each plane is
+// 3 x 2 in ld 4; member b's planes: imaginary at 16 b, real at 16 b + 8 (floats).
+struct PlanarOperand {
+  std::vector<float> memory = std::vector<float>(32, 0.0f);
+  PlanarOperand() {
+    for (int b = 0; b < 2; ++b)
+      for (int i = 0; i < 8; ++i) {
+        memory[16 * b + 8 + i] = 1.0f + b;   // real parts: 1, then 2
+        memory[16 * b + i] = -3.0f - b;      // imaginary parts: -3, then -4
+      }
+  }
+  Matrix matrix(FakeDriver& fake) {
+    Matrix m = cublasspy::matrix(fake.add(memory) + 8 * sizeof(float), DataType::kC32F, 3, 2, 4, 16);
+    m.plane_offset = -8 * static_cast<int64_t>(sizeof(float));
+    return m;
+  }
+};
+
+TEST_F(EngineTest, PlanarComplexIsScannedThroughBothPlanes) {
+  PlanarOperand op;
+  op.memory[16 + 1 * 4 + 2] = NAN;  // member 1, imaginary plane, element (2, 1)
+  op.memory[16 + 8 + 3] = NAN;      // member 1, real plane, row 3: in the gap below the 3 rows
+  const Matrix a = op.matrix(fake_);
+  GemmCall g = gemm(a, a, a, 2);
+  KernelCache cache(kImage);
+  fake_.module_result = CUDA_SUCCESS;  // a kernel is there: planar operands still go to the host
+  GemmScanResult r = scan(g, true, ScanMode::kInputs, &cache);
+  EXPECT_TRUE(r.finding);
+  EXPECT_EQ(r.host_operands, 3);
+  EXPECT_EQ(r.kernel_operands, 0);
+  EXPECT_EQ(summaries_[0].nan_count, 1u);
+  EXPECT_EQ(summaries_[0].first_row, 2u);
+  EXPECT_EQ(summaries_[0].first_col, 1u);
+  EXPECT_EQ(summaries_[0].first_batch, 1u);
+  EXPECT_EQ(summaries_[0].max_abs_finite, 4.0);  // member 1's imaginary parts
+  // Without the NaN: clean, and the same through small chunks (a plane read in pieces).
+  op.memory[16 + 1 * 4 + 2] = -4.0f;
+  ready_ = false;
+  r = scan(g, true, ScanMode::kInputs, nullptr, 3 * sizeof(float) * 2);
+  EXPECT_FALSE(r.finding);
+  EXPECT_EQ(nonfinite_count(summaries_[0]), 0u);
+  EXPECT_EQ(summaries_[0].max_abs_finite, 4.0);
+  // A plane outside any allocation is an unreadable operand, never read past its memory.
+  Matrix bad = a;
+  bad.plane_offset = -1 << 20;
+  ready_ = false;
+  r = scan(gemm(bad, a, a, 2), true, ScanMode::kInputs, nullptr);
+  EXPECT_EQ(r.failed_operands, 1);
+  EXPECT_FALSE(was_scanned(summaries_[0]));
+}
+
 TEST_F(EngineTest, KernelPathMatchesTheHostPath) {
   fake_.module_result = CUDA_SUCCESS;
   std::vector<uint16_t> a(40, 0x3c00), b(40, 0x4000), c(40, 0x0001);
@@ -573,6 +625,36 @@ TEST_F(DumpTest, RawTypesAndPointerArrays) {
   EXPECT_NE(json.find("\"type\": \"CUDA_R_16BF\""), std::string::npos);
   EXPECT_NE(json.find("\"raw_bits\": true"), std::string::npos);
   EXPECT_NE(json.find("\"pointer_array\": true"), std::string::npos);
+}
+
+TEST_F(DumpTest, PlanarComplexIsWrittenAsPairs) {
+  PlanarOperand op;
+  const Matrix a = op.matrix(fake_);
+  GemmCall g = gemm(a, a, a, 2);
+  DumpBudget budget(1 << 20);
+  GemmDumpResult r = dump_gemm(api_, g, request(), budget);
+  EXPECT_EQ(r.written, 3) << r.error;
+  std::string error;
+  auto info = read_npy_header(dir_ + "/trace.cbt.call7.a.npy", &error);
+  ASSERT_TRUE(info) << error;
+  EXPECT_EQ(info->descr, "<c8");
+  // The strided extent: member 1 starts 16 elements on; 16 + (1 * 4 + 3) = 23 elements.
+  EXPECT_EQ(info->shape, std::vector<uint64_t>{23});
+  std::string bytes = slurp(dir_ + "/trace.cbt.call7.a.npy");
+  ASSERT_EQ(bytes.size(), info->data_offset + 23 * 8);
+  std::vector<float> pairs(46);
+  std::memcpy(pairs.data(), bytes.data() + info->data_offset, 23 * 8);
+  // Element (r, c) of member b is flat[b*16 + c*4 + r]: (1, -3) in member 0, (2, -4) in member 1.
+  for (int b = 0; b < 2; ++b)
+    for (int c = 0; c < 2; ++c)
+      for (int row = 0; row < 3; ++row) {
+        const size_t at = 2 * static_cast<size_t>(b * 16 + c * 4 + row);
+        EXPECT_EQ(pairs[at], 1.0f + b) << b << c << row;
+        EXPECT_EQ(pairs[at + 1], -3.0f - b) << b << c << row;
+      }
+  std::string json = slurp(dir_ + "/trace.cbt.call7.a.json");
+  EXPECT_NE(json.find("\"plane_offset\": -32"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"stride\": 16"), std::string::npos) << json;
 }
 
 TEST_F(DumpTest, BudgetSkipsWholeOperandsAndExistingFilesAreKept) {
