@@ -1,8 +1,11 @@
 // Correct programs shaped like NVIDIA's CUDALibrarySamples GEMMs (programs/diag_samples.cpp),
 // run under CUBLASSPY_CHECK=1, CUBLASSPY_SCAN=all and CUBLASSPY_DUMP=all: no finding, scans
 // that saw the matrices (not the pointer arrays that lead to them), dumps of the matrices.
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <cublas_api.h>
@@ -11,6 +14,7 @@
 
 #include "support/diagnose_helpers.h"
 #include "support/process.h"
+#include "dump/npy_writer.h"
 #include "trace/call_text.h"
 #include "trace/gemm_groups.h"
 #include "trace/lt_algo_config.h"
@@ -343,18 +347,90 @@ TEST(Samples, LtPointerArrayBatchHasNoFinding) {
   EXPECT_EQ(a["batch"], 2) << a.dump();
 }
 
-TEST(Samples, LtPlanarComplexIsNotOutOfBounds) {
+// An IEEE half's value (the tests' values are normal numbers and zeros; others read as NaN).
+float half_to_float(uint16_t h) {
+  const int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  const float sign = (h & 0x8000) ? -1.0f : 1.0f;
+  if (exponent == 0 && mantissa == 0) return sign * 0.0f;
+  if (exponent == 0 || exponent == 0x1f) return std::numeric_limits<float>::quiet_NaN();
+  return sign * std::ldexp(1.0f + mantissa / 1024.0f, exponent - 15);
+}
+
+// A dump's values as (re, im) pairs of a complex fp16 operand ("<f2" with a last axis of 2).
+std::vector<std::pair<float, float>> complex_half_dump(const TracedRun& run, uint64_t seq, char operand) {
+  std::vector<std::pair<float, float>> values;
+  const std::string path = run.traces.front() + ".call" + std::to_string(seq) + "." + operand + ".npy";
+  std::string error;
+  const std::optional<NpyInfo> info = read_npy_header(path, &error);
+  if (!info) {
+    ADD_FAILURE() << path << ": " << error;
+    return values;
+  }
+  EXPECT_EQ(info->descr, "<f2") << path;
+  EXPECT_EQ(info->shape.size(), 2u) << path;
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  for (size_t at = info->data_offset; at + 4 <= bytes.size(); at += 4) {
+    uint16_t re = 0, im = 0;
+    std::memcpy(&re, bytes.data() + at, 2);
+    std::memcpy(&im, bytes.data() + at + 2, 2);
+    values.emplace_back(half_to_float(re), half_to_float(im));
+  }
+  return values;
+}
+
+// NVIDIA's LtPlanarComplex: fp16 planes, the imaginary plane first (offsets of -32 bytes), C is
+// D. The stand-in computes it; the checks measure both planes, the scans and dumps read both.
+TEST(Samples, LtPlanarComplexHasNoFindingAndScansAndDumpsBothPlanes) {
   TracedRun run = run_sample("--lt-planar");
-  ASSERT_EQ(run.exit_code, 0) << run.output;
+  expect_clean(run, "cublasLtMatmul");
   const CallView call = the_call(run, "cublasLtMatmul");
-  // The stand-in refuses planar complex; the check must not hide that behind a false finding.
-  EXPECT_EQ(call.rec().status, CUBLAS_STATUS_NOT_SUPPORTED) << call.text();
-  EXPECT_EQ(call.rec().check_bits, 0u) << call.text();
-  auto found = run.diagnose();
-  EXPECT_FALSE(has_id(found, "operand-out-of-bounds")) << explain(run, found);
   for (int op = 0; op < 4; ++op) EXPECT_EQ(call.slot.plane_offset[op], -32) << "operand " << op;
   EXPECT_EQ(call.gemm().op[0].plane_offset, -32);
   EXPECT_TRUE(contains(call.text(), "plane_offset_a=-32")) << call.text();
+  EXPECT_EQ(reported_call(run, call.seq)["args"]["plane_offset_c"], -32);
+  // A is 1+2i: its largest part is in the imaginary plane; B is 1-1i; D is 12+4i.
+  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 2.0) << call.text();
+  EXPECT_EQ(call.slot.scan[1].max_abs_finite, 1.0) << call.text();
+  EXPECT_EQ(call.slot.scan[3].max_abs_finite, 12.0) << call.text();
+  // The dumps hold the complex values as (re, im) pairs; the JSON gives the plane offset.
+  const nlohmann::json a = dump_meta(run, call.seq, 'a');
+  ASSERT_FALSE(a.is_null()) << "no dump of A";
+  EXPECT_EQ(a["plane_offset"], -32) << a.dump();
+  EXPECT_EQ(a["type"], "CUDA_C_16F") << a.dump();
+  EXPECT_EQ(a["elements"], 16) << a.dump();
+  const auto a_values = complex_half_dump(run, call.seq, 'a');
+  ASSERT_EQ(a_values.size(), 16u);
+  for (const auto& v : a_values) EXPECT_EQ(v, std::make_pair(1.0f, 2.0f));
+  const auto d_values = complex_half_dump(run, call.seq, 'c');  // D is C: the result
+  ASSERT_EQ(d_values.size(), 16u);
+  for (const auto& v : d_values) EXPECT_EQ(v, std::make_pair(12.0f, 4.0f));
+  // The replay does not rebuild planar layouts: it says so in one line, rather than replaying
+  // the call as an interleaved one.
+  const ProcessResult replay = run_process({CBS_TEST_CLI, "replay", run.traces.front(), "--call",
+                                            std::to_string(call.seq)},
+                                           {{"LD_LIBRARY_PATH", standin_dir()},
+                                            {"CUBLASSPY_REPLAY_RUNNER", std::string(CBS_TEST_REPLAY_RUNNER)}});
+  EXPECT_NE(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_TRUE(contains(replay.out + replay.err,
+                       "planar complex layouts (CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET) are not replayed"))
+      << replay.out << replay.err;
+}
+
+// A NaN in the imaginary plane of A (a wrong program): the scan reads that plane and finds it,
+// at the element it is in.
+TEST(Samples, LtPlanarComplexNaNInTheImaginaryPlaneIsFound) {
+  TracedRun run = run_sample("--lt-planar-nan");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const CallView call = the_call(run, "cublasLtMatmul");
+  const format::ScanSummary& a = call.slot.scan[0];
+  EXPECT_EQ(a.nan_count, 1u) << call.text();
+  EXPECT_EQ(a.first_row, 1u) << call.text();
+  EXPECT_EQ(a.first_col, 2u) << call.text();
+  EXPECT_EQ(call.slot.scan[1].nan_count, 0u) << call.text();
+  auto found = run.diagnose();
+  EXPECT_TRUE(has_id(found, "non-finite-input")) << explain(run, found);
+  EXPECT_FALSE(has_id(found, "operand-out-of-bounds")) << explain(run, found);
 }
 
 // Every call of `function`, in order.

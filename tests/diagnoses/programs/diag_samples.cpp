@@ -36,9 +36,12 @@
 //                      GetAttribute back), attached to an fp64 matmul descriptor of compute type
 //                      CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, the heuristic's algorithm, a
 //                      16x16x64 DGEMM with alpha 2, beta 0
-//     --lt-planar      cublasLtMatmul planar complex fp16 (4x4x4), each operand one allocation
-//                      with the imaginary plane first: plane offsets of -32 bytes. The stand-in
-//                      refuses planar layouts: NOT_SUPPORTED is the expected status here.
+//     --lt-planar      LtPlanarComplex's pattern: cublasLtMatmul planar complex fp16 (4x4x4), fp32
+//                      compute with a complex fp32 scale, alpha 1, beta 0, C is D, each operand
+//                      one allocation with the imaginary plane first (plane offsets of -32
+//                      bytes). A is 1+2i, B is 1-1i everywhere: D is 12+4i everywhere
+//     --lt-planar-nan  the same with a NaN at (1, 2) of A's imaginary plane (a wrong program:
+//                      the scan must find it; D's row 1 is NaN)
 //
 // Linked against the real toolkit; run on the CPU stand-in (LD_LIBRARY_PATH=<build>/standin).
 // Prints each status and the first output element of each problem; exit status 0 when every
@@ -198,7 +201,7 @@ int lt_pointer_array() {
   return s;
 }
 
-int lt_planar() {
+int lt_planar(bool plant_nan) {
   constexpr int kDim = 4;
   constexpr int64_t kPlane = kDim * kDim * sizeof(__half);  // bytes of one plane
   cublasLtHandle_t lt = nullptr;
@@ -212,17 +215,30 @@ int lt_planar() {
     expect(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, &offset, sizeof offset) ==
                CUBLAS_STATUS_SUCCESS, "plane offset");
   }
-  char* planes[3] = {};
-  for (char*& p : planes) {
-    p = reinterpret_cast<char*>(to_device(std::vector<__half>(2 * kDim * kDim, __float2half(1.0f))));
-  }
+  // Each allocation: the imaginary plane (kDim * kDim halves), then the real plane.
+  auto planes = [&](float re, float im) {
+    std::vector<__half> host(2 * kDim * kDim, __float2half(im));
+    for (int i = kDim * kDim; i < 2 * kDim * kDim; ++i) host[i] = __float2half(re);
+    return host;
+  };
+  std::vector<__half> a = planes(1.0f, 2.0f);
+  if (plant_nan) a[1 + 2 * kDim] = __float2half(std::numeric_limits<float>::quiet_NaN());
+  char* dev[3] = {reinterpret_cast<char*>(to_device(a)), reinterpret_cast<char*>(to_device(planes(1.0f, -1.0f))),
+                  reinterpret_cast<char*>(to_device(planes(0.0f, 0.0f)))};
   const float alpha[2] = {1.0f, 0.0f}, beta[2] = {0.0f, 0.0f};
-  // Each operand's address is its real plane, kPlane bytes into the allocation.
-  cublasStatus_t s = cublasLtMatmul(lt, desc, alpha, planes[0] + kPlane, layout[0], planes[1] + kPlane, layout[1], beta,
-                                    planes[2] + kPlane, layout[2], planes[2] + kPlane, layout[2], nullptr, nullptr, 0,
+  // Each operand's address is its real plane, kPlane bytes into the allocation; C is D.
+  cublasStatus_t s = cublasLtMatmul(lt, desc, alpha, dev[0] + kPlane, layout[0], dev[1] + kPlane, layout[1], beta,
+                                    dev[2] + kPlane, layout[2], dev[2] + kPlane, layout[2], nullptr, nullptr, 0,
                                     nullptr);
   std::printf("cublasLtMatmul %d\n", static_cast<int>(s));
-  expect(s == CUBLAS_STATUS_SUCCESS || s == CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmul (planar)");
+  expect(s == CUBLAS_STATUS_SUCCESS, "cublasLtMatmul (planar)");
+  // D = sum over 4 of (1+2i)(1-i) = 4 (3+i): 12 in the real plane, 4 in the imaginary one.
+  const std::vector<__half> d = to_host(reinterpret_cast<const __half*>(dev[2]), 2 * kDim * kDim);
+  std::printf("D[0] %g%+gi\n", __half2float(d[kDim * kDim]), __half2float(d[0]));
+  for (int i = 0; i < kDim * kDim; ++i) {
+    if (plant_nan && i % kDim == 1) continue;  // row 1 holds the NaN's products
+    expect(__half2float(d[i]) == 4.0f && __half2float(d[kDim * kDim + i]) == 12.0f, "a planar result");
+  }
   for (auto& l : layout) cublasLtMatrixLayoutDestroy(l);
   cublasLtMatmulDescDestroy(desc);
   cublasLtDestroy(lt);
@@ -556,7 +572,8 @@ int main(int argc, char** argv) {
   if (mode == "--grouped-fp32") grouped_fp32(handle);
   else if (mode == "--grouped-fp16") grouped_fp16(handle);
   else if (mode == "--lt-pointer-array") lt_pointer_array();
-  else if (mode == "--lt-planar") lt_planar();
+  else if (mode == "--lt-planar") lt_planar(false);
+  else if (mode == "--lt-planar-nan") lt_planar(true);
   else if (mode == "--lt-preset-algo") lt_preset_algo();
   else if (mode == "--lt-dgemm-preset-algo") lt_dgemm_preset_algo();
   else if (mode == "--lt-igemm-tensor") lt_igemm_tensor();
