@@ -45,11 +45,13 @@ namespace {
 const void* imaginary_plane(const void* real, int64_t offset) { return static_cast<const char*>(real) + offset; }
 
 // A planar rows x cols operand as a column-major interleaved complex<double> matrix (exact for
-// every plane type); `view` is set to address it.
-std::vector<complex> gather(MatrixView& view, int64_t rows, int64_t cols, int64_t offset) {
+// every plane type); `view` is set to address it. An operand the GEMM does not read (`read`
+// false: C when beta is 0, A and B when alpha is 0) is not touched, as cuBLASLt does not touch
+// it: the caller checked only the memory that is read.
+std::vector<complex> gather(MatrixView& view, int64_t rows, int64_t cols, int64_t offset, bool read) {
   std::vector<complex> out(static_cast<size_t>(rows * cols));
   const void* im = imaginary_plane(view.data, offset);
-  for (int64_t c = 0; c < cols; ++c) {
+  for (int64_t c = 0; read && c < cols; ++c) {
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t i = element_index(view, r, c);
       out[static_cast<size_t>(r + c * rows)] = {load_element(view.data, view.type, i).real(),
@@ -66,9 +68,11 @@ void run_planar_gemm(const GemmProblem& problem, const LtPlanes& planes) {
   GemmProblem p = problem;
   const int64_t m = p.m, n = p.n, k = p.k;
   const bool at = p.op_a != Op::N, bt = p.op_b != Op::N;
-  std::vector<complex> a = gather(p.a, at ? k : m, at ? m : k, planes.offset[0]);
-  std::vector<complex> b = gather(p.b, bt ? n : k, bt ? k : n, planes.offset[1]);
-  std::vector<complex> c = gather(p.c, m, n, planes.offset[2]);
+  const bool reads_ab = k > 0 && (p.alpha_vector != nullptr || p.alpha != 0.0);
+  const bool reads_c = p.beta_vector != nullptr || p.beta != 0.0;
+  std::vector<complex> a = gather(p.a, at ? k : m, at ? m : k, planes.offset[0], reads_ab);
+  std::vector<complex> b = gather(p.b, bt ? n : k, bt ? k : n, planes.offset[1], reads_ab);
+  std::vector<complex> c = gather(p.c, m, n, planes.offset[2], reads_c);
   std::vector<complex> d(static_cast<size_t>(m * n));
   p.d = MatrixView{d.data(), CUDA_C_64F, 1, m, Tiling::None};
   run_gemm(p);
