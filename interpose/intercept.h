@@ -89,7 +89,7 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   const bool locatable = recording && may_take_locations(*rt, id, ts.depth);
   bool located = false;
   if (recording) {
-    rt->writer.count_call(id, rec.tid);
+    rt->writer.count_call(id, ts.claim);
     TraceWriter::publish_in_flight(slot, seq);
     if (locatable && rt->config.stacks == StackMode::kAll && format::is_gemm_family(function_table()[id].family)) {
       take_locations(*rt, slot, seq);
@@ -150,7 +150,7 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   rec.duration_ns = call_clock::elapsed_ns(start);
   if (locatable && !located && (failed || outcome.finding)) take_locations(*rt, slot, seq);
   if (recording) {
-    rt->writer.complete(slot, seq, failed, rec.tid);
+    rt->writer.complete(slot, seq, failed, ts.claim);
     if (failed || outcome.finding) apply_error_policy(*rt, id, rec);
   }
   if constexpr (!std::is_void_v<Ret>) return result;
