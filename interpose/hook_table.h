@@ -20,7 +20,6 @@ static_assert(kHookCount <= format::kMaxFunctions);
 const format::FunctionEntry* function_table();  // filled on first use
 uint32_t function_count();
 const char* hook_name(uint16_t id);
-Library hook_library(uint16_t id);
 
 // The id of the hook called `name`, or -1. Used by the dlsym redirect.
 int find_hook(const char* name);
@@ -38,4 +37,15 @@ inline constexpr format::Family kHookFamilies[] = {CUBLASSPY_ALL_HOOKS(CBS_FAMIL
 constexpr bool is_grouped_hook(FnId id) {
   return kHookFamilies[static_cast<uint16_t>(id)] == format::Family::kGemmGrouped;
 }
+#define CBS_LIBRARY_OF(lib_, ret_, fn_, fail_, family_, ...) Library::lib_,
+inline constexpr Library kHookLibraries[] = {CUBLASSPY_ALL_HOOKS(CBS_LIBRARY_OF)};
+#undef CBS_LIBRARY_OF
+static_assert(sizeof kHookFamilies / sizeof kHookFamilies[0] == kHookCount);
+static_assert(sizeof kHookLibraries / sizeof kHookLibraries[0] == kHookCount);
+
+// A hook's family and library from these small tables, not from the trace's function table
+// (1.5 KiB an entry): every call asks, and in a program that does other work between its calls
+// (PyTorch) a line of the big table is a cache miss each time.
+inline format::Family hook_family(uint16_t id) { return kHookFamilies[id]; }
+inline Library hook_library(uint16_t id) { return kHookLibraries[id]; }
 }  // namespace cublasspy

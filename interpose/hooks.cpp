@@ -98,7 +98,6 @@ const format::FunctionEntry* function_table() {
 }
 uint32_t function_count() { return kHookCount; }
 const char* hook_name(uint16_t id) { return info(id).name; }
-Library hook_library(uint16_t id) { return info(id).library; }
 void* hook_address(uint16_t id) { return info(id).address; }
 
 int find_hook(const char* name) {

@@ -89,27 +89,29 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   const bool locatable = recording && may_take_locations(*rt, id, ts.depth);
   bool located = false;
   if (recording) {
-    rt->writer.count_call(id, rec.tid);
+    rt->writer.count_call(id, ts.claim);
     TraceWriter::publish_in_flight(slot, seq);
-    if (locatable && rt->config.stacks == StackMode::kAll && format::is_gemm_family(function_table()[id].family)) {
+    if (locatable && rt->config.stacks == StackMode::kAll && format::is_gemm_family(static_cast<uint16_t>(kHookFamilies[id]))) {
       take_locations(*rt, slot, seq);
       located = true;
     }
   }
   // Checks first: a device alpha under host pointer mode is flagged before late() would read it.
-  if (recording) before_real_call(*rt, ctx);
+  const bool inspecting = recording && inspects_calls(rt->config);
+  if (inspecting) before_real_call(*rt, ctx);
   late(ctx);
   // Every group, read from the arrays late() gathered; before the input scans, which use them.
   if constexpr (is_grouped_hook(kId)) {
     if (recording) record_groups(ctx, rt, slot, seq);
   }
   // Input scans need beta's value (C is read only when beta != 0): after late().
-  if (recording) after_scalars_read(*rt, ctx);
+  if (inspecting) after_scalars_read(*rt, ctx);
 
   [[maybe_unused]] std::conditional_t<std::is_void_v<Ret>, int, Ret> result{};
   format::RecordSlot* outer = ts.current;
   ts.current = slot;
-  void* fn = resolve_real(hook_library(id), id, hook_name(id), ctx.variant);
+  void* fn = resolved_real(id, ctx.variant);
+  if (fn == nullptr) [[unlikely]] fn = resolve_real(kHookLibraries[id], id, hook_name(id), ctx.variant);
   int status;
   if constexpr (std::is_void_v<Ret>) {
     if (fn != nullptr) {
@@ -145,12 +147,13 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   }
   ts.current = outer;
   bool failed = status != 0;
-  PostCallOutcome outcome = recording ? after_real_call(*rt, ctx, failed) : PostCallOutcome{};
+  PostCallOutcome outcome{};
+  if (recording && (failed || inspecting || is_setup_call(id))) outcome = after_real_call(*rt, ctx, failed);
   failed = failed || outcome.async_failure;
   rec.duration_ns = call_clock::elapsed_ns(start);
   if (locatable && !located && (failed || outcome.finding)) take_locations(*rt, slot, seq);
   if (recording) {
-    rt->writer.complete(slot, seq, failed, rec.tid);
+    rt->writer.complete(slot, seq, failed, ts.claim);
     if (failed || outcome.finding) apply_error_policy(*rt, id, rec);
   }
   if constexpr (!std::is_void_v<Ret>) return result;

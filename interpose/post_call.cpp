@@ -72,13 +72,6 @@ void note_first_async_error(Runtime& rt, uint64_t seq, int code) {
   }
 }
 
-bool is_setup_call(uint16_t id) {
-  // Programs with the static runtime are seen only at the driver: cuInit, cuDeviceGetCount.
-  return id == static_cast<uint16_t>(FnId::kcudaGetDeviceCount) ||
-         id == static_cast<uint16_t>(FnId::kcublasCreate_v2) ||
-         id == static_cast<uint16_t>(FnId::kcuInit) ||
-         id == static_cast<uint16_t>(FnId::kcuDeviceGetCount);
-}
 
 // The set-up calls whose first failure records the machine's state (docs/FORMAT.md).
 bool is_evidence_call(uint16_t id) {
@@ -110,7 +103,7 @@ void check_pending_error(Runtime& rt, CallContext& ctx) {
 
 void before_real_call(Runtime& rt, CallContext& ctx) {
   if (rt.config.check) run_checks(rt, ctx);
-  if (rt.config.sync && format::is_gemm_family(function_table()[ctx.rec.function_id].family)) {
+  if (rt.config.sync && format::is_gemm_family(static_cast<uint16_t>(hook_family(ctx.rec.function_id)))) {
     check_pending_error(rt, ctx);
   }
 }
@@ -135,7 +128,7 @@ void after_scalars_read(Runtime& rt, CallContext& ctx) {
 PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
   PostCallOutcome outcome;
   uint16_t id = ctx.rec.function_id;
-  uint16_t family = function_table()[id].family;
+  uint16_t family = static_cast<uint16_t>(hook_family(id));
   uint64_t seq = format::word_seq(ctx.rec.word);
   ThreadState& ts = thread_state();
   // A call that found an error pending is not synchronized again: the error is not its own.

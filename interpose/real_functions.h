@@ -29,6 +29,11 @@ extern std::atomic<void*> g_real[kVariants + 1][format::kMaxFunctions];  // reso
 inline void* resolved_real(uint16_t id) {
   return detail::g_real[kDefaultVariant][id].load(std::memory_order_acquire);
 }
+// The same for `variant` (0..kVariants; any other value is resolve_real's business).
+inline void* resolved_real(uint16_t id, int variant) {
+  if (variant < 0 || variant > kVariants) [[unlikely]] return nullptr;
+  return detail::g_real[variant][id].load(std::memory_order_acquire);
+}
 
 // The dlsym hook saw a program look up `name` in a library handle: remember the real address,
 // filed under the variant of the library it lives in.

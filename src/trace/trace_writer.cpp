@@ -16,6 +16,30 @@ namespace {
 
 using namespace format;
 
+// Asks for the cache lines of the slot a thread's next call will use, for writing. A ring slot
+// was last written a whole ring ago (8 MiB by default), so its lines are cold: without this,
+// every call's first loads and stores to its record miss, and the store buffer, full of them,
+// stalls the rest of the wrapper and the program's own code after it (in a PyTorch loop of
+// small torch.mm this was most of the shim's time). The next call comes microseconds later,
+// long enough for the lines to arrive. The lines are those every call writes: the record's
+// fixed fields and first argument slots, pending_error and plane_offset.
+// prefetchw asks for the line in exclusive state (a plain prefetch would fetch it shared, and
+// the first store would ask again); x86 CPUs without it execute it as a no-op.
+inline void prefetch_line_for_writing(const char* p) {
+#if defined(__x86_64__)
+  asm volatile("prefetchw %0" : : "m"(*p));
+#else
+  __builtin_prefetch(p, 1, 3);
+#endif
+}
+
+void prefetch_for_writing(const RecordSlot* slot) {
+  const char* p = reinterpret_cast<const char*>(slot);
+  for (size_t line = 0; line < 5; ++line) prefetch_line_for_writing(p + 64 * line);
+  prefetch_line_for_writing(p + offsetof(RecordSlot, pending_error));
+  prefetch_line_for_writing(p + offsetof(RecordSlot, plane_offset));
+}
+
 template <typename T>
 std::atomic_ref<T> atom(T& v) { return std::atomic_ref<T>(v); }
 
@@ -190,6 +214,7 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   block_ = claim_block_for(capacity);
   lag_ = claim_lag_for(capacity);
   ++generation_;
+  stripes_taken_.store(0, std::memory_order_relaxed);
   mapped_bytes_ = l.file_bytes;
 
   // The file is fresh (zeroed); fill the parts a reader needs before the header says complete.
@@ -265,6 +290,7 @@ RecordSlot* TraceWriter::claim(ClaimCursor& cursor, uint64_t* seq_out, RecordSlo
       cursor.size = used_up ? std::min(cursor.size * 2, block_) : 1;
       cursor.base = atom(h.next_ticket).fetch_add(cursor.size, std::memory_order_relaxed);
       cursor.next = cursor.base;
+      if (!current) adopt_counters(cursor);
       cursor.generation = generation_;
     }
     const uint64_t ticket = cursor.next++;
@@ -287,6 +313,7 @@ RecordSlot* TraceWriter::claim(ClaimCursor& cursor, uint64_t* seq_out, RecordSlo
                                                       std::memory_order_acquire)) {
       std::atomic_thread_fence(std::memory_order_release);
       *seq_out = seq;
+      if (cursor.next != cursor.base + cursor.size) prefetch_for_writing(&ring_[slot_index(cursor.next)]);
       return slot;
     }
   }
@@ -414,8 +441,17 @@ void TraceWriter::publish_in_flight(RecordSlot* slot, uint64_t seq) {
   atom(slot->call.word).store(pack_word(seq, RecordState::kInFlight), std::memory_order_release);
 }
 
-void TraceWriter::count_call(uint16_t function_id, uint32_t tid) {
-  atom(counters_for(tid)[function_id].calls).fetch_add(1, std::memory_order_relaxed);
+void TraceWriter::adopt_counters(ClaimCursor& cursor) {
+  cursor.counters = counters_;
+  cursor.counters_shared = true;
+  uint32_t taken = stripes_taken_.load(std::memory_order_relaxed);
+  while (taken + 1 < kCounterStripes) {
+    if (stripes_taken_.compare_exchange_weak(taken, taken + 1, std::memory_order_relaxed)) {
+      cursor.counters = counters_ + uint64_t{taken + 1} * function_count_;
+      cursor.counters_shared = false;
+      return;
+    }
+  }
 }
 
 uint64_t TraceWriter::calls_made() const {
@@ -432,11 +468,11 @@ uint64_t TraceWriter::last_seq_of(const ClaimCursor& cursor) const {
   return atom(header_->next_ticket).load(std::memory_order_relaxed);
 }
 
-void TraceWriter::complete(RecordSlot* slot, uint64_t seq, bool failed, uint32_t tid) {
+void TraceWriter::complete(RecordSlot* slot, uint64_t seq, bool failed, ClaimCursor& cursor) {
   // The failure's bookkeeping reads the slot, so it comes first: once the slot says completed,
   // another thread may claim it for a new call and start writing.
   if (failed) {
-    atom(counters_for(tid)[slot->call.function_id].failed).fetch_add(1, std::memory_order_relaxed);
+    bump(cursor.counters[slot->call.function_id].failed, cursor.counters_shared);
     // The first failure is copied aside so that wrap-around cannot take it. The flag decides
     // which call that is; it sits on its own cache line, so failing calls do not read the
     // header's line, which the other threads' claims keep moving between cores.
@@ -526,6 +562,7 @@ void TraceWriter::abandon_after_fork() {
   process_ = nullptr;
   file_backed_ = false;
   ++generation_;
+  stripes_taken_.store(0, std::memory_order_relaxed);
   detach_state_.store(kAttached);
   detach_unreported_.store(false);
   first_failure_taken_.store(false);

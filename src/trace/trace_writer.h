@@ -30,6 +30,12 @@ struct ClaimCursor {
   uint64_t next = 0;        // its next (base + size: used up)
   uint32_t size = 0;        // its length
   uint32_t generation = 0;  // the writer's open() it was taken under (0: none)
+  // The thread's copy of the call counters (format::FileHeader::counter_stripes), taken with
+  // the cursor's first block in a trace. The first kCounterStripes - 1 threads get a stripe of
+  // their own and count with a plain increment; later threads share stripe 0 and count with a
+  // locked one.
+  format::FunctionCounters* counters = nullptr;
+  bool counters_shared = true;
 };
 
 // A thread's block of launch tickets and its launch count table (format::FileHeader's
@@ -81,8 +87,11 @@ class TraceWriter {
   static void publish_in_flight(format::RecordSlot* slot, uint64_t seq);
   // Makes the record visible as completed and updates the totals and the first failure.
   // `tid` picks the thread's stripe of the counters (format::FileHeader::counter_stripes).
-  void complete(format::RecordSlot* slot, uint64_t seq, bool failed, uint32_t tid);
-  void count_call(uint16_t function_id, uint32_t tid);
+  void complete(format::RecordSlot* slot, uint64_t seq, bool failed, ClaimCursor& cursor);
+  // Counts a call of the thread whose cursor claimed its record.
+  void count_call(uint16_t function_id, ClaimCursor& cursor) {
+    bump(cursor.counters[function_id].calls, cursor.counters_shared);
+  }
   // Calls counted so far (the sum of the counters; for the fork record, not the hot path).
   uint64_t calls_made() const;
   // The seq of the last call `cursor`'s thread made into this trace; without one, the tickets
@@ -142,10 +151,17 @@ class TraceWriter {
   bool take_detach_notice() { return detach_unreported_.exchange(false); }
 
  private:
-  // The thread's copy of the counters (format::FileHeader::counter_stripes).
-  format::FunctionCounters* counters_for(uint32_t tid) const {
-    return counters_ + static_cast<uint64_t>(tid % format::kCounterStripes) * function_count_;
+  // A counter of the thread's stripe. A locked increment on x86 also waits until the thread's
+  // earlier stores (the record's, to cold lines) have reached the cache; a stripe only its
+  // thread writes needs none. (A signal handler that makes an intercepted call in the middle of
+  // the same thread's increment could lose one count: counts are statistics, records are not.)
+  static void bump(uint64_t& counter, bool shared) {
+    std::atomic_ref<uint64_t> c(counter);
+    if (shared) [[unlikely]] c.fetch_add(1, std::memory_order_relaxed);
+    else c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
+  // A cursor's stripe in this trace: one of its own while any is left, else the shared one.
+  void adopt_counters(ClaimCursor& cursor);
   // ticket % capacity, without a division in the usual case.
   uint64_t slot_index(uint64_t ticket) const {
     return index_mask_ != 0 ? ticket & index_mask_ : ticket % capacity_;
@@ -175,6 +191,7 @@ class TraceWriter {
   uint32_t block_ = 1;       // FileHeader::claim_block
   uint32_t lag_ = 0;         // FileHeader::claim_lag
   uint32_t generation_ = 0;  // open() calls so far: a cursor from before is stale
+  std::atomic<uint32_t> stripes_taken_{0};  // counter stripes 1.. handed to threads in this trace
   uint64_t mapped_bytes_ = 0;
   bool file_backed_ = false;
   enum DetachState : int { kAttached = 0, kDetaching = 1, kDetached = 2, kDetachFailed = 3 };

@@ -50,9 +50,9 @@ bool write_trace(const std::string& path, uint64_t records) {
     slot->call.args[0] = i;
     slot->call.args[1] = 2 * i;
     slot->call.args[2] = 3 * i;
-    writer.count_call(0, 0);
+    writer.count_call(0, cursor);
     TraceWriter::publish_in_flight(slot, seq);
-    writer.complete(slot, seq, false, 0);
+    writer.complete(slot, seq, false, cursor);
   }
   return true;
 }

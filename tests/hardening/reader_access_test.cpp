@@ -53,7 +53,7 @@ format::RecordSlot* begin_call(TraceWriter& writer, ClaimCursor& cursor, format:
   rec.start_ns = now_ns();
   rec.args[0] = thread;
   rec.args[1] = call;
-  writer.count_call(0, rec.tid);
+  writer.count_call(0, cursor);
   return slot;
 }
 
@@ -78,7 +78,7 @@ void write_trace_and_exit(const std::string& path) {
         uint64_t seq = 0;
         format::RecordSlot* slot = begin_call(writer, cursor, scratch, t, i, &seq);
         TraceWriter::publish_in_flight(slot, seq);
-        writer.complete(slot, seq, false, slot->call.tid);
+        writer.complete(slot, seq, false, cursor);
       }
     });
   }

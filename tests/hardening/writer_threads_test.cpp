@@ -21,7 +21,11 @@
 namespace cublasspy {
 namespace {
 
-constexpr int kThreads = 16, kCallsPerThread = 100000;
+// More threads than counter stripes (format::kCounterStripes): the first 15 count on stripes of
+// their own with plain increments, the others share stripe 0 with locked ones, and the total
+// must be exact either way.
+constexpr int kThreads = 20, kCallsPerThread = 80000;
+static_assert(kThreads > static_cast<int>(format::kCounterStripes));
 constexpr uint16_t kArgs = format::kMaxArgs;
 
 // One function whose every argument slot a thread fills with the same value (its signature):
@@ -63,7 +67,7 @@ class WriterThreads : public ::testing::TestWithParam<uint64_t> {
   std::string dir_;
 };
 
-TEST_P(WriterThreads, SixteenThreadsWrapTheRingWithExactTotalsAndWholeRecords) {
+TEST_P(WriterThreads, MoreThreadsThanCounterStripesWrapTheRingWithExactTotalsAndWholeRecords) {
   const uint64_t kRing = GetParam();
   std::vector<format::FunctionEntry> table = function_table();
   TraceWriter writer;
@@ -86,12 +90,12 @@ TEST_P(WriterThreads, SixteenThreadsWrapTheRingWithExactTotalsAndWholeRecords) {
         rec.tid = static_cast<uint32_t>(t + 1000);
         rec.start_ns = seq;
         for (uint16_t a = 0; a < kArgs; ++a) rec.args[a] = signature(t, i);
-        writer.count_call(0, rec.tid);
+        writer.count_call(0, cursor);
         TraceWriter::publish_in_flight(slot, seq);
         const bool failed = i % 997 == 0;
         rec.status = failed ? 13 : 0;
         if (failed) failures_made.fetch_add(1);
-        writer.complete(slot, seq, failed, rec.tid);
+        writer.complete(slot, seq, failed, cursor);
       }
     });
   }

@@ -101,12 +101,12 @@ class SyntheticTrace {
     rec.stream = 0xabc0;
     for (uint64_t& a : rec.args) a = 0;
     if (fill) fill(*slot);
-    writer_.count_call(function, rec.tid);
+    writer_.count_call(function, cursor_);
     TraceWriter::publish_in_flight(slot, seq);
     if (done) {
       rec.status = status;
       rec.duration_ns = 2500;
-      writer_.complete(slot, seq, status != 0 || rec.async_status != 0, rec.tid);
+      writer_.complete(slot, seq, status != 0 || rec.async_status != 0, cursor_);
     }
     return seq;
   }

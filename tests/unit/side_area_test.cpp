@@ -56,7 +56,7 @@ class SideArea : public ::testing::Test {
     slot->call.status = failed ? 13 : 0;
     TraceWriter::publish_in_flight(slot, seq);
     attach(slot, seq);
-    w.complete(slot, seq, failed, 1);
+    w.complete(slot, seq, failed, cursor);
     return seq;
   }
   static std::vector<CallView> calls(const TraceFile& t) {
