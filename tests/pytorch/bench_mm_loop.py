@@ -3,6 +3,9 @@ and without the shim (trace mode), runs interleaved in one invocation. Prints th
 whole-process wall time and the median time of the loop alone (measured inside the program),
 and their ratios against the baseline of the same run.
 Usage: bench_mm_loop.py <repository root> <build directory> [CALLS] [REPETITIONS]
+       bench_mm_loop.py <repository root> <build directory> CALLS --traced-once
+The second form runs one process in trace mode and nothing else, for a profiler around it
+(`perf record -F 8000 -- python3 tests/pytorch/bench_mm_loop.py . build 150000 --traced-once`).
 """
 import statistics
 import sys
@@ -27,8 +30,12 @@ print("loop_s", time.perf_counter() - t0)
 def main():
     s = Scenario(sys.argv[1], sys.argv[2])
     calls = int(sys.argv[3]) if len(sys.argv) > 3 else 20000
-    reps = int(sys.argv[4]) if len(sys.argv) > 4 else 5
     code = PROGRAM.format(calls=calls)
+    if len(sys.argv) > 4 and sys.argv[4] == "--traced-once":
+        run = s.torch(code, shim=True)
+        print("\n".join(l for l in run.lines() if l.startswith("loop_s")) or run.stderr[-500:])
+        sys.exit(run.rc)
+    reps = int(sys.argv[4]) if len(sys.argv) > 4 else 5
     times = {False: ([], []), True: ([], [])}
     for _ in range(reps):
         for shim in (False, True):
