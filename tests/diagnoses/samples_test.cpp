@@ -355,6 +355,71 @@ TEST(Samples, LtPlanarComplexIsNotOutOfBounds) {
   for (int op = 0; op < 4; ++op) EXPECT_EQ(call.slot.plane_offset[op], -32) << "operand " << op;
   EXPECT_EQ(call.gemm().op[0].plane_offset, -32);
   EXPECT_TRUE(contains(call.text(), "plane_offset_a=-32")) << call.text();
+  // The refusal is diagnosed as such, with the planar layouts it asked for.
+  const Diagnosis& d = the_finding(found, "configuration-not-supported");
+  EXPECT_EQ(d.call, call.seq) << explain(run, found);
+  for (const char* part : {"a_type=CUDA_C_16F", "compute_type=CUBLAS_COMPUTE_32F", "scale_type=CUDA_C_32F",
+                           "plane_offset_a=-32", "plane_offset_d=-32", "no preset algorithm"}) {
+    EXPECT_TRUE(contains(d.evidence, part)) << part << " missing from: " << d.evidence;
+  }
+  EXPECT_TRUE(contains(d.advice, "interleaved")) << d.advice;
+  EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
+}
+
+// The stand-in's own refusal of a configuration (as cuBLASLt refuses a kernel it lacks): a
+// preset algorithm set to split-K although it has none. The finding names the algorithm with
+// its configuration as the library reads it, and points at the heuristic and AlgoCheck.
+TEST(Samples, LtRefusedPresetAlgorithmIsConfigurationNotSupported) {
+  TracedRun run = run_sample("--lt-refused-algo");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const CallView matmul = the_call(run, "cublasLtMatmul");
+  EXPECT_EQ(matmul.rec().status, CUBLAS_STATUS_NOT_SUPPORTED) << matmul.text();
+  prefer_cublaslt_for_algorithms(standin_dir() + "/libcublasLt.so.13");
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "configuration-not-supported");
+  EXPECT_EQ(d.call, matmul.seq) << explain(run, found);
+  EXPECT_TRUE(contains(d.summary, "cublasLtMatmul returned CUBLAS_STATUS_NOT_SUPPORTED")) << d.summary;
+  for (const char* part : {"compute_type=CUBLAS_COMPUTE_32F", "a_type=CUDA_R_32F", "d_type=CUDA_R_32F",
+                           "a_order=CUBLASLT_ORDER_COL", "epilogue=CUBLASLT_EPILOGUE_DEFAULT",
+                           "batch_mode=CUBLASLT_BATCH_MODE_STRIDED", "the preset algorithm id 0", "splitk_num=4"}) {
+    EXPECT_TRUE(contains(d.evidence, part)) << part << " missing from: " << d.evidence;
+  }
+  for (const char* part : {"cublasLtMatmulAlgoGetHeuristic", "cublasLtMatmulAlgoCheck", "AlgoCapGetAttribute"}) {
+    EXPECT_TRUE(contains(d.advice, part)) << part << " missing from: " << d.advice;
+  }
+  EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
+  // The report gives the same id, its evidence decoded by the trace's own cuBLASLt.
+  std::vector<std::string> argv = {CBS_TEST_CLI, "report", "--json"};
+  argv.insert(argv.end(), run.traces.begin(), run.traces.end());
+  const ProcessResult r = run_process(argv);
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out << r.err;
+  bool reported = false;
+  for (const auto& finding : doc["diagnoses"]) {
+    if (finding["id"] != "configuration-not-supported") continue;
+    reported = true;
+    EXPECT_TRUE(contains(finding["evidence"].get<std::string>(), "splitk_num=4")) << finding.dump();
+  }
+  EXPECT_TRUE(reported) << r.out;
+}
+
+// A refusal the stand-in is told to give (STANDIN_FAIL) on a pointer-array batch: the batch
+// mode is named, the library chose the algorithm, and ARCH_MISMATCH on the same call gets its id.
+TEST(Samples, LtForcedRefusalsNameTheBatchMode) {
+  for (const auto& [status, id] : {std::pair{15, "configuration-not-supported"}, std::pair{8, "arch-mismatch"}}) {
+    TracedRun run = run_sample("--lt-pointer-array", {{"STANDIN_FAIL", "cublasLtMatmul:1:" + std::to_string(status)}});
+    const CallView matmul = the_call(run, "cublasLtMatmul");
+    EXPECT_EQ(matmul.rec().status, status) << matmul.text();
+    auto found = run.diagnose();
+    const Diagnosis& d = the_finding(found, id);
+    EXPECT_EQ(d.call, matmul.seq) << explain(run, found);
+    for (const char* part : {"batch_mode=CUBLASLT_BATCH_MODE_POINTER_ARRAY", "batch_count=2", "a_type=CUDA_R_16F",
+                             "no preset algorithm"}) {
+      EXPECT_TRUE(contains(d.evidence, part)) << part << " missing from: " << d.evidence;
+    }
+    EXPECT_TRUE(contains(d.advice, "CUBLASLT_BATCH_MODE_STRIDED")) << d.advice;
+    EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
+  }
 }
 
 // Every call of `function`, in order.

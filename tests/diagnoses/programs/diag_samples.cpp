@@ -36,6 +36,10 @@
 //                      GetAttribute back), attached to an fp64 matmul descriptor of compute type
 //                      CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, the heuristic's algorithm, a
 //                      16x16x64 DGEMM with alpha 2, beta 0
+//     --lt-refused-algo  a preset algorithm cuBLASLt refuses: AlgoInit with id 0 (listed by
+//                      AlgoGetIds), split-K 4 set through AlgoConfigSetAttribute although the
+//                      algorithm has no split-K (CUBLASLT_ALGO_CAP_SPLITK_SUPPORT 0), then
+//                      cublasLtMatmul: NOT_SUPPORTED is the expected status here
 //     --lt-planar      cublasLtMatmul planar complex fp16 (4x4x4), each operand one allocation
 //                      with the imaginary plane first: plane offsets of -32 bytes. The stand-in
 //                      refuses planar layouts: NOT_SUPPORTED is the expected status here.
@@ -537,6 +541,20 @@ int lt_emulated() {
   return s;
 }
 
+int lt_refused_algo() {
+  LtProblem p;
+  cublasLtMatmulAlgo_t algo;
+  expect(cublasLtMatmulAlgoInit(p.lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
+                                0, &algo) == CUBLAS_STATUS_SUCCESS, "cublasLtMatmulAlgoInit");
+  const int32_t splits = 4;
+  expect(cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splits, sizeof splits) ==
+             CUBLAS_STATUS_SUCCESS, "SPLITK_NUM");
+  const cublasStatus_t s = p.run(&algo);
+  std::printf("cublasLtMatmul (algo 0, split-K 4) %d\n", static_cast<int>(s));
+  expect(s == CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmul refuses the configuration");
+  return s;
+}
+
 [[noreturn]] void lt_bad_algo() {
   LtProblem p;
   cublasLtMatmulAlgo_t algo;
@@ -563,6 +581,7 @@ int main(int argc, char** argv) {
   else if (mode == "--gemm-autotune") gemm_autotune(handle);
   else if (mode == "--lt-autotune") lt_autotune();
   else if (mode == "--lt-bad-algo") lt_bad_algo();
+  else if (mode == "--lt-refused-algo") lt_refused_algo();
   else if (mode == "--lt-c-is-d-beta-zero") lt_c_is_d_beta_zero();
   else if (mode == "--lt-emulated") lt_emulated();
   else {
