@@ -468,6 +468,52 @@ TEST(Samples, LtEmulatedDgemmRecordsItsVersionsAndEmulationSettings) {
   EXPECT_TRUE(attached) << run.output;
   const CallView matmul = the_call(run, "cublasLtMatmul");
   EXPECT_TRUE(contains(matmul.text(), "compute_type=CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT")) << matmul.text();
+  // The settings it ran with are on the matmul's record (format version 7), by name.
+  const format::LtEmulation& e = matmul.slot.lt_emulation;
+  EXPECT_EQ(e.flags, format::kEmulationAttached | format::kEmulationKnown);
+  EXPECT_EQ(e.strategy, CUBLAS_EMULATION_STRATEGY_EAGER);
+  EXPECT_EQ(e.special_values, CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT);
+  EXPECT_EQ(e.mantissa_control, CUDA_EMULATION_MANTISSA_CONTROL_FIXED);
+  EXPECT_EQ(e.max_mantissa_bits, 55);
+  EXPECT_EQ(e.mantissa_bit_offset, 0);
+  EXPECT_EQ(e.mantissa_bit_count_pointer, 0u);
+  EXPECT_TRUE(contains(matmul.text(),
+                       "emulation={strategy=CUBLAS_EMULATION_STRATEGY_EAGER "
+                       "special_values=CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT "
+                       "mantissa_control=CUDA_EMULATION_MANTISSA_CONTROL_FIXED max_mantissa_bits=55 "
+                       "mantissa_bit_offset=0}"))
+      << matmul.text();
+  const nlohmann::json args = reported_call(run, matmul.seq)["args"];
+  ASSERT_TRUE(args["emulation"].is_object()) << args.dump();
+  EXPECT_EQ(args["emulation"]["strategy"], "CUBLAS_EMULATION_STRATEGY_EAGER") << args.dump();
+  EXPECT_EQ(args["emulation"]["mantissa_control"], "CUDA_EMULATION_MANTISSA_CONTROL_FIXED") << args.dump();
+  EXPECT_EQ(args["emulation"]["max_mantissa_bits"], 55) << args.dump();
+  EXPECT_FALSE(args["emulation"].contains("mantissa_bit_count_pointer")) << args.dump();
+}
+
+// A descriptor whose emulation attributes are left at their defaults but for one: the record
+// holds the defaults cublasLt.h gives (strategy DEFAULT, special values 0xFFFF, DYNAMIC
+// mantissa control, 0 bits) and the one set; a matmul without emulation has no "emulation".
+TEST(Samples, LtEmulationDefaultsAndNoneAreRecorded) {
+  TracedRun run = run_sample("--lt-emulated-defaults");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  auto found = run.diagnose();
+  EXPECT_TRUE(found.empty()) << explain(run, found);
+  const std::vector<CallView> matmuls = calls_named(run, "cublasLtMatmul");
+  ASSERT_EQ(matmuls.size(), 2u) << run.output;
+  const format::LtEmulation& e = matmuls[0].slot.lt_emulation;
+  EXPECT_EQ(e.flags, format::kEmulationAttached | format::kEmulationKnown);
+  EXPECT_EQ(e.strategy, CUBLAS_EMULATION_STRATEGY_DEFAULT);
+  EXPECT_EQ(e.special_values, CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT);
+  EXPECT_EQ(e.mantissa_control, CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC);
+  EXPECT_EQ(e.max_mantissa_bits, 0);
+  EXPECT_EQ(e.mantissa_bit_offset, 3);
+  EXPECT_NE(e.mantissa_bit_count_pointer, 0u);
+  EXPECT_TRUE(contains(matmuls[0].text(), "mantissa_bit_count_pointer=0x")) << matmuls[0].text();
+  // The second matmul's descriptor has its emulation descriptor detached again (NULL).
+  EXPECT_EQ(matmuls[1].slot.lt_emulation.flags, 0u);
+  EXPECT_FALSE(contains(matmuls[1].text(), "emulation=")) << matmuls[1].text();
+  EXPECT_FALSE(reported_call(run, matmuls[1].seq)["args"].contains("emulation"));
 }
 
 }  // namespace
