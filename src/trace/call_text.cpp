@@ -345,7 +345,9 @@ std::vector<std::string> argument_pieces(const json& args) {
                      (ends_with(key, "_text") && args.contains(key.substr(0, key.size() - 5))) ||
                      (ends_with(key, "_name") && args.contains(key.substr(0, key.size() - 5)));
     if (companion) continue;
-    if (key == "algo_bytes") continue;  // for replay and the JSON, not for reading
+    // For replay and the JSON, not for reading, unless no library could read them: then the
+    // bytes are all there is to show.
+    if (key == "algo_bytes" && args.contains("algo_config")) continue;
     if ((key == "algo_config" || key == "emulation") && it.value().is_object()) {
       std::string config;
       for (auto field = it.value().begin(); field != it.value().end(); ++field) {

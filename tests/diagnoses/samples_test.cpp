@@ -234,6 +234,49 @@ TEST(Samples, LtPresetAlgorithmIsRecordedAndReplayed) {
   EXPECT_TRUE(contains(text.str(), "&algo")) << text.str();
 }
 
+// When no cuBLASLt can be loaded to read a preset algorithm's bytes (here the one named with
+// --cublaslt does not exist, and naming one turns the fallback off), the report says so once,
+// with the reason, and still shows the bytes; a loadable one decodes them.
+TEST(Samples, PresetAlgorithmWithNoLoadableCublasLtIsShownAsBytes) {
+  TracedRun run = run_sample("--lt-preset-algo");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const CallView matmul = the_call(run, "cublasLtMatmul");
+  const std::string missing = run.dir + "/no-such-dir/libcublasLt.so.13";
+  auto report = [&](const std::string& cublaslt, bool json) {
+    std::vector<std::string> argv = {CBS_TEST_CLI, "report", "--all", "--cublaslt", cublaslt};
+    if (json) argv.push_back("--json");
+    argv.insert(argv.end(), run.traces.begin(), run.traces.end());
+    return run_process(argv);
+  };
+  const ProcessResult r = report(missing, true);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out << r.err;
+  ASSERT_TRUE(doc["notes"].is_array()) << r.out;
+  ASSERT_EQ(doc["notes"].size(), 1u) << doc["notes"].dump();
+  const std::string note = doc["notes"][0].get<std::string>();
+  EXPECT_TRUE(contains(note, "no cuBLASLt could be loaded")) << note;
+  EXPECT_TRUE(contains(note, missing)) << note;  // dlerror's reason names the file
+  nlohmann::json args;
+  for (const auto& call : doc["traces"][0]["calls"]) {
+    if (call["seq"] == matmul.seq) args = call["args"];
+  }
+  EXPECT_EQ(args["algo_preset"], true) << args.dump();
+  EXPECT_FALSE(args.contains("algo_config")) << args.dump();
+  ASSERT_TRUE(args["algo_bytes"].is_string()) << args.dump();
+  EXPECT_EQ(args["algo_bytes"].get<std::string>().substr(0, 16), "6f676c4174536e53") << args.dump();
+  // The text: the note, and the matmul with its bytes (there is no id to show).
+  const ProcessResult text = report(missing, false);
+  EXPECT_TRUE(contains(text.out, "note: preset cuBLASLt algorithms are shown as bytes only")) << text.out;
+  EXPECT_TRUE(contains(text.out, "algo_bytes=6f676c4174536e53")) << text.out;
+  // Named and loadable: decoded by it, no note.
+  const nlohmann::json decoded = nlohmann::json::parse(report(standin_dir() + "/libcublasLt.so.13", true).out);
+  EXPECT_FALSE(decoded.contains("notes")) << decoded["notes"].dump();
+  for (const auto& call : decoded["traces"][0]["calls"]) {
+    if (call["seq"] == matmul.seq) EXPECT_EQ(call["args"]["algo_config"]["id"], 6) << call.dump();
+  }
+}
+
 // NVIDIA's LtDgemmPresetAlgo presets algorithm 10 with split-K 256 without asking AlgoGetIds
 // (it aborted on the stand-in, which listed no 10); it runs with no finding and the record keeps
 // the algorithm.
