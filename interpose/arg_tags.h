@@ -423,8 +423,14 @@ struct LtMatmulDescArg : Plain<ArgKind::kPointer> {
     c.rec.args[c.derived++] = get(CUBLASLT_MATMUL_DESC_D_SCALE_POINTER);
     uint64_t mode = get(CUBLASLT_MATMUL_DESC_POINTER_MODE);
     c.rec.pointer_mode = mode == format::kArgUnset ? -1 : static_cast<int32_t>(mode);
+    c.lt_emulation_desc = get(CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR);
   }
-  template <typename T> static void late(CallContext& c, int, T) { c.derived += kDerived; }
+  // The emulation settings in effect (RecordSlot::lt_emulation, beside the slots: none are
+  // left), read late like the algorithm; written on every such call, zero without emulation.
+  template <typename T> static void late(CallContext& c, int, T) {
+    c.derived += kDerived;
+    read_lt_emulation(c.lt_emulation_desc, slot_of(c).lt_emulation);
+  }
 };
 
 // A matrix layout: type, ld, order and batch stride as derived slots; the D layout also gives

@@ -41,6 +41,7 @@ struct CallContext {
   int lt_transa = 0;
   int64_t lt_a_rows = 0, lt_a_cols = 0;
   int lt_a_order = 0;
+  uint64_t lt_emulation_desc = 0;  // the matmul descriptor's emulation descriptor (0: none)
   // Grouped GEMMs: their arrays and groups (gemm_groups.h), on the hook's stack; else nullptr.
   GroupArgs* groups = nullptr;
   // The call's GEMM, once gemm_view() (gemm_view.h) found it; empty until then, so a call in

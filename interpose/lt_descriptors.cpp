@@ -29,6 +29,7 @@ bool default_value(LtObject object, uint32_t attr, uint64_t* out) {
     case CUBLASLT_MATMUL_DESC_POINTER_MODE: *out = CUBLASLT_POINTER_MODE_HOST; return true;
     case CUBLASLT_MATMUL_DESC_TRANSA: case CUBLASLT_MATMUL_DESC_TRANSB: *out = CUBLAS_OP_N; return true;
     case CUBLASLT_MATMUL_DESC_EPILOGUE: *out = CUBLASLT_EPILOGUE_DEFAULT; return true;
+    case CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR:  // none attached (asked on every matmul)
     case CUBLASLT_MATMUL_DESC_BIAS_POINTER: case CUBLASLT_MATMUL_DESC_A_SCALE_POINTER:
     case CUBLASLT_MATMUL_DESC_B_SCALE_POINTER: case CUBLASLT_MATMUL_DESC_C_SCALE_POINTER:
     case CUBLASLT_MATMUL_DESC_D_SCALE_POINTER:
@@ -81,6 +82,30 @@ void lt_set_attribute(uint64_t desc, uint32_t attr, const void* buf, uint64_t si
   std::memcpy(&value, buf, size < sizeof value ? size : sizeof value);
   e->value[attr].store(value, std::memory_order_relaxed);
   e->set_mask.fetch_or(1ull << attr, std::memory_order_release);
+}
+
+void read_lt_emulation(uint64_t emulation_desc, format::LtEmulation& out) {
+  out = format::LtEmulation{};
+  if (emulation_desc <= LtRegistry::kTombstone || emulation_desc == format::kArgUnset) return;
+  out.flags = format::kEmulationAttached;
+  const LtShadow* e = g_registry.find(emulation_desc);
+  if (e == nullptr || e->object.load(std::memory_order_relaxed) != static_cast<uint8_t>(LtObject::kEmulationDesc)) {
+    return;  // created before the shim saw it: only its presence is known
+  }
+  const uint64_t set = e->set_mask.load(std::memory_order_acquire);
+  // An attribute never set has the default a fresh descriptor has (cublasLt.h).
+  auto get = [&](uint32_t attr, uint64_t fallback) {
+    return (set >> attr & 1) ? e->value[attr].load(std::memory_order_relaxed) : fallback;
+  };
+  out.flags |= format::kEmulationKnown;
+  out.strategy = static_cast<int32_t>(get(CUBLASLT_EMULATION_DESC_STRATEGY, CUBLAS_EMULATION_STRATEGY_DEFAULT));
+  out.special_values = static_cast<int32_t>(
+      get(CUBLASLT_EMULATION_DESC_SPECIAL_VALUES_SUPPORT, CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT));
+  out.mantissa_control = static_cast<int32_t>(
+      get(CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_CONTROL, CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC));
+  out.max_mantissa_bits = static_cast<int32_t>(get(CUBLASLT_EMULATION_DESC_FIXEDPOINT_MAX_MANTISSA_BIT_COUNT, 0));
+  out.mantissa_bit_offset = static_cast<int32_t>(get(CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET, 0));
+  out.mantissa_bit_count_pointer = get(CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER, 0);
 }
 
 uint64_t LtAttributes::unset(uint32_t attr) const {

@@ -35,6 +35,11 @@ LtRegistry& lt_registry();
 // Records an attribute's value (up to 8 bytes, zero-extended) in the shadow of `desc`.
 void lt_set_attribute(uint64_t desc, uint32_t attr, const void* buf, uint64_t size);
 
+// The settings of the emulation descriptor a matmul descriptor names (its
+// CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR; 0: none), from its shadow: all zero when none is
+// attached, kEmulationAttached alone when the shim never saw it created. No library call.
+void read_lt_emulation(uint64_t emulation_desc, format::LtEmulation& out);
+
 // The attributes of one matmul descriptor or layout, its shadow looked up once (a matmul
 // record reads about forty of them). get(): the shadow's value, else the default a fresh
 // descriptor has, else (a descriptor never seen) the real GetAttribute's answer, else

@@ -3,7 +3,10 @@
 // or a flagged argument are those findings' consequences, not findings of their own. One finding
 // per function and status. As the EXECUTION_FAILED field report puts it (docs/DIAGNOSES.md),
 // CUBLAS_STATUS_EXECUTION_FAILED "is a result, not a cause"; its checklist (data, arguments,
-// sync, hardware) becomes the advice.
+// sync, hardware) becomes the advice. Three cuBLAS statuses say what kind of mistake it was and
+// get ids of their own: configuration-not-supported (NOT_SUPPORTED: the library refuses what
+// the call asked for, shown from its record), invalid-value (INVALID_VALUE: an argument) and
+// arch-mismatch (ARCH_MISMATCH: the GPU lacks the feature).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "checks/check_ids.h"
+#include "diagnose/requested_configuration.h"
 #include "diagnose/rule.h"
 
 namespace cublasspy::diagnoses {
@@ -63,12 +67,6 @@ std::string cublas_advice(const CallView& c, int status, bool synced) {
              "allowed, an ld below the rows it spans, an unsupported enum or type combination. "
              "The call's arguments are in the report (`cublasspy report --all`); `cublasspy run "
              "--check` names the offending one.";
-    case 8:   // ARCH_MISMATCH
-    case 15:  // NOT_SUPPORTED
-      return "This combination of data types, compute type, math mode or algorithm is not "
-             "supported by this cuBLAS on this GPU (e.g. fp8 or TF32 on an older architecture). "
-             "Use a supported combination (cublasGemmEx's table in the cuBLAS documentation), or "
-             "let PyTorch choose (do not force TORCH_BLAS_PREFER_CUBLASLT / a compute type).";
     case 3:  // ALLOC_FAILED
       return "cuBLAS could not allocate GPU memory for its workspace. Free memory (other "
              "processes in `nvidia-smi`, torch.cuda.empty_cache()), lower the batch size, or give "
@@ -90,6 +88,79 @@ std::string cublas_advice(const CallView& c, int status, bool synced) {
                      : "rerun with `cublasspy run --sync --check` to rule out argument errors and "
                        "earlier GPU faults.");
   }
+}
+
+constexpr int kInvalidValue = 7, kArchMismatch = 8, kNotSupported = 15;
+
+// The id of a cuBLAS/cuBLASLt status's finding: the statuses that say what was wrong have
+// their own, the rest share execution-failed.
+const char* cublas_finding_id(int status) {
+  switch (status) {
+    case kNotSupported: return "configuration-not-supported";
+    case kInvalidValue: return "invalid-value";
+    case kArchMismatch: return "arch-mismatch";
+    default: return "execution-failed";
+  }
+}
+
+// What to change when the library refused the configuration (NOT_SUPPORTED) or the GPU lacks it
+// (ARCH_MISMATCH): first the unusual parts the record shows, then the general way to find a
+// supported combination. `lt` is a cuBLASLt call.
+std::string refused_configuration_advice(const CallView& c, const RequestedConfiguration& r, int status) {
+  const bool lt = c.library() == format::Library::kCublasLt;
+  std::string advice;
+  auto add = [&](const std::string& s) { advice += (advice.empty() ? "" : " ") + s; };
+  if (std::strncmp(c.function_name(), "cublasLtMatmulAlgo", 18) == 0 &&
+      std::strcmp(c.function_name(), "cublasLtMatmulAlgoGetHeuristic") != 0) {
+    add("cuBLASLt refused the algorithm for these types: cublasLtMatmulAlgoInit takes only an id that "
+        "cublasLtMatmulAlgoGetIds lists for the same compute, scale and A/B/C/D types (on this GPU and library "
+        "version), and cublasLtMatmulAlgoCheck accepts only a configuration within what "
+        "cublasLtMatmulAlgoCapGetAttribute reports; or let cublasLtMatmulAlgoGetHeuristic choose.");
+  }
+  if (status == kArchMismatch) {
+    add("This GPU's architecture lacks what the call needs (e.g. fp8 before sm_89, TF32 or bf16 before sm_80, "
+        "block-scaled fp4/fp8 before sm_100): compare `nvidia-smi --query-gpu=compute_cap --format=csv` with the "
+        "cuBLAS documentation of the types, and use a type or compute type the GPU has.");
+  }
+  if (r.preset_algo) {
+    add("The call passed a preset algorithm (" + r.algo + "): cuBLASLt runs an algorithm only for the problems, "
+        "types and configurations it supports. Ask cublasLtMatmulAlgoGetHeuristic for this descriptor and these "
+        "layouts instead (or pass algo NULL), or check the preset with cublasLtMatmulAlgoCheck before the matmul and "
+        "keep its CUBLASLT_ALGO_CONFIG_* values (tile, stages, split-K, reduction scheme) within what "
+        "cublasLtMatmulAlgoCapGetAttribute reports.");
+  }
+  if (r.planar) {
+    add("Planar complex layouts (CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET) are supported for few type combinations "
+        "(the planar rows of cublasLtMatmul's table): try the interleaved layout (plane offset 0).");
+  }
+  if (r.pointer_array) {
+    add("Pointer-array batches (CUBLASLT_BATCH_MODE_POINTER_ARRAY, cuBLASLt 13) are supported for fewer "
+        "combinations than strided ones: try CUBLASLT_BATCH_MODE_STRIDED.");
+  }
+  if (r.tiled_order) {
+    add("The tiled orders (COL32, COL4_4R2_8C, COL32_2R_4R4) are for int8 matmuls only, with A and C in COL32 and "
+        "B in COL4_4R2_8C or COL32_2R_4R4.");
+  }
+  if (r.epilogue) add("The epilogue is supported with fewer types than the default one: try without it.");
+  if (r.scale_modes) {
+    add("Block scale modes need A and B in the matching narrow type (VEC16_UE4M3 with fp4, VEC32_UE8M0 with fp8) "
+        "and a GPU that has them (sm_100 or newer).");
+  }
+  if (r.emulated) {
+    add("Emulated compute types (CUBLAS_COMPUTE_*_EMULATED_*) need cuBLAS 13 and are supported for their own type "
+        "only (fp64 data for 64F_EMULATED_FIXEDPOINT, fp32 for 32F_EMULATED_16BFX9).");
+  }
+  if (lt) {
+    add("Compare the whole combination (A/B/C/D types, compute and scale type, orders, epilogue) with "
+        "cublasLtMatmul's table of supported types in the documentation of the cuBLASLt the process loaded, for "
+        "this GPU's architecture; a newer cuBLASLt supports more combinations. "
+        "cublasLtMatmulAlgoGetHeuristic returning no algorithm for the same descriptors confirms it.");
+  } else {
+    add("Use a combination of types, compute type, math mode and algorithm that cuBLAS supports (cublasGemmEx's "
+        "table in the cuBLAS documentation), or let PyTorch choose (do not force TORCH_BLAS_PREFER_CUBLASLT / a "
+        "compute type).");
+  }
+  return advice;
 }
 
 std::string cuda_advice(const CallView& c, int status, bool synced) {
@@ -129,17 +200,26 @@ void rule_execution_failed(RuleContext& ctx) {
       const CallView& first = group.first;
       if (first.seq >= async_from || ctx.call_named(f, first.seq) || explained_by_findings(first)) continue;
       const int status = first.rec().status;
-      Diagnosis d = finding("execution-failed", Severity::kError, f);
+      const bool cublas = is_cublas_call(first);
+      Diagnosis d = finding(cublas ? cublas_finding_id(status) : "execution-failed", Severity::kError, f);
       d.call = first.seq;
       d.summary = fmt::format("{} returned {}{}", first.function_name(), first.status_name(),
                               group.count > 1 ? fmt::format(" ({} calls)", group.count) : std::string());
       d.evidence = fmt::format("{} returned {}", call_with_shape(*f.trace, first), status_text(first));
       d.evidence += group.count > 1 ? fmt::format("; {} calls of {} failed the same way.", group.count, first.function_name())
                                     : ".";
-      if (f.successful_work > 0 && is_cublas_call(first)) {
+      // A refusal names no argument: what the call asked for is the evidence.
+      const bool refused = cublas && (status == kNotSupported || status == kArchMismatch);
+      const RequestedConfiguration requested = refused ? requested_configuration(first) : RequestedConfiguration{};
+      if (refused && !requested.text.empty()) d.evidence += " It asked for: " + requested.text + ".";
+      if (f.successful_work > 0 && cublas) {
         d.evidence += fmt::format(" {} other GEMM call{} succeeded in this process.", f.successful_work, plural(f.successful_work));
       }
-      d.advice = is_cublas_call(first) ? cublas_advice(first, status, f.sync_mode()) : cuda_advice(first, status, f.sync_mode());
+      if (refused) {
+        d.advice = refused_configuration_advice(first, requested, status);
+      } else {
+        d.advice = cublas ? cublas_advice(first, status, f.sync_mode()) : cuda_advice(first, status, f.sync_mode());
+      }
       ctx.add(std::move(d));
     }
   }

@@ -118,6 +118,23 @@ json algo_config_json(const LtAlgoConfig& c) {
   return j;
 }
 
+// The emulation settings a cuBLASLt matmul ran with (format version 7), the enums by name;
+// only the presence when the shim never saw the descriptor created.
+json emulation_json(const format::LtEmulation& e) {
+  json j = json::object();
+  if (!(e.flags & format::kEmulationKnown)) {
+    j["settings"] = "unknown (the descriptor was created before the shim saw it)";
+    return j;
+  }
+  j["strategy"] = name_or_number(NameSet::kEmulationStrategy, e.strategy);
+  j["special_values"] = name_or_number(NameSet::kEmulationSpecialValues, e.special_values);
+  j["mantissa_control"] = name_or_number(NameSet::kEmulationMantissaControl, e.mantissa_control);
+  j["max_mantissa_bits"] = e.max_mantissa_bits;
+  j["mantissa_bit_offset"] = e.mantissa_bit_offset;
+  if (e.mantissa_bit_count_pointer != 0) j["mantissa_bit_count_pointer"] = hex_address(e.mantissa_bit_count_pointer);
+  return j;
+}
+
 // The GEMM family's handle state and scalars, named as the contract names them.
 void add_gemm_args(const CallView& call, json& args) {
   const format::Record& rec = call.rec();
@@ -154,6 +171,11 @@ void add_gemm_args(const CallView& call, json& args) {
         if (rec.args[id_slot] == format::kArgUnset && config->id) args["algo_id"] = *config->id;
       }
     }
+  }
+  // A cuBLASLt matmul's emulation descriptor (format version 7); absent without one, so a
+  // matmul without emulation reads the same in every format version.
+  if (slot_with_role(entry, ArgRole::kEpilogue) >= 0 && (call.slot.lt_emulation.flags & format::kEmulationAttached)) {
+    args["emulation"] = emulation_json(call.slot.lt_emulation);
   }
   DataType out_type = g.valid ? (g.d().present ? g.d().type : g.c().type) : DataType::kUnknown;
   bool complex = is_complex(out_type);
@@ -323,13 +345,15 @@ std::vector<std::string> argument_pieces(const json& args) {
                      (ends_with(key, "_text") && args.contains(key.substr(0, key.size() - 5))) ||
                      (ends_with(key, "_name") && args.contains(key.substr(0, key.size() - 5)));
     if (companion) continue;
-    if (key == "algo_bytes") continue;  // for replay and the JSON, not for reading
-    if (key == "algo_config" && it.value().is_object()) {
+    // For replay and the JSON, not for reading, unless no library could read them: then the
+    // bytes are all there is to show.
+    if (key == "algo_bytes" && args.contains("algo_config")) continue;
+    if ((key == "algo_config" || key == "emulation") && it.value().is_object()) {
       std::string config;
       for (auto field = it.value().begin(); field != it.value().end(); ++field) {
         config += (config.empty() ? "" : " ") + field.key() + "=" + value_text(field.value());
       }
-      out.push_back("algo_config={" + config + "}");
+      out.push_back(key + "={" + config + "}");
       continue;
     }
     if (key == "groups" && it.value().is_array()) {

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <map>
+#include <vector>
 
 #include "trace/trace_reader.h"
 
@@ -30,6 +31,7 @@ struct Library {
 struct State {
   bool enabled = false;
   std::string preferred;
+  std::string only;  // the user's choice: the one library asked, no fallback
   std::map<std::string, Library> opened;  // by the name it was opened as
   std::string used;                       // the one the last decode asked
   std::string error;
@@ -60,7 +62,9 @@ Library& open_library(const std::string& name) {
 const Library* library() {
   State& s = state();
   std::string errors;
-  std::string candidates[] = {s.preferred, "libcublasLt.so.13", "libcublasLt.so.12"};
+  const std::vector<std::string> candidates =
+      s.only.empty() ? std::vector<std::string>{s.preferred, "libcublasLt.so.13", "libcublasLt.so.12"}
+                     : std::vector<std::string>{s.only};
   for (const std::string& name : candidates) {
     if (name.empty()) continue;
     const Library& lib = open_library(name);
@@ -109,6 +113,11 @@ std::optional<int64_t> attribute(const Library& lib, const void* algo, int attr,
 void prefer_cublaslt_for_algorithms(const std::string& path) {
   state().enabled = true;
   state().preferred = path;
+}
+
+void use_only_cublaslt_for_algorithms(const std::string& path) {
+  state().enabled = true;
+  state().only = path;
 }
 
 void prefer_cublaslt_of(const TraceFile& trace) {

@@ -25,6 +25,11 @@ struct LtAlgoConfig {
 // trace; the last call wins. Thread-compatible.
 void prefer_cublaslt_for_algorithms(const std::string& path);
 
+// The library the user named (`cublasspy report --cublaslt PATH`): from then on only `path` is
+// asked, whatever a trace names, with no fallback to the default sonames ("": back to the
+// default). Turns decoding on.
+void use_only_cublaslt_for_algorithms(const std::string& path);
+
 // The same, with the libcublasLt that `trace`'s process loaded (its library list; none: "").
 class TraceFile;
 void prefer_cublaslt_of(const TraceFile& trace);

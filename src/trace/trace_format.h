@@ -45,7 +45,9 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //   6  pinned line: FileHeader::first_failed_launch and first_failed_launch_side (bytes
 //      [1024, 1040)), the first launch that failed and its Python and native locations;
 //      older traces read as having none.
-inline constexpr uint32_t kFormatVersion = 6;
+//   7  emulation: RecordSlot::lt_emulation (bytes [888, 920)), the floating-point emulation
+//      settings a cuBLASLt matmul ran with; older traces read as none attached.
+inline constexpr uint32_t kFormatVersion = 7;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
 inline constexpr uint32_t kHeaderBytes = 4096;
@@ -158,6 +160,25 @@ static_assert(offsetof(Record, check_detail) == 104);
 static_assert(offsetof(Record, args) == 120);
 static_assert(sizeof(Record) == 120 + 8 * kMaxArgs);
 
+// Version 7 (refusals): the emulation descriptor a cuBLASLt matmul descriptor names
+// (CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR), its settings read late, after the call's
+// descriptors are final. Unset attributes read as the descriptor's defaults (cublasLt.h).
+struct LtEmulation {
+  uint32_t flags;                       // LtEmulationFlags; 0: no emulation descriptor attached
+  int32_t strategy;                     // cublasEmulationStrategy_t
+  int32_t special_values;               // cudaEmulationSpecialValuesSupport (a bit mask)
+  int32_t mantissa_control;             // cudaEmulationMantissaControl
+  int32_t max_mantissa_bits;            // CUBLASLT_EMULATION_DESC_FIXEDPOINT_MAX_MANTISSA_BIT_COUNT
+  int32_t mantissa_bit_offset;          // CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET
+  uint64_t mantissa_bit_count_pointer;  // ..._MANTISSA_BIT_COUNT_POINTER: a device address, 0 none
+};
+static_assert(sizeof(LtEmulation) == 32);
+static_assert(offsetof(LtEmulation, mantissa_bit_count_pointer) == 24);
+enum LtEmulationFlags : uint32_t {
+  kEmulationAttached = 1u << 0,  // the matmul descriptor named an emulation descriptor
+  kEmulationKnown = 1u << 1,     // the shim had seen it created: the other fields are its settings
+};
+
 // The record as stored: the call plus its scan summaries, padded to kRecordBytes.
 struct RecordSlot {
   Record call;
@@ -178,13 +199,19 @@ struct RecordSlot {
   // its 64 bytes as the program passed them, read late; meaningful only for a function whose
   // table has an ArgRole::kLtAlgoId slot and a call whose algo slot is not null.
   uint64_t lt_algo[8];
-  uint8_t pad[kRecordBytes - 888];
+  // Version 7 (refusals): the floating-point emulation settings a cuBLASLt matmul ran with;
+  // meaningful only for a function whose table has an ArgRole::kEpilogue slot (the matmul
+  // descriptor's settings: cublasLtMatmul, AlgoGetHeuristic, AlgoCheck). Zero in older traces
+  // and when no emulation descriptor was attached.
+  LtEmulation lt_emulation;
+  uint8_t pad[kRecordBytes - 920];
 };
 static_assert(offsetof(RecordSlot, pending_error) == 696);
 static_assert(offsetof(RecordSlot, side_head) == 760);
 static_assert(offsetof(RecordSlot, plane_offset) == 792);
 static_assert(offsetof(RecordSlot, lt_algo) == 824);
-static_assert(offsetof(RecordSlot, pad) == 888);
+static_assert(offsetof(RecordSlot, lt_emulation) == 888);
+static_assert(offsetof(RecordSlot, pad) == 920);
 static_assert(sizeof(RecordSlot) == kRecordBytes);
 
 // The side area (version 4): variable-length data attached to a record (a call's Python and

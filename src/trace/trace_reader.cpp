@@ -619,6 +619,7 @@ bool TraceFile::copy_view(const RecordSlot& slot, CallView& out) const {
   std::memcpy(&out.slot, &slot, offsetof(RecordSlot, pad));  // the padding carries nothing
   // Bytes that were padding before version 4 carry nothing either.
   if (header_.format_version < 4) out.slot.pending_error = 0;
+  if (header_.format_version < 7) out.slot.lt_emulation = {};
   out.seq = word_seq(word);
   out.state = state;
   out.function = &functions_[slot.call.function_id];

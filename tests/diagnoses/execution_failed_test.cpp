@@ -26,12 +26,41 @@ TEST(ExecutionFailed, RepeatedFailuresAreOneFinding) {
   EXPECT_TRUE(contains(d.summary, "(3 calls)")) << explain(run, found);
 }
 
-TEST(ExecutionFailed, InvalidValueAdvisesCheck) {
+TEST(ExecutionFailed, InvalidValueHasItsOwnIdAndAdvisesCheck) {
   TracedRun run = run_workload({{"STANDIN_FAIL", "cublasSgemm_v2:1:7"}});
   auto found = run.diagnose();
-  const Diagnosis& d = the_finding(found, "execution-failed");
+  const Diagnosis& d = the_finding(found, "invalid-value");
   EXPECT_TRUE(contains(d.summary, "CUBLAS_STATUS_INVALID_VALUE")) << explain(run, found);
+  EXPECT_TRUE(contains(d.evidence, "m=4 n=3 k=2")) << d.evidence;
   EXPECT_TRUE(contains(d.advice, "--check")) << d.advice;
+  EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
+}
+
+// ARCH_MISMATCH: the GPU lacks the feature; the finding shows what the call asked for.
+TEST(ExecutionFailed, ArchMismatchHasItsOwnId) {
+  TracedRun run = run_workload({{"STANDIN_FAIL", "cublasSgemm_v2:1:8"}});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "arch-mismatch");
+  EXPECT_TRUE(contains(d.summary, "CUBLAS_STATUS_ARCH_MISMATCH")) << explain(run, found);
+  EXPECT_TRUE(contains(d.evidence, "It asked for: ")) << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, "transa=N")) << d.evidence;
+  EXPECT_TRUE(contains(d.advice, "compute_cap")) << d.advice;
+  EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
+}
+
+// NOT_SUPPORTED from cublasGemmEx (forced by the stand-in): the types and the compute type the
+// call asked for, and cuBLAS's (not cuBLASLt's) advice.
+TEST(ExecutionFailed, NotSupportedGemmExNamesItsTypes) {
+  TracedRun run = run_workload({{"STANDIN_FAIL", "cublasGemmEx:1:15"}}, {"--half-overflow"});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "configuration-not-supported");
+  EXPECT_TRUE(contains(d.summary, "cublasGemmEx returned CUBLAS_STATUS_NOT_SUPPORTED")) << explain(run, found);
+  for (const char* part : {"a_type=CUDA_R_16F", "c_type=CUDA_R_16F", "compute_type=CUBLAS_COMPUTE_32F", "algo=CUBLAS_GEMM_DEFAULT"}) {
+    EXPECT_TRUE(contains(d.evidence, part)) << part << " missing from: " << d.evidence;
+  }
+  EXPECT_TRUE(contains(d.advice, "cublasGemmEx's table")) << d.advice;
+  EXPECT_FALSE(contains(d.advice, "cublasLtMatmul")) << d.advice;
+  EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
 }
 
 TEST(ExecutionFailed, OutOfMemoryAllocation) {

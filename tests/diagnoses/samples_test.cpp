@@ -238,6 +238,49 @@ TEST(Samples, LtPresetAlgorithmIsRecordedAndReplayed) {
   EXPECT_TRUE(contains(text.str(), "&algo")) << text.str();
 }
 
+// When no cuBLASLt can be loaded to read a preset algorithm's bytes (here the one named with
+// --cublaslt does not exist, and naming one turns the fallback off), the report says so once,
+// with the reason, and still shows the bytes; a loadable one decodes them.
+TEST(Samples, PresetAlgorithmWithNoLoadableCublasLtIsShownAsBytes) {
+  TracedRun run = run_sample("--lt-preset-algo");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const CallView matmul = the_call(run, "cublasLtMatmul");
+  const std::string missing = run.dir + "/no-such-dir/libcublasLt.so.13";
+  auto report = [&](const std::string& cublaslt, bool json) {
+    std::vector<std::string> argv = {CBS_TEST_CLI, "report", "--all", "--cublaslt", cublaslt};
+    if (json) argv.push_back("--json");
+    argv.insert(argv.end(), run.traces.begin(), run.traces.end());
+    return run_process(argv);
+  };
+  const ProcessResult r = report(missing, true);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out << r.err;
+  ASSERT_TRUE(doc["notes"].is_array()) << r.out;
+  ASSERT_EQ(doc["notes"].size(), 1u) << doc["notes"].dump();
+  const std::string note = doc["notes"][0].get<std::string>();
+  EXPECT_TRUE(contains(note, "no cuBLASLt could be loaded")) << note;
+  EXPECT_TRUE(contains(note, missing)) << note;  // dlerror's reason names the file
+  nlohmann::json args;
+  for (const auto& call : doc["traces"][0]["calls"]) {
+    if (call["seq"] == matmul.seq) args = call["args"];
+  }
+  EXPECT_EQ(args["algo_preset"], true) << args.dump();
+  EXPECT_FALSE(args.contains("algo_config")) << args.dump();
+  ASSERT_TRUE(args["algo_bytes"].is_string()) << args.dump();
+  EXPECT_EQ(args["algo_bytes"].get<std::string>().substr(0, 16), "6f676c4174536e53") << args.dump();
+  // The text: the note, and the matmul with its bytes (there is no id to show).
+  const ProcessResult text = report(missing, false);
+  EXPECT_TRUE(contains(text.out, "note: preset cuBLASLt algorithms are shown as bytes only")) << text.out;
+  EXPECT_TRUE(contains(text.out, "algo_bytes=6f676c4174536e53")) << text.out;
+  // Named and loadable: decoded by it, no note.
+  const nlohmann::json decoded = nlohmann::json::parse(report(standin_dir() + "/libcublasLt.so.13", true).out);
+  EXPECT_FALSE(decoded.contains("notes")) << decoded["notes"].dump();
+  for (const auto& call : decoded["traces"][0]["calls"]) {
+    if (call["seq"] == matmul.seq) EXPECT_EQ(call["args"]["algo_config"]["id"], 6) << call.dump();
+  }
+}
+
 // NVIDIA's LtDgemmPresetAlgo presets algorithm 10 with split-K 256 without asking AlgoGetIds
 // (it aborted on the stand-in, which listed no 10); it runs with no finding and the record keeps
 // the algorithm.
@@ -433,6 +476,62 @@ TEST(Samples, LtPlanarComplexNaNInTheImaginaryPlaneIsFound) {
   EXPECT_FALSE(has_id(found, "operand-out-of-bounds")) << explain(run, found);
 }
 
+// The stand-in's own refusal of a configuration (as cuBLASLt refuses a kernel it lacks): a
+// preset algorithm set to split-K although it has none. The finding names the algorithm with
+// its configuration as the library reads it, and points at the heuristic and AlgoCheck.
+TEST(Samples, LtRefusedPresetAlgorithmIsConfigurationNotSupported) {
+  TracedRun run = run_sample("--lt-refused-algo");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const CallView matmul = the_call(run, "cublasLtMatmul");
+  EXPECT_EQ(matmul.rec().status, CUBLAS_STATUS_NOT_SUPPORTED) << matmul.text();
+  prefer_cublaslt_for_algorithms(standin_dir() + "/libcublasLt.so.13");
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "configuration-not-supported");
+  EXPECT_EQ(d.call, matmul.seq) << explain(run, found);
+  EXPECT_TRUE(contains(d.summary, "cublasLtMatmul returned CUBLAS_STATUS_NOT_SUPPORTED")) << d.summary;
+  for (const char* part : {"compute_type=CUBLAS_COMPUTE_32F", "a_type=CUDA_R_32F", "d_type=CUDA_R_32F",
+                           "a_order=CUBLASLT_ORDER_COL", "epilogue=CUBLASLT_EPILOGUE_DEFAULT",
+                           "batch_mode=CUBLASLT_BATCH_MODE_STRIDED", "the preset algorithm id 0", "splitk_num=4"}) {
+    EXPECT_TRUE(contains(d.evidence, part)) << part << " missing from: " << d.evidence;
+  }
+  for (const char* part : {"cublasLtMatmulAlgoGetHeuristic", "cublasLtMatmulAlgoCheck", "AlgoCapGetAttribute"}) {
+    EXPECT_TRUE(contains(d.advice, part)) << part << " missing from: " << d.advice;
+  }
+  EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
+  // The report gives the same id, its evidence decoded by the trace's own cuBLASLt.
+  std::vector<std::string> argv = {CBS_TEST_CLI, "report", "--json"};
+  argv.insert(argv.end(), run.traces.begin(), run.traces.end());
+  const ProcessResult r = run_process(argv);
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out << r.err;
+  bool reported = false;
+  for (const auto& finding : doc["diagnoses"]) {
+    if (finding["id"] != "configuration-not-supported") continue;
+    reported = true;
+    EXPECT_TRUE(contains(finding["evidence"].get<std::string>(), "splitk_num=4")) << finding.dump();
+  }
+  EXPECT_TRUE(reported) << r.out;
+}
+
+// A refusal the stand-in is told to give (STANDIN_FAIL) on a pointer-array batch: the batch
+// mode is named, the library chose the algorithm, and ARCH_MISMATCH on the same call gets its id.
+TEST(Samples, LtForcedRefusalsNameTheBatchMode) {
+  for (const auto& [status, id] : {std::pair{15, "configuration-not-supported"}, std::pair{8, "arch-mismatch"}}) {
+    TracedRun run = run_sample("--lt-pointer-array", {{"STANDIN_FAIL", "cublasLtMatmul:1:" + std::to_string(status)}});
+    const CallView matmul = the_call(run, "cublasLtMatmul");
+    EXPECT_EQ(matmul.rec().status, status) << matmul.text();
+    auto found = run.diagnose();
+    const Diagnosis& d = the_finding(found, id);
+    EXPECT_EQ(d.call, matmul.seq) << explain(run, found);
+    for (const char* part : {"batch_mode=CUBLASLT_BATCH_MODE_POINTER_ARRAY", "batch_count=2", "a_type=CUDA_R_16F",
+                             "no preset algorithm"}) {
+      EXPECT_TRUE(contains(d.evidence, part)) << part << " missing from: " << d.evidence;
+    }
+    EXPECT_TRUE(contains(d.advice, "CUBLASLT_BATCH_MODE_STRIDED")) << d.advice;
+    EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
+  }
+}
+
 // Every call of `function`, in order.
 std::vector<CallView> calls_named(const TracedRun& run, const std::string& function) {
   std::vector<CallView> found;
@@ -479,6 +578,52 @@ TEST(Samples, LtEmulatedDgemmRecordsItsVersionsAndEmulationSettings) {
   EXPECT_TRUE(attached) << run.output;
   const CallView matmul = the_call(run, "cublasLtMatmul");
   EXPECT_TRUE(contains(matmul.text(), "compute_type=CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT")) << matmul.text();
+  // The settings it ran with are on the matmul's record (format version 7), by name.
+  const format::LtEmulation& e = matmul.slot.lt_emulation;
+  EXPECT_EQ(e.flags, format::kEmulationAttached | format::kEmulationKnown);
+  EXPECT_EQ(e.strategy, CUBLAS_EMULATION_STRATEGY_EAGER);
+  EXPECT_EQ(e.special_values, CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT);
+  EXPECT_EQ(e.mantissa_control, CUDA_EMULATION_MANTISSA_CONTROL_FIXED);
+  EXPECT_EQ(e.max_mantissa_bits, 55);
+  EXPECT_EQ(e.mantissa_bit_offset, 0);
+  EXPECT_EQ(e.mantissa_bit_count_pointer, 0u);
+  EXPECT_TRUE(contains(matmul.text(),
+                       "emulation={strategy=CUBLAS_EMULATION_STRATEGY_EAGER "
+                       "special_values=CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT "
+                       "mantissa_control=CUDA_EMULATION_MANTISSA_CONTROL_FIXED max_mantissa_bits=55 "
+                       "mantissa_bit_offset=0}"))
+      << matmul.text();
+  const nlohmann::json args = reported_call(run, matmul.seq)["args"];
+  ASSERT_TRUE(args["emulation"].is_object()) << args.dump();
+  EXPECT_EQ(args["emulation"]["strategy"], "CUBLAS_EMULATION_STRATEGY_EAGER") << args.dump();
+  EXPECT_EQ(args["emulation"]["mantissa_control"], "CUDA_EMULATION_MANTISSA_CONTROL_FIXED") << args.dump();
+  EXPECT_EQ(args["emulation"]["max_mantissa_bits"], 55) << args.dump();
+  EXPECT_FALSE(args["emulation"].contains("mantissa_bit_count_pointer")) << args.dump();
+}
+
+// A descriptor whose emulation attributes are left at their defaults but for one: the record
+// holds the defaults cublasLt.h gives (strategy DEFAULT, special values 0xFFFF, DYNAMIC
+// mantissa control, 0 bits) and the one set; a matmul without emulation has no "emulation".
+TEST(Samples, LtEmulationDefaultsAndNoneAreRecorded) {
+  TracedRun run = run_sample("--lt-emulated-defaults");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  auto found = run.diagnose();
+  EXPECT_TRUE(found.empty()) << explain(run, found);
+  const std::vector<CallView> matmuls = calls_named(run, "cublasLtMatmul");
+  ASSERT_EQ(matmuls.size(), 2u) << run.output;
+  const format::LtEmulation& e = matmuls[0].slot.lt_emulation;
+  EXPECT_EQ(e.flags, format::kEmulationAttached | format::kEmulationKnown);
+  EXPECT_EQ(e.strategy, CUBLAS_EMULATION_STRATEGY_DEFAULT);
+  EXPECT_EQ(e.special_values, CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT);
+  EXPECT_EQ(e.mantissa_control, CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC);
+  EXPECT_EQ(e.max_mantissa_bits, 0);
+  EXPECT_EQ(e.mantissa_bit_offset, 3);
+  EXPECT_NE(e.mantissa_bit_count_pointer, 0u);
+  EXPECT_TRUE(contains(matmuls[0].text(), "mantissa_bit_count_pointer=0x")) << matmuls[0].text();
+  // The second matmul's descriptor has its emulation descriptor detached again (NULL).
+  EXPECT_EQ(matmuls[1].slot.lt_emulation.flags, 0u);
+  EXPECT_FALSE(contains(matmuls[1].text(), "emulation=")) << matmuls[1].text();
+  EXPECT_FALSE(reported_call(run, matmuls[1].seq)["args"].contains("emulation"));
 }
 
 }  // namespace

@@ -11,10 +11,10 @@
 #   tests/fuzz/make_corpus.sh BUILD_DIR
 #
 # BUILD_DIR is an ordinary build with the tests (the stand-in and the programs built). The
-# files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt to v5-*.cbt: traces of
-# format versions 1 to 5, kept as they were written, since the reader goes on reading those
-# versions (tests/hardening/reader_*_test.cpp read them; rename a few current traces to v5-*
-# before regenerating for version 6).
+# files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt to v6-*.cbt: traces of
+# format versions 1 to 6, kept as they were written, since the reader goes on reading those
+# versions (tests/hardening/reader_*_test.cpp read them; copy a few current traces to v6-*
+# before regenerating for version 7).
 set -euo pipefail
 build="$(cd "${1:?usage: make_corpus.sh BUILD_DIR}" && pwd)"
 out="$(cd "$(dirname "$0")" && pwd)/corpus/trace_reader"
@@ -22,7 +22,7 @@ programs="$build/test-programs"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
-find "$out" -name '*.cbt' ! -name 'v1-*' ! -name 'v2-*' ! -name 'v3-*' ! -name 'v4-*' ! -name 'v5-*' -delete
+find "$out" -name '*.cbt' ! -name 'v1-*' ! -name 'v2-*' ! -name 'v3-*' ! -name 'v4-*' ! -name 'v5-*' ! -name 'v6-*' -delete
 
 # trace NAME [VAR=VALUE...] -- PROGRAM ARGS...: runs PROGRAM under the shim, keeps its trace.
 trace() {

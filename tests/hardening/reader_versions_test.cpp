@@ -214,5 +214,25 @@ TEST(ReaderVersions, FormatVersionFiveTracesStillRead) {
   }
 }
 
+// Traces a version 6 writer wrote (v6-*.cbt, copies of the corpus of format 6): they hold no
+// emulation settings (RecordSlot::lt_emulation, version 7), and their calls read as before.
+TEST(ReaderVersions, FormatVersionSixTracesStillRead) {
+  for (const char* name : {"v6-sgemm_loop_exited.cbt", "v6-launches_pending_error.cbt", "v6-located_failure.cbt",
+                           "v6-threads_checks_scans.cbt", "v6-lt_matmul_row_major.cbt"}) {
+    std::string error;
+    auto trace = TraceFile::open(kCorpus + name, error);
+    ASSERT_TRUE(trace) << error;
+    EXPECT_EQ(trace->header().format_version, 6u) << name;
+    int calls = 0;
+    trace->for_each_call([&](const CallView& c) {
+      EXPECT_EQ(c.slot.lt_emulation.flags, 0u) << name << ": " << c.text();
+      EXPECT_EQ(c.text().find("emulation="), std::string::npos) << name << ": " << c.text();
+      EXPECT_EQ(c.text().rfind(std::string(c.function_name()) + "(", 0), 0u) << name << ": " << c.text();
+      ++calls;
+    });
+    EXPECT_GT(calls, 0) << name;
+  }
+}
+
 }  // namespace
 }  // namespace cublasspy

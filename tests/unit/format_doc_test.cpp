@@ -47,6 +47,7 @@ std::string type_token() {
   else if constexpr (std::is_same_v<T, format::ArgDescriptor>) return "ArgDescriptor";
   else if constexpr (std::is_same_v<T, format::LaunchEntry>) return "LaunchEntry";
   else if constexpr (std::is_same_v<T, format::KernelEntry>) return "KernelEntry";
+  else if constexpr (std::is_same_v<T, format::LtEmulation>) return "LtEmulation";
   else static_assert(kUnknownType<T>, "give type_token a name for this member type");
 }
 
@@ -62,6 +63,7 @@ const std::vector<StructFact> kStructs = {
     CBS_STRUCT(FunctionCounters), CBS_STRUCT(RecordSlot),    CBS_STRUCT(Record),
     CBS_STRUCT(ScanSummary),      CBS_STRUCT(LaunchEntry),   CBS_STRUCT(KernelEntry),
     CBS_STRUCT(SideEntry),        CBS_STRUCT(GemmGroupsHeader), CBS_STRUCT(GemmGroup),
+    CBS_STRUCT(LtEmulation),
 };
 
 struct FieldFact {
@@ -191,7 +193,15 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(RecordSlot, reserved_stacks),
     CBS_FIELD(RecordSlot, plane_offset),
     CBS_FIELD(RecordSlot, lt_algo),
+    CBS_FIELD(RecordSlot, lt_emulation),
     CBS_FIELD(RecordSlot, pad),
+    CBS_FIELD(LtEmulation, flags),
+    CBS_FIELD(LtEmulation, strategy),
+    CBS_FIELD(LtEmulation, special_values),
+    CBS_FIELD(LtEmulation, mantissa_control),
+    CBS_FIELD(LtEmulation, max_mantissa_bits),
+    CBS_FIELD(LtEmulation, mantissa_bit_offset),
+    CBS_FIELD(LtEmulation, mantissa_bit_count_pointer),
 
     CBS_FIELD(SideEntry, kind),
     CBS_FIELD(SideEntry, length),
@@ -286,6 +296,7 @@ const std::vector<FieldFact> kFields = {
 #define CBS_SIDE_KIND_VALUES(X) X(SideKind, kNone) X(SideKind, kPythonStack) X(SideKind, kNativeStack) \
   X(SideKind, kGemmGroups)
 #define CBS_GEMM_GROUP_FLAGS_VALUES(X) X(GemmGroupFlags, kGroupAlphaKnown) X(GemmGroupFlags, kGroupBetaKnown)
+#define CBS_LT_EMULATION_FLAGS_VALUES(X) X(LtEmulationFlags, kEmulationAttached) X(LtEmulationFlags, kEmulationKnown)
 #define CBS_LAUNCHER_WAIT_VALUES(X) X(LauncherWait, kNone) X(LauncherWait, kOwn) X(LauncherWait, kCommand)
 
 // Compile-time completeness: without a default, -Wswitch (an error here) names any enumerator
@@ -324,6 +335,10 @@ constexpr bool listed(format::GemmGroupFlags v) {
   switch (v) { CBS_GEMM_GROUP_FLAGS_VALUES(CBS_CASE) return true; }
   return false;
 }
+constexpr bool listed(format::LtEmulationFlags v) {
+  switch (v) { CBS_LT_EMULATION_FLAGS_VALUES(CBS_CASE) return true; }
+  return false;
+}
 constexpr bool listed(format::SideKind v) {
   switch (v) { CBS_SIDE_KIND_VALUES(CBS_CASE) return true; }
   return false;
@@ -336,7 +351,8 @@ static_assert(listed(format::Family::kOther) && listed(format::ArgKind::kNone) &
               listed(format::ArgRole::kNone) && listed(format::Library::kUnknown) &&
               listed(format::RecordState::kEmpty) && listed(format::kFlagNested) &&
               listed(format::EndState::kRunning) && listed(format::SideKind::kNone) &&
-              listed(format::kGroupAlphaKnown) && listed(format::LauncherWait::kNone));
+              listed(format::kGroupAlphaKnown) && listed(format::LauncherWait::kNone) &&
+              listed(format::kEmulationAttached));
 
 struct EnumFact {
   std::string enumeration, name;
@@ -348,7 +364,8 @@ const std::vector<EnumFact> kEnumValues = {
     CBS_ARG_ROLE_VALUES(CBS_ENUM_FACT) CBS_LIBRARY_VALUES(CBS_ENUM_FACT)
     CBS_RECORD_STATE_VALUES(CBS_ENUM_FACT) CBS_RECORD_FLAGS_VALUES(CBS_ENUM_FACT)
     CBS_END_STATE_VALUES(CBS_ENUM_FACT) CBS_SIDE_KIND_VALUES(CBS_ENUM_FACT)
-    CBS_GEMM_GROUP_FLAGS_VALUES(CBS_ENUM_FACT) CBS_LAUNCHER_WAIT_VALUES(CBS_ENUM_FACT)};
+    CBS_GEMM_GROUP_FLAGS_VALUES(CBS_ENUM_FACT) CBS_LAUNCHER_WAIT_VALUES(CBS_ENUM_FACT)
+    CBS_LT_EMULATION_FLAGS_VALUES(CBS_ENUM_FACT)};
 
 struct ConstantFact {
   std::string name;

@@ -1,4 +1,4 @@
-// `cublasspy report [--json] [--all] [--perfetto FILE] TRACE...`: what the traces recorded, as
+// `cublasspy report [--json] [--all] [--perfetto FILE] [--cublaslt PATH] TRACE...`: what the traces recorded, as
 // text (default) or one JSON document. Several traces (one per process or rank) make one
 // report. Exit 0 when every trace was read; 2 when one is missing, truncated, corrupt or of an
 // unknown version (the reader's message names the file and the problem).
@@ -13,6 +13,7 @@
 
 #include "report/perfetto_export.h"
 #include "report/report_model.h"
+#include "trace/lt_algo_config.h"
 #include "report/report_text.h"
 #include "cli/subcommand.h"
 
@@ -24,6 +25,7 @@ struct ReportArgs {
   bool all = false;
   std::string perfetto;
   std::string color = "auto";
+  std::string cublaslt;
   std::vector<std::string> traces;
 };
 
@@ -64,6 +66,7 @@ int run_report(const ReportArgs& a) {
   for (const std::string& e : errors) std::fprintf(stderr, "cublasspy report: %s\n", e.c_str());
   if (opened.traces.empty()) return kExitUsage;
 
+  if (!a.cublaslt.empty()) use_only_cublaslt_for_algorithms(a.cublaslt);
   // Perfetto needs every call; the printed report lists them only with --all.
   ReportOptions options;
   options.all_calls = a.all || !a.perfetto.empty();
@@ -116,6 +119,10 @@ SubcommandAction attach_report(CLI::App& app) {
   app.add_option("--color", a->color, "Colour the text report: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->type_name("WHEN");
+  app.add_option("--cublaslt", a->cublaslt,
+                 "The libcublasLt that reads preset cuBLASLt algorithms (default: the one each traced process "
+                 "loaded, else libcublasLt.so.13 or .12 as the loader finds them)")
+      ->type_name("PATH");
   app.add_option("TRACE", a->traces, "Trace files (.cbt), one per process or rank, or directories of them")
       ->required();
   app.footer(

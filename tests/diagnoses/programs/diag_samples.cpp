@@ -42,6 +42,14 @@
 //                      bytes). A is 1+2i, B is 1-1i everywhere: D is 12+4i everywhere
 //     --lt-planar-nan  the same with a NaN at (1, 2) of A's imaginary plane (a wrong program:
 //                      the scan must find it; D's row 1 is NaN)
+//     --lt-refused-algo  a preset algorithm cuBLASLt refuses: AlgoInit with id 0 (listed by
+//                      AlgoGetIds), split-K 4 set through AlgoConfigSetAttribute although the
+//                      algorithm has no split-K (CUBLASLT_ALGO_CAP_SPLITK_SUPPORT 0), then
+//                      cublasLtMatmul: NOT_SUPPORTED is the expected status here
+//     --lt-emulated-defaults  an emulation descriptor from cublasLtEmulationDescCreate with only
+//                      the mantissa bit offset (3) and the bit count pointer set, attached to
+//                      an fp64 matmul (compute CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, algo
+//                      NULL), then detached (NULL) for a second matmul
 //
 // Linked against the real toolkit; run on the CPU stand-in (LD_LIBRARY_PATH=<build>/standin).
 // Prints each status and the first output element of each problem; exit status 0 when every
@@ -553,6 +561,61 @@ int lt_emulated() {
   return s;
 }
 
+int lt_refused_algo() {
+  LtProblem p;
+  cublasLtMatmulAlgo_t algo;
+  expect(cublasLtMatmulAlgoInit(p.lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
+                                0, &algo) == CUBLAS_STATUS_SUCCESS, "cublasLtMatmulAlgoInit");
+  const int32_t splits = 4;
+  expect(cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splits, sizeof splits) ==
+             CUBLAS_STATUS_SUCCESS, "SPLITK_NUM");
+  const cublasStatus_t s = p.run(&algo);
+  std::printf("cublasLtMatmul (algo 0, split-K 4) %d\n", static_cast<int>(s));
+  expect(s == CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmul refuses the configuration");
+  return s;
+}
+
+int lt_emulated_defaults() {
+  constexpr int kDim = 8;
+  cublasLtHandle_t lt = nullptr;
+  expect(cublasLtCreate(&lt) == CUBLAS_STATUS_SUCCESS, "cublasLtCreate");
+  double* a = to_device(std::vector<double>(kDim * kDim, 1.0));
+  double* b = to_device(std::vector<double>(kDim * kDim, 2.0));
+  double* c = to_device(std::vector<double>(kDim * kDim, 0.0));
+  int32_t* bits = to_device(std::vector<int32_t>(1, 0));
+  cublasLtEmulationDesc_t emulation = nullptr;
+  expect(cublasLtEmulationDescCreate(&emulation) == CUBLAS_STATUS_SUCCESS, "cublasLtEmulationDescCreate");
+  const int32_t offset = 3;
+  expect(cublasLtEmulationDescSetAttribute(emulation, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET, &offset,
+                                           sizeof offset) == CUBLAS_STATUS_SUCCESS, "MANTISSA_BIT_OFFSET");
+  expect(cublasLtEmulationDescSetAttribute(emulation, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER,
+                                           &bits, sizeof bits) == CUBLAS_STATUS_SUCCESS, "MANTISSA_BIT_COUNT_POINTER");
+  cublasLtMatmulDesc_t desc = nullptr;
+  expect(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, CUDA_R_64F) == CUBLAS_STATUS_SUCCESS,
+         "desc");
+  expect(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, &emulation,
+                                        sizeof emulation) == CUBLAS_STATUS_SUCCESS, "EMULATION_DESCRIPTOR");
+  cublasLtMatrixLayout_t layout = nullptr;
+  expect(cublasLtMatrixLayoutCreate(&layout, CUDA_R_64F, kDim, kDim, kDim) == CUBLAS_STATUS_SUCCESS, "layout");
+  const double alpha = 1.0, beta = 0.0;
+  cublasStatus_t s = cublasLtMatmul(lt, desc, &alpha, a, layout, b, layout, &beta, c, layout, c, layout, nullptr,
+                                    nullptr, 0, nullptr);
+  std::printf("cublasLtMatmul (emulation defaults) %d\n", static_cast<int>(s));
+  expect(s == CUBLAS_STATUS_SUCCESS, "cublasLtMatmul");
+  const cublasLtEmulationDesc_t none = nullptr;
+  expect(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, &none, sizeof none) ==
+             CUBLAS_STATUS_SUCCESS, "EMULATION_DESCRIPTOR NULL");
+  s = cublasLtMatmul(lt, desc, &alpha, a, layout, b, layout, &beta, c, layout, c, layout, nullptr, nullptr, 0, nullptr);
+  std::printf("cublasLtMatmul (no emulation descriptor) %d\n", static_cast<int>(s));
+  expect(s == CUBLAS_STATUS_SUCCESS, "cublasLtMatmul");
+  for (double x : to_host(c, kDim * kDim)) expect(x == 2.0 * kDim, "the matmul's result");
+  cublasLtMatrixLayoutDestroy(layout);
+  cublasLtMatmulDescDestroy(desc);
+  cublasLtEmulationDescDestroy(emulation);
+  cublasLtDestroy(lt);
+  return s;
+}
+
 [[noreturn]] void lt_bad_algo() {
   LtProblem p;
   cublasLtMatmulAlgo_t algo;
@@ -580,6 +643,8 @@ int main(int argc, char** argv) {
   else if (mode == "--gemm-autotune") gemm_autotune(handle);
   else if (mode == "--lt-autotune") lt_autotune();
   else if (mode == "--lt-bad-algo") lt_bad_algo();
+  else if (mode == "--lt-refused-algo") lt_refused_algo();
+  else if (mode == "--lt-emulated-defaults") lt_emulated_defaults();
   else if (mode == "--lt-c-is-d-beta-zero") lt_c_is_d_beta_zero();
   else if (mode == "--lt-emulated") lt_emulated();
   else {
