@@ -33,6 +33,7 @@
 #include "selftest_check.h"
 
 void run_legacy_case();  // standin_selftest_legacy.cpp
+void run_block_scales_case();  // standin_selftest_block_scales.cpp
 
 namespace {
 
@@ -1524,6 +1525,7 @@ int main(int argc, char** argv) {
       {"validation", case_validation},
       {"lt", case_lt},
       {"lt_algorithms", case_lt_algorithms},
+      {"lt_block_scales", run_block_scales_case},
       {"gemm_memo", case_gemm_memo},
       {"lt_imma", case_lt_imma},
       {"legacy", run_legacy_case},
