@@ -40,7 +40,7 @@ std::string metadata_json(const GemmCall& g, const GemmDumpRequest& request, int
   const Matrix& m = g.op[index];
   bool is_output = index == 3 || (index == 2 && g.output_is_c);
   bool raw_bits = m.type == DataType::kR16BF || m.type == DataType::kC16BF ||
-                  m.type == DataType::kR8F_E4M3 || m.type == DataType::kR8F_E5M2;
+                  m.type == DataType::kR8F_E4M3 || m.type == DataType::kR8F_E5M2 || m.packed_fp4;
   std::string j = "{\n";
   auto field = [&](const char* key, const std::string& value, bool last = false) {
     j += std::string("  \"") + key + "\": " + value + (last ? "\n" : ",\n");
@@ -49,8 +49,14 @@ std::string metadata_json(const GemmCall& g, const GemmDumpRequest& request, int
   field("function", text(request.function));
   field("seq", std::to_string(request.seq));
   field("operand", text(kOperandNames[index]));
-  const char* type = cuda_name(NameSet::kDataType, static_cast<int>(m.type));
+  const DataType stored = m.packed_fp4 ? DataType::kR4F_E2M1 : m.type;
+  const char* type = cuda_name(NameSet::kDataType, static_cast<int>(stored));
   field("type", text(type ? type : "unknown"));
+  // E2M1 is dumped as the bytes it occupies: rows, ld and strides below count bytes.
+  if (m.packed_fp4) {
+    field("packing", text("two CUDA_R_4F_E2M1 elements a byte, the first in the low nibble; "
+                          "rows, ld and stride count bytes"));
+  }
   field("npy_dtype", text(dtype.descr));
   field("raw_bits", raw_bits ? "true" : "false");
   field("element_bytes", std::to_string(element_bytes(m.type)));

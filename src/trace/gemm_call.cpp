@@ -139,6 +139,16 @@ void fold_order(Matrix& m) {
   m.cols = (m.cols + 31) / 32;
 }
 
+// A column-major CUDA_R_4F_E2M1 matrix as the bytes it occupies (see Matrix::packed_fp4).
+void fold_packed_fp4(Matrix& m) {
+  if (m.type != DataType::kR4F_E2M1 || m.order != 0 || m.rows < 0 || m.ld < 0 || m.stride < 0) return;
+  m.rows = m.rows / 2 + m.rows % 2;
+  m.ld = m.ld / 2 + m.ld % 2;
+  m.stride = m.stride / 2 + m.stride % 2;
+  m.type = DataType::kR8U;
+  m.packed_fp4 = true;
+}
+
 }  // namespace
 
 GemmCall group_call(const GemmCall& first, const format::GemmGroup& group, int64_t first_problem) {
@@ -247,7 +257,10 @@ void gemm_from_record(const GemmSlots& s, const format::Record& rec, GemmCall& g
     mat.order = static_cast<int32_t>(number(rec, s.order[i], 0));
   }
   set_stored_shapes(g);
-  for (Matrix& mat : g.op) fold_order(mat);
+  for (Matrix& mat : g.op) {
+    fold_order(mat);
+    fold_packed_fp4(mat);
+  }
   if (!g.op[3].present) {
     g.op[3] = g.op[2];
     g.output_is_c = true;

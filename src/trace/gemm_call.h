@@ -20,6 +20,7 @@ namespace cublasspy {
 enum class DataType : int32_t {
   kR16F = 2, kC16F = 6, kR16BF = 14, kC16BF = 15, kR32F = 0, kC32F = 4, kR64F = 1, kC64F = 5,
   kR8I = 3, kC8I = 7, kR8U = 8, kR32I = 10, kC32I = 11, kR8F_E4M3 = 28, kR8F_E5M2 = 29,
+  kR4F_E2M1 = 33,  // half a byte: element_bytes 0; a GemmCall holds it as bytes (Matrix::packed_fp4)
   kUnknown = -1,
 };
 int element_bytes(DataType t);  // 0 if unknown
@@ -45,6 +46,11 @@ struct Matrix {
   // 32 * rows (rounded up to the order's tile) elements per group of 32 columns, ld apart), so the
   // checks' column-major arithmetic measures the real memory.
   int32_t order = 0;
+  // A CUDA_R_4F_E2M1 matrix (two elements a byte, the first in the low nibble; cuBLASLt's NVFP4):
+  // gemm_from_record folds it into the bytes it occupies (type kR8U, rows, ld and stride halved,
+  // rounded up), so the checks measure its real memory and a dump holds its bytes as stored.
+  // E2M1 has no NaN or Inf encodings: as bytes it is not scanned.
+  bool packed_fp4 = false;
   bool present = false;
   bool planar() const { return plane_offset != 0; }
   bool column_major() const { return order == 0; }

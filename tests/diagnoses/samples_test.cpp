@@ -390,6 +390,58 @@ TEST(Samples, LtPointerArrayBatchHasNoFinding) {
   EXPECT_EQ(a["batch"], 2) << a.dump();
 }
 
+// LtNvfp4Matmul's call: E2M1 A, B and D (two elements a byte) with VEC16_UE4M3 block scales.
+// No finding; the FP4 operands are measured and dumped as the bytes they occupy and not scanned
+// (E2M1 has no NaN or Inf); C (bf16) is scanned.
+TEST(Samples, LtNvfp4BlockScaledHasNoFinding) {
+  TracedRun run = run_sample("--lt-nvfp4");
+  expect_clean(run, "cublasLtMatmul");
+  const CallView call = the_call(run, "cublasLtMatmul");
+  EXPECT_EQ(call.rec().status, 0) << call.text();
+  EXPECT_TRUE(contains(call.text(), "CUDA_R_4F_E2M1")) << call.text();
+  const GemmCall g = call.gemm();
+  EXPECT_TRUE(g.op[0].packed_fp4);
+  EXPECT_EQ(g.op[0].rows, 128);  // k = 256 elements: 128 bytes a column
+  EXPECT_EQ(g.op[0].extent_bytes(), 256u * 64 / 2);
+  EXPECT_EQ(g.op[3].extent_bytes(), 64u * 128 / 2);
+  for (int op : {0, 1, 3}) EXPECT_LT(call.slot.scan[op].max_abs_finite, 0.0) << "operand " << op << " scanned";
+  EXPECT_EQ(call.slot.scan[2].max_abs_finite, 2.0) << call.text();
+  for (char operand : {'a', 'b', 'd'}) {
+    const nlohmann::json meta = dump_meta(run, call.seq, operand);
+    ASSERT_FALSE(meta.is_null()) << "no dump of " << operand;
+    EXPECT_EQ(meta["type"], "CUDA_R_4F_E2M1") << meta.dump();
+    EXPECT_EQ(meta["npy_dtype"], "|u1") << meta.dump();
+    EXPECT_EQ(meta["raw_bits"], true) << meta.dump();
+    EXPECT_TRUE(meta.contains("packing")) << meta.dump();
+    EXPECT_EQ(meta["elements"], operand == 'd' ? 64 * 128 / 2 : (operand == 'a' ? 64 : 128) * 256 / 2) << meta.dump();
+  }
+}
+
+TEST(Samples, LtMxfp8BlockScaledHasNoFinding) {
+  TracedRun run = run_sample("--lt-mxfp8");
+  expect_clean(run, "cublasLtMatmul");
+  const CallView call = the_call(run, "cublasLtMatmul");
+  // e4m3 A is scanned as e4m3 (its pattern's largest code, 0x4f, is 7.5): the block scales are not applied.
+  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 7.5) << call.text();
+  EXPECT_GE(call.slot.scan[3].max_abs_finite, 0.0) << call.text();
+  const nlohmann::json d = dump_meta(run, call.seq, 'd');
+  ASSERT_FALSE(d.is_null()) << "no dump of D";
+  EXPECT_EQ(d["type"], "CUDA_R_8F_E4M3") << d.dump();
+}
+
+// The bounds check measures E2M1 by its bytes: half of them missing is out of bounds (before,
+// an FP4 operand had no size and was never checked).
+TEST(Samples, LtNvfp4ShortOperandIsOutOfBounds) {
+  TracedRun run = run_sample("--lt-nvfp4-short-a");
+  const CallView call = the_call(run, "cublasLtMatmul");
+  EXPECT_NE(call.rec().check_bits, 0u) << call.text();
+  auto found = run.diagnose();
+  ASSERT_TRUE(has_id(found, "operand-out-of-bounds")) << explain(run, found);
+  for (const auto& d : found) {
+    if (d.id == "operand-out-of-bounds") EXPECT_TRUE(contains(d.evidence, "8192 bytes")) << d.evidence;
+  }
+}
+
 // An IEEE half's value (the tests' values are normal numbers and zeros; others read as NaN).
 float half_to_float(uint16_t h) {
   const int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;

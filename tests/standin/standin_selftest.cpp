@@ -34,6 +34,7 @@
 
 void run_legacy_case();  // standin_selftest_legacy.cpp
 void run_lt_planar_case();  // standin_selftest_planar.cpp
+void run_block_scales_case();  // standin_selftest_block_scales.cpp
 
 namespace {
 
@@ -1525,6 +1526,7 @@ int main(int argc, char** argv) {
       {"validation", case_validation},
       {"lt", case_lt},
       {"lt_algorithms", case_lt_algorithms},
+      {"lt_block_scales", run_block_scales_case},
       {"gemm_memo", case_gemm_memo},
       {"lt_imma", case_lt_imma},
       {"lt_planar", run_lt_planar_case},

@@ -50,11 +50,23 @@
 //                      the mantissa bit offset (3) and the bit count pointer set, attached to
 //                      an fp64 matmul (compute CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, algo
 //                      NULL), then detached (NULL) for a second matmul
+//     --lt-nvfp4       LtNvfp4Matmul's call: A^T and B in CUDA_R_4F_E2M1 (64x128x256, two
+//                      elements a byte), VEC16_UE4M3 block scales (2 for A, 0.5 for B) in
+//                      allocations of the sample's size (getScaleTensorSize: the 128x4 tiles),
+//                      C bf16, alpha 2, beta 1, D in E2M1 with D_SCALE 1 (scalar) and the block
+//                      scales the matmul computes (D_OUT_SCALE, VEC16_UE4M3), read back
+//     --lt-mxfp8       LtMxfp8Matmul's call: the same with e4m3 A^T and B, VEC32_UE8M0 scales
+//                      (2 and 0.5), D e4m3 with computed VEC32_UE8M0 D_OUT_SCALE
+//     --lt-nvfp4-short-a  the NVFP4 call with A's allocation half the bytes A needs (k * m / 4,
+//                      as if a byte held four E2M1 elements): the bug the bounds check must
+//                      catch; the stand-in faults and the program fails
 //
 // Linked against the real toolkit; run on the CPU stand-in (LD_LIBRARY_PATH=<build>/standin).
 // Prints each status and the first output element of each problem; exit status 0 when every
 // call succeeded and every result is right, 1 otherwise.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -612,6 +624,122 @@ int lt_emulated_defaults() {
   cublasLtMatrixLayoutDestroy(layout);
   cublasLtMatmulDescDestroy(desc);
   cublasLtEmulationDescDestroy(emulation);
+// The narrow formats, decoded from their definitions, for checking results.
+double e2m1_value(unsigned nibble) {
+  const unsigned e = (nibble >> 1) & 3, m = nibble & 1;
+  const double v = e == 0 ? 0.5 * m : std::ldexp(1.0 + 0.5 * m, static_cast<int>(e) - 1);
+  return (nibble & 8) ? -v : v;
+}
+double e4m3_value(unsigned code) {
+  const unsigned e = (code >> 3) & 15, m = code & 7;
+  const double v = e == 0 ? std::ldexp(m / 8.0, -6) : std::ldexp(1.0 + m / 8.0, static_cast<int>(e) - 7);
+  return (code & 0x80) ? -v : v;
+}
+double bf16_value(uint16_t b) {
+  const uint32_t x = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &x, sizeof f);
+  return f;
+}
+
+// Bytes of a VEC16/VEC32 scale tensor for a matrix stored inner x outer (the samples'
+// getScaleTensorSize: 4 blocks along inner, 128 along outer per tile).
+size_t block_scale_bytes(int inner, int outer, int vec) {
+  return static_cast<size_t>((inner + 4 * vec - 1) / (4 * vec) * 4) * ((outer + 127) / 128 * 128);
+}
+size_t block_scale_offset(int outer, int block, int blocks) {
+  return static_cast<size_t>((outer / 128 * ((blocks + 3) / 4) + block / 4) * 512 + (outer % 32) * 16 +
+                             (outer % 128 / 32) * 4 + block % 4);
+}
+
+// LtNvfp4Matmul's and LtMxfp8Matmul's matmul: TN, 64x128x256, block-scaled A and B, bf16 C, a
+// narrow D whose block scales the matmul computes. Checks D * its block scale against the
+// product computed here, within half the format's largest step at that scale.
+int lt_block_scaled(bool fp4, bool short_a = false) {
+  constexpr int m = 64, n = 128, k = 256;
+  const int vec = fp4 ? 16 : 32;
+  const cudaDataType ab_type = fp4 ? CUDA_R_4F_E2M1 : CUDA_R_8F_E4M3;
+  const cublasLtMatmulMatrixScale_t block_mode =
+      fp4 ? CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3 : CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0;
+  const cublasLtMatmulMatrixScale_t scalar = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+  cublasLtHandle_t lt = nullptr;
+  expect(cublasLtCreate(&lt) == CUBLAS_STATUS_SUCCESS, "cublasLtCreate");
+  cublasLtMatmulDesc_t desc = nullptr;
+  expect(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS, "desc");
+  const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+  auto set = [&](cublasLtMatmulDescAttributes_t attr, const void* value, size_t size, const char* what) {
+    expect(cublasLtMatmulDescSetAttribute(desc, attr, value, size) == CUBLAS_STATUS_SUCCESS, what);
+  };
+  set(CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta, "TRANSA");
+  set(CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb, "TRANSB");
+  set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &block_mode, sizeof block_mode, "A_SCALE_MODE");
+  set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &block_mode, sizeof block_mode, "B_SCALE_MODE");
+  set(CUBLASLT_MATMUL_DESC_D_SCALE_MODE, &scalar, sizeof scalar, "D_SCALE_MODE");
+  set(CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE, &block_mode, sizeof block_mode, "D_OUT_SCALE_MODE");
+
+  // A (k x m stored) and B (k x n): bytes of a pattern (two E2M1 values a byte, or e4m3 below 8).
+  const size_t a_bytes = fp4 ? size_t(k) * m / 2 : size_t(k) * m, b_bytes = fp4 ? size_t(k) * n / 2 : size_t(k) * n;
+  std::vector<uint8_t> a(a_bytes), b(b_bytes);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = fp4 ? uint8_t((i * 37 + 3) % 256) : uint8_t((i * 7 % 0x50) | (i % 3 ? 0 : 0x80));
+  for (size_t i = 0; i < b.size(); ++i) b[i] = fp4 ? uint8_t((i * 11 + 1) % 256) : uint8_t((i * 5 % 0x48) | (i % 4 ? 0 : 0x80));
+  // Scales 2 and 0.5 (UE4M3 0x40 and 0x30, UE8M0 128 and 126) in every block, as the samples fill them.
+  const uint8_t two = fp4 ? 0x40 : 128, half = fp4 ? 0x30 : 126;
+  const size_t out_scale_bytes = block_scale_bytes(m, n, vec);
+  uint8_t* da = to_device(short_a ? std::vector<uint8_t>(a.begin(), a.begin() + a.size() / 2) : a);
+  uint8_t* db = to_device(b);
+  uint8_t* a_scale = to_device(std::vector<uint8_t>(block_scale_bytes(k, m, vec), two));
+  uint8_t* b_scale = to_device(std::vector<uint8_t>(block_scale_bytes(k, n, vec), half));
+  std::vector<uint16_t> c(size_t(m) * n);
+  for (size_t i = 0; i < c.size(); ++i) c[i] = uint16_t(0x3f80 + (i % 5) * 0x20);  // bf16 1, 1.25, 1.5, 1.75, 2
+  uint16_t* dc = to_device(c);
+  const size_t d_bytes = fp4 ? size_t(m) * n / 2 : size_t(m) * n;
+  uint8_t* dd = to_device(std::vector<uint8_t>(d_bytes, 0));
+  float* d_scale = to_device(std::vector<float>{1.0f});
+  uint8_t* d_out_scale = to_device(std::vector<uint8_t>(out_scale_bytes, 0));
+  set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale, sizeof a_scale, "A_SCALE_POINTER");
+  set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof b_scale, "B_SCALE_POINTER");
+  if (fp4) set(CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &d_scale, sizeof d_scale, "D_SCALE_POINTER");
+  set(CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER, &d_out_scale, sizeof d_out_scale, "D_OUT_SCALE_POINTER");
+
+  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr, ld = nullptr;
+  expect(cublasLtMatrixLayoutCreate(&la, ab_type, k, m, k) == CUBLAS_STATUS_SUCCESS, "A layout");
+  expect(cublasLtMatrixLayoutCreate(&lb, ab_type, k, n, k) == CUBLAS_STATUS_SUCCESS, "B layout");
+  expect(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, m, n, m) == CUBLAS_STATUS_SUCCESS, "C layout");
+  expect(cublasLtMatrixLayoutCreate(&ld, ab_type, m, n, m) == CUBLAS_STATUS_SUCCESS, "D layout");
+  cublasLtMatmulPreference_t pref = nullptr;
+  expect(cublasLtMatmulPreferenceCreate(&pref) == CUBLAS_STATUS_SUCCESS, "preference");
+  cublasLtMatmulHeuristicResult_t result = {};
+  int found = 0;
+  cublasStatus_t s = cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, lc, ld, pref, 1, &result, &found);
+  std::printf("cublasLtMatmulAlgoGetHeuristic %d (%d found)\n", static_cast<int>(s), found);
+  expect(s == CUBLAS_STATUS_SUCCESS && found == 1, "heuristic");
+  const float alpha = 2.0f, beta = 1.0f;
+  s = cublasLtMatmul(lt, desc, &alpha, da, la, db, lb, &beta, dc, lc, dd, ld, &result.algo, nullptr, 0, nullptr);
+  std::printf("cublasLtMatmul %d\n", static_cast<int>(s));
+  expect(s == CUBLAS_STATUS_SUCCESS, "cublasLtMatmul");
+
+  const std::vector<uint8_t> d = to_host(dd, d_bytes), out_scale = to_host(d_out_scale, out_scale_bytes);
+  auto element = [&](const std::vector<uint8_t>& v, size_t i) {
+    return fp4 ? e2m1_value(i % 2 ? v[i / 2] >> 4 : v[i / 2] & 0xf) : e4m3_value(v[i]);
+  };
+  double worst = 0;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double acc = 0;
+      for (int p = 0; p < k; ++p) acc += element(a, p + size_t(i) * k) * 2.0 * element(b, p + size_t(j) * k) * 0.5;
+      const double want = 2.0 * acc + bf16_value(c[i + size_t(j) * m]);
+      const uint8_t code = out_scale[block_scale_offset(j, i / vec, m / vec)];
+      const double block_scale = fp4 ? e4m3_value(code) : std::ldexp(1.0, int(code) - 127);
+      const double got = element(d, i + size_t(j) * m) * block_scale;
+      // Half of E2M1's step from 4 to 6, or e4m3's relative half step: the largest rounding.
+      const double bound = fp4 ? block_scale * 1.0 : std::fabs(want) / 16 + block_scale / 512;
+      worst = std::max(worst, std::fabs(got - want) - bound);
+      if (i == 0 && j == 0) std::printf("D[0] %g x %g (want %g)\n", element(d, 0), block_scale, want);
+    }
+  expect(worst <= 1e-6 * 1024, "D times its block scales");
+  cublasLtMatmulPreferenceDestroy(pref);
+  for (cublasLtMatrixLayout_t l : {la, lb, lc, ld}) cublasLtMatrixLayoutDestroy(l);
+  cublasLtMatmulDescDestroy(desc);
   cublasLtDestroy(lt);
   return s;
 }
@@ -647,6 +775,9 @@ int main(int argc, char** argv) {
   else if (mode == "--lt-emulated-defaults") lt_emulated_defaults();
   else if (mode == "--lt-c-is-d-beta-zero") lt_c_is_d_beta_zero();
   else if (mode == "--lt-emulated") lt_emulated();
+  else if (mode == "--lt-nvfp4") lt_block_scaled(/*fp4=*/true);
+  else if (mode == "--lt-mxfp8") lt_block_scaled(/*fp4=*/false);
+  else if (mode == "--lt-nvfp4-short-a") lt_block_scaled(/*fp4=*/true, /*short_a=*/true);
   else {
     std::printf("unknown mode '%s'\n", mode.c_str());
     return 2;

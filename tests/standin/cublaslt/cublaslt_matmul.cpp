@@ -10,6 +10,7 @@
 #include "blas_handles.h"
 #include "gemm_core.h"
 #include "lt_algorithms.h"
+#include "lt_block_scales.h"
 #include "lt_descriptors.h"
 #include "lt_layouts.h"
 #include "lt_planar.h"
@@ -34,6 +35,7 @@ struct Plan {
   Activation activation = Activation::None;
   bool bias = false;
   InputRounding rounding = InputRounding::None;
+  bool block_scaled = false;  // scale modes or FP4 types beyond the core's scalars (lt_block_scales.h)
 };
 
 bool is_fp8(cudaDataType t) { return t == CUDA_R_8F_E4M3 || t == CUDA_R_8F_E5M2; }
@@ -53,6 +55,9 @@ bool types_supported(int32_t compute, cudaDataType scale, cudaDataType a, cudaDa
     case CUBLAS_COMPUTE_32F_EMULATED_16BFX9:
       if (scale == CUDA_C_32F) return a == b && (a == CUDA_C_32F || a == CUDA_C_8I) && c == CUDA_C_32F && d == CUDA_C_32F;
       if (scale != CUDA_R_32F) return false;
+      if (a == CUDA_R_4F_E2M1 || b == CUDA_R_4F_E2M1) {  // NVFP4: both E2M1, D of C's type or E2M1
+        return a == b && (c == CUDA_R_16F || c == CUDA_R_16BF || c == CUDA_R_32F) && (d == c || d == CUDA_R_4F_E2M1);
+      }
       if (is_fp8(a) && is_fp8(b)) {  // FP8: any pair but E5M2 x E5M2, wider C, D possibly fp8
         return !(a == CUDA_R_8F_E5M2 && b == CUDA_R_8F_E5M2) &&
                (c == CUDA_R_16F || c == CUDA_R_16BF || c == CUDA_R_32F) &&
@@ -92,7 +97,7 @@ cublasStatus_t make_plan(const LtMatmulDesc& desc, const LtLayout& la, const LtL
     return CUBLAS_STATUS_INVALID_VALUE;
   }
   for (const LtLayout* l : {&la, &lb, &lc, &ld})
-    if (cublasStatus_t s = check_layout(*l); s != CUBLAS_STATUS_SUCCESS) return s;
+    if (cublasStatus_t s = check_layout(*l, /*packed_fp4=*/true); s != CUBLAS_STATUS_SUCCESS) return s;
   // The IMMA orders only as cuBLASLt's integer kernels take them: int8 A in COL32, B in
   // COL4_4R2_8C or COL32_2R_4R4, C and D in COL32, op(A) = A and op(B) = B^T.
   const bool tiled = la.order > CUBLASLT_ORDER_ROW || lb.order > CUBLASLT_ORDER_ROW || lc.order > CUBLASLT_ORDER_ROW ||
@@ -136,6 +141,8 @@ cublasStatus_t make_plan(const LtMatmulDesc& desc, const LtLayout& la, const LtL
       !(p->planes.any && planar_types_supported(desc.compute_type, p->scale_type, types[0], types[1], types[2], types[3]))) {
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
+  if (cublasStatus_t s = lt_check_scale_modes(desc, la, lb, lc, ld); s != CUBLAS_STATUS_SUCCESS) return s;
+  p->block_scaled = lt_block_scaled(desc, static_cast<cudaDataType>(la.type), static_cast<cudaDataType>(ld.type));
 
   switch (desc.epilogue) {
     case CUBLASLT_EPILOGUE_DEFAULT: break;
@@ -335,6 +342,14 @@ cublasStatus_t execute(const LtMatmulDesc& desc, const Plan& plan, const void* a
     if (alpha_vector) p.alpha_vector = at(alpha, i * desc.alpha_vector_batch_stride, plan.scale_type);
     if (beta_vector) p.beta_vector = at(beta, i * desc.alpha_vector_batch_stride, plan.scale_type);
     p.amax_d = (i == 0) ? static_cast<float*>(desc.amax_d_pointer) : nullptr;
+    if (plan.block_scaled) {
+      bool fault = false;
+      const cublasStatus_t s = lt_run_block_scaled(desc, p, plan.a_rows, plan.a_cols, plan.b_rows, plan.b_cols,
+                                                   plan.a.col_stride, plan.b.col_stride, plan.d.col_stride, &fault);
+      if (fault) return device_fault();
+      if (s != CUBLAS_STATUS_SUCCESS) return s;
+      continue;
+    }
     if (plan.planes.any) run_planar_gemm(p, plan.planes);
     else run_gemm(p);
   }

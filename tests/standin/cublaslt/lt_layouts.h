@@ -46,13 +46,16 @@ inline int64_t minimal_ld(const LtLayout& l) {
   }
 }
 
-inline cublasStatus_t check_layout(const LtLayout& l) {
+// packed_fp4: the caller (cublasLtMatmul) reads CUDA_R_4F_E2M1, two elements a byte, itself.
+inline cublasStatus_t check_layout(const LtLayout& l, bool packed_fp4 = false) {
   if (l.order < CUBLASLT_ORDER_COL || l.order > CUBLASLT_ORDER_COL32_2R_4R4) return CUBLAS_STATUS_NOT_SUPPORTED;
   if (l.rows > static_cast<uint64_t>(INT64_MAX) || l.cols > static_cast<uint64_t>(INT64_MAX)) {
     return CUBLAS_STATUS_INVALID_VALUE;
   }
   if (l.ld < minimal_ld(l) || l.batch_count < 1) return CUBLAS_STATUS_INVALID_VALUE;
-  if (!is_supported_type(static_cast<cudaDataType>(l.type))) return CUBLAS_STATUS_NOT_SUPPORTED;
+  if (!is_supported_type(static_cast<cudaDataType>(l.type)) && !(packed_fp4 && l.type == CUDA_R_4F_E2M1)) {
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
   return CUBLAS_STATUS_SUCCESS;
 }
 
