@@ -298,6 +298,27 @@ TEST(AsyncError, PerThreadDefaultStreamWaitsAreRecorded) {
   EXPECT_EQ(waits, (std::vector<std::string>{"700"})) << explain(run, found);
 }
 
+// The kernel launches of a program built with --default-stream per-thread: recorded by name with
+// their geometry, and the faulting one pinned under --sync all.
+TEST(AsyncError, SyncAllPinsAPerThreadLaunch) {
+  TracedRun run = faulting_kernel("cudaLaunchKernel_ptsz:1:700", "all", {"--per-thread-launch"});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  EXPECT_TRUE(contains(d.summary, std::string("the GPU work launched by ") + kGatherRows +
+                                      " failed with cudaErrorIllegalAddress (700)"))
+      << explain(run, found);
+  ASSERT_EQ(run.opened.size(), 1u) << explain(run, found);
+  std::vector<std::string> kernels;
+  run.opened[0].for_each_launch([&](const LaunchView& l) {
+    if (l.entry.grid[0] != 0) {
+      kernels.push_back(fmt::format("{} {}x{} {}", l.function_name(), l.entry.grid[0], l.entry.block[0],
+                                    l.entry.status));
+    }
+  });
+  EXPECT_EQ(kernels, (std::vector<std::string>{"cudaLaunchKernel_ptsz 1x32 0", "cudaLaunchKernelExC_ptsz 2x16 700"}))
+      << explain(run, found);
+}
+
 // diag_per_thread, built as with --default-stream per-thread: every copy, memset and query it
 // makes is a _ptds/_ptsz form, runtime and driver, at the PLT and through cuGetProcAddress.
 TracedRun per_thread_program(const char* fault, std::vector<std::string> args = {}) {
