@@ -124,6 +124,9 @@ TEST(AsyncError, HealthyRunInSyncModeIsFine) {
 // A scripted faulting kernel launch (diag_kernel_fault, built by nvcc): an indexing kernel of
 // the program's own "faults" on the stand-in, then a correct cublasSgemm runs on its stream.
 constexpr const char* kGatherRows = "gather_rows(float const*, int const*, float*, int)";
+// The summary of the finding when --sync all pins the faulting gather_rows launch.
+const std::string kGatherRowsPinned =
+    std::string("the GPU work launched by ") + kGatherRows + " failed with cudaErrorIllegalAddress (700)";
 
 TracedRun faulting_kernel(const std::string& fault, const char* sync, std::vector<std::string> args = {}) {
   RunOptions o;
@@ -164,9 +167,7 @@ TEST(AsyncError, SyncAllPinsTheFaultingKernel) {
   TracedRun run = faulting_kernel("cudaLaunchKernel:1:700", "all");
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "async-error");
-  EXPECT_TRUE(contains(d.summary, std::string("the GPU work launched by ") + kGatherRows +
-                                      " failed with cudaErrorIllegalAddress (700)"))
-      << explain(run, found);
+  EXPECT_TRUE(contains(d.summary, kGatherRowsPinned)) << explain(run, found);
   EXPECT_TRUE(contains(d.evidence, "CUBLASSPY_SYNC=all")) << d.evidence;
   EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
   // The pinned launch is a failing call: it carries its native location (format version 6), and
@@ -216,9 +217,7 @@ TEST(AsyncError, SyncAllPinsAKernelLaunchedByChevrons) {
   TracedRun run = faulting_kernel("__cudaLaunchKernel:1:700", "all", {"--chevrons"});
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "async-error");
-  EXPECT_TRUE(contains(d.summary, std::string("the GPU work launched by ") + kGatherRows +
-                                      " failed with cudaErrorIllegalAddress (700)"))
-      << explain(run, found);
+  EXPECT_TRUE(contains(d.summary, kGatherRowsPinned)) << explain(run, found);
   EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
 }
 
@@ -304,9 +303,7 @@ TEST(AsyncError, SyncAllPinsAPerThreadLaunch) {
   TracedRun run = faulting_kernel("cudaLaunchKernel_ptsz:1:700", "all", {"--per-thread-launch"});
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "async-error");
-  EXPECT_TRUE(contains(d.summary, std::string("the GPU work launched by ") + kGatherRows +
-                                      " failed with cudaErrorIllegalAddress (700)"))
-      << explain(run, found);
+  EXPECT_TRUE(contains(d.summary, kGatherRowsPinned)) << explain(run, found);
   ASSERT_EQ(run.opened.size(), 1u) << explain(run, found);
   std::vector<std::string> kernels;
   run.opened[0].for_each_launch([&](const LaunchView& l) {
