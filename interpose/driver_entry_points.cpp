@@ -51,21 +51,39 @@ namespace {
 // wrapped at the PLT only; a program that looks them up keeps the driver's function.
 bool abi_depends_on_version(const char* symbol) { return std::strcmp(symbol, "cuCtxSynchronize") == 0; }
 
+// The driver hook a look-up of `symbol` answers. Names are asked for without their version
+// suffix: "cuMemcpyHtoDAsync" is answered with cuMemcpyHtoDAsync_v2 (from CUDA 3.2 on), so the
+// hook of `symbol`_v2 serves where the shim has none of that name (`versioned`); -1 if neither.
+int driver_hook(const char* symbol, bool* versioned) {
+  *versioned = false;
+  int id = find_hook(symbol);
+  if (id < 0) {
+    char name[format::kFunctionNameBytes];
+    const int n = std::snprintf(name, sizeof name, "%s_v2", symbol);
+    if (n < 0 || static_cast<size_t>(n) >= sizeof name) return -1;
+    id = find_hook(name);
+    *versioned = id >= 0;
+  }
+  if (id < 0 || hook_library(static_cast<uint16_t>(id)) != Library::kCuda) return -1;
+  return id;
+}
+
+// Whether `fn`, which the driver handed out, is the real function of hook `id` (or the hook
+// itself: a driver whose references to its own exports are interposed hands out the shim's).
+bool is_real_of(uint16_t id, void* fn) {
+  return fn == hook_address(id) || resolve_real(Library::kCuda, id, hook_name(id), kDefaultVariant) == fn;
+}
+
 // The per-thread-default-stream form a look-up with CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
-// (cudaEnablePerThreadDefaultStream) answers for `symbol`: the hook of `symbol`_ptsz when the
-// shim has one and `fn` is its real function, or the hook itself (a driver whose references to
-// its own exports are interposed hands out the shim's); else -1.
-int per_thread_hook(const char* symbol, void* fn) {
+// (cudaEnablePerThreadDefaultStream) answers for hook `base`: the hook of its _ptsz form when the
+// shim has one and `fn` is its real function; else -1.
+int per_thread_hook(uint16_t base, void* fn) {
   char name[format::kFunctionNameBytes];
-  const int n = std::snprintf(name, sizeof name, "%s_ptsz", symbol);
+  const int n = std::snprintf(name, sizeof name, "%s_ptsz", hook_name(base));
   if (n < 0 || static_cast<size_t>(n) >= sizeof name) return -1;
   const int id = find_hook(name);
   if (id < 0 || hook_library(static_cast<uint16_t>(id)) != Library::kCuda) return -1;
-  if (fn == hook_address(static_cast<uint16_t>(id))) return id;
-  return resolve_real(Library::kCuda, static_cast<uint16_t>(id), hook_name(static_cast<uint16_t>(id)),
-                      kDefaultVariant) == fn
-             ? id
-             : -1;
+  return is_real_of(static_cast<uint16_t>(id), fn) ? id : -1;
 }
 
 // After a successful look-up: swap in the shim's function where it has one.
@@ -77,17 +95,21 @@ void redirect(const char* symbol, void** pfn) {
     *pfn = own;
     return;
   }
-  int id = find_hook(symbol);
-  if (id < 0 || hook_library(static_cast<uint16_t>(id)) != Library::kCuda) return;
-  if (const int per_thread = per_thread_hook(symbol, *pfn); per_thread >= 0) {
+  bool versioned = false;
+  const int found = driver_hook(symbol, &versioned);
+  if (found < 0) return;
+  const uint16_t id = static_cast<uint16_t>(found);
+  if (const int per_thread = per_thread_hook(id, *pfn); per_thread >= 0) {
     *pfn = hook_address(static_cast<uint16_t>(per_thread));
     return;
   }
-  remember_real(Library::kCuda, static_cast<uint16_t>(id), *pfn);
+  // A versioned name answers the older ABI to an older version asked for (cuMemcpyHtoDAsync with
+  // 32-bit device pointers): never remembered as the _v2's real function, only compared with it.
+  if (!versioned) remember_real(Library::kCuda, id, *pfn);
   // The wrapper calls the one real function remembered for its name: when the driver hands out
   // another for it that is no per-thread form the shim hooks, the program keeps the driver's own.
-  if (resolve_real(Library::kCuda, static_cast<uint16_t>(id), symbol, kDefaultVariant) != *pfn) return;
-  *pfn = hook_address(static_cast<uint16_t>(id));
+  if (!is_real_of(id, *pfn)) return;
+  *pfn = hook_address(id);
 }
 
 }  // namespace

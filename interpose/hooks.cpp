@@ -10,11 +10,8 @@
 #include <cuda_runtime_api.h>
 
 #include "hook_expansion.h"
+#include "spec/per_thread_runtime.h"
 #include "spec/slot_names.h"
-
-// The runtime's per-thread-default-stream form of cudaStreamSynchronize, which
-// cuda_runtime_api.h declares only to programs compiled with --default-stream per-thread.
-extern "C" cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t);
 
 CUBLASSPY_HOOKS(CBS_DEFINE_WRAPPER)
 

@@ -19,16 +19,9 @@
 #include "common/cuda_errors.h"
 #include "hook_expansion.h"
 #include "shim_driver.h"
+#include "spec/per_thread_runtime.h"
 
-// The runtime's per-thread-default-stream forms, which cuda_runtime_api.h declares only to
-// programs compiled with --default-stream per-thread (under other names). Same prototypes.
 extern "C" {
-cudaError_t cudaLaunchKernel_ptsz(const void*, dim3, dim3, void**, size_t, cudaStream_t);
-cudaError_t cudaLaunchCooperativeKernel_ptsz(const void*, dim3, dim3, void**, size_t, cudaStream_t);
-cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t*, const void*, void**);
-cudaError_t cudaMemsetAsync_ptsz(void*, int, size_t, cudaStream_t);
-cudaError_t cudaMemcpyAsync_ptsz(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t);
-cudaError_t cudaStreamQuery_ptsz(cudaStream_t);
 // What nvcc's host stubs call (declared by crt/device_functions.h under __CUDACC__ only).
 cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);

@@ -91,13 +91,15 @@ struct SharedMem : LaunchArg<format::ArgKind::kUInt> {
 struct LaunchStream : LaunchArg<format::ArgKind::kPointer, format::ArgRole::kStream> {
   template <typename T> static void launch(LaunchContext& c, T s) { c.stream = reinterpret_cast<uint64_t>(s); }
 };
-struct Bytes : LaunchArg<format::ArgKind::kUInt, format::ArgRole::kByteCount> {
-  static void launch(LaunchContext& c, size_t n) { c.bytes = n; }
+// A count of kWidth-byte elements, recorded in bytes: cuMemsetD16Async counts 2-byte halves,
+// cuMemsetD32Async 4-byte words.
+template <size_t kWidth>
+struct Elements : LaunchArg<format::ArgKind::kUInt, format::ArgRole::kByteCount> {
+  static void launch(LaunchContext& c, size_t n) { c.bytes = n * kWidth; }
 };
-// cuMemsetD32Async counts 4-byte words.
-struct Words : LaunchArg<format::ArgKind::kUInt, format::ArgRole::kByteCount> {
-  static void launch(LaunchContext& c, size_t n) { c.bytes = n * 4; }
-};
+using Bytes = Elements<1>;
+using Halves = Elements<2>;
+using Words = Elements<4>;
 // cudaLaunchKernelExC / cuLaunchKernelEx: the configuration struct (read before the launch, as
 // the launch itself reads it; a null one is the launch's own error to report).
 struct LaunchConfig : LaunchArg<format::ArgKind::kPointer> {

@@ -267,8 +267,13 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
     (cudaStream_t, stream, StreamArg))                                                          \
   X(kCudart, cudaError_t, cudaStreamSynchronize_ptsz, cudaErrorInsufficientDriver, kSync,       \
     (cudaStream_t, stream, StreamArg))                                                          \
-  X(kCudart, cudaError_t, cudaMemcpy, cudaErrorInsufficientDriver, kSync, (void*, dst, Ptr<>),  \
-    (const void*, src, Ptr<>), (size_t, count, UInt<Role::kByteCount>), (cudaMemcpyKind, kind, Int<>))
+  X(kCudart, cudaError_t, cudaMemcpy, cudaErrorInsufficientDriver, kSync, CBS_MEMCPY_PARAMS)    \
+  X(kCudart, cudaError_t, cudaMemcpy_ptds, cudaErrorInsufficientDriver, kSync, CBS_MEMCPY_PARAMS)
+// cudaMemcpy and its per-thread-default-stream form (--default-stream per-thread), which waits
+// for the calling thread's default stream only.
+#define CBS_MEMCPY_PARAMS                                                                       \
+  (void*, dst, Ptr<>), (const void*, src, Ptr<>), (size_t, count, UInt<Role::kByteCount>),      \
+  (cudaMemcpyKind, kind, Int<>)
 
 // The legacy v1 API (cublas.h): no handle, char transposes, scalars by value, void return. It
 // cannot share a translation unit with cublas_v2.h, which renames cublasSgemm to _v2.
@@ -321,6 +326,18 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
 #define CBS_MEMCPY_ASYNC_PARAMS                                                                 \
   (void*, dst, Unrecorded), (const void*, src, Unrecorded), (size_t, count, Bytes),              \
   (cudaMemcpyKind, kind, Unrecorded), (cudaStream_t, stream, LaunchStream)
+// The driver's linear asynchronous copies and memsets, each with its per-thread-default-stream
+// form (cuda.h names them so under CUDA_API_PER_THREAD_DEFAULT_STREAM; cuGetProcAddress hands
+// them out for CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM). Same prototype, same recording.
+#define CBS_DRIVER_ASYNC(X, fn_, ...)                                                           \
+  X(kCuda, CUresult, fn_, CUDA_ERROR_NOT_INITIALIZED, kLaunch, __VA_ARGS__)                      \
+  X(kCuda, CUresult, fn_##_ptsz, CUDA_ERROR_NOT_INITIALIZED, kLaunch, __VA_ARGS__)
+#define CBS_DRIVER_MEMSET_PARAMS(value_type, value, count_tag)                                  \
+  (CUdeviceptr, dstDevice, Unrecorded), (value_type, value, Unrecorded), (size_t, N, count_tag), \
+  (CUstream, hStream, LaunchStream)
+#define CBS_DRIVER_COPY_PARAMS(dst_type, dst, src_type, src)                                    \
+  (dst_type, dst, Unrecorded), (src_type, src, Unrecorded), (size_t, ByteCount, Bytes),          \
+  (CUstream, hStream, LaunchStream)
 #define CUBLASSPY_LAUNCH_HOOKS(X)                                                               \
   X(kCudart, cudaError_t, cudaLaunchKernel, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
   X(kCudart, cudaError_t, cudaLaunchKernel_ptsz, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
@@ -338,24 +355,16 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
   X(kCudart, cudaError_t, cudaMemsetAsync_ptsz, cudaErrorInsufficientDriver, kLaunch, CBS_MEMSET_ASYNC_PARAMS) \
   X(kCudart, cudaError_t, cudaMemcpyAsync, cudaErrorInsufficientDriver, kLaunch, CBS_MEMCPY_ASYNC_PARAMS) \
   X(kCudart, cudaError_t, cudaMemcpyAsync_ptsz, cudaErrorInsufficientDriver, kLaunch, CBS_MEMCPY_ASYNC_PARAMS) \
-  X(kCuda, CUresult, cuMemsetD8Async, CUDA_ERROR_NOT_INITIALIZED, kLaunch,                       \
-    (CUdeviceptr, dstDevice, Unrecorded), (unsigned char, uc, Unrecorded), (size_t, N, Bytes),   \
-    (CUstream, hStream, LaunchStream))                                                           \
-  X(kCuda, CUresult, cuMemsetD32Async, CUDA_ERROR_NOT_INITIALIZED, kLaunch,                      \
-    (CUdeviceptr, dstDevice, Unrecorded), (unsigned int, ui, Unrecorded), (size_t, N, Words),    \
-    (CUstream, hStream, LaunchStream))                                                           \
-  X(kCuda, CUresult, cuMemcpyAsync, CUDA_ERROR_NOT_INITIALIZED, kLaunch,                         \
-    (CUdeviceptr, dst, Unrecorded), (CUdeviceptr, src, Unrecorded), (size_t, ByteCount, Bytes),  \
-    (CUstream, hStream, LaunchStream))                                                           \
-  X(kCuda, CUresult, cuMemcpyHtoDAsync_v2, CUDA_ERROR_NOT_INITIALIZED, kLaunch,                  \
-    (CUdeviceptr, dstDevice, Unrecorded), (const void*, srcHost, Unrecorded),                   \
-    (size_t, ByteCount, Bytes), (CUstream, hStream, LaunchStream))                               \
-  X(kCuda, CUresult, cuMemcpyDtoHAsync_v2, CUDA_ERROR_NOT_INITIALIZED, kLaunch,                  \
-    (void*, dstHost, Unrecorded), (CUdeviceptr, srcDevice, Unrecorded),                         \
-    (size_t, ByteCount, Bytes), (CUstream, hStream, LaunchStream))                               \
-  X(kCuda, CUresult, cuMemcpyDtoDAsync_v2, CUDA_ERROR_NOT_INITIALIZED, kLaunch,                  \
-    (CUdeviceptr, dstDevice, Unrecorded), (CUdeviceptr, srcDevice, Unrecorded),                 \
-    (size_t, ByteCount, Bytes), (CUstream, hStream, LaunchStream))                               \
+  CBS_DRIVER_ASYNC(X, cuMemsetD8Async, CBS_DRIVER_MEMSET_PARAMS(unsigned char, uc, Bytes))         \
+  CBS_DRIVER_ASYNC(X, cuMemsetD16Async, CBS_DRIVER_MEMSET_PARAMS(unsigned short, us, Halves))       \
+  CBS_DRIVER_ASYNC(X, cuMemsetD32Async, CBS_DRIVER_MEMSET_PARAMS(unsigned int, ui, Words))          \
+  CBS_DRIVER_ASYNC(X, cuMemcpyAsync, CBS_DRIVER_COPY_PARAMS(CUdeviceptr, dst, CUdeviceptr, src))    \
+  CBS_DRIVER_ASYNC(X, cuMemcpyHtoDAsync_v2,                                                       \
+                   CBS_DRIVER_COPY_PARAMS(CUdeviceptr, dstDevice, const void*, srcHost))          \
+  CBS_DRIVER_ASYNC(X, cuMemcpyDtoHAsync_v2,                                                       \
+                   CBS_DRIVER_COPY_PARAMS(void*, dstHost, CUdeviceptr, srcDevice))                \
+  CBS_DRIVER_ASYNC(X, cuMemcpyDtoDAsync_v2,                                                       \
+                   CBS_DRIVER_COPY_PARAMS(CUdeviceptr, dstDevice, CUdeviceptr, srcDevice))        \
   CUBLASSPY_SURFACE_HOOKS(X)
 
 // Where asynchronous errors surface: waits, queries and the runtime's last error. They are

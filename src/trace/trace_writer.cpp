@@ -340,33 +340,20 @@ void TraceWriter::adopt_launch_cursor(LaunchCursor& cursor) {
   cursor.generation = generation_;
 }
 
-LaunchEntry* TraceWriter::claim_launch(LaunchCursor& cursor, uint64_t* ticket_out) {
-  if (launches_ == nullptr) return nullptr;
-  if (cursor.generation != generation_) [[unlikely]] adopt_launch_cursor(cursor);
+void TraceWriter::refill_launch_cursor(LaunchCursor& cursor) {
+  if (cursor.generation != generation_) adopt_launch_cursor(cursor);
   FileHeader& h = *header_;
   // claim()'s rule: a new block when this one is used up or has fallen more than the lag behind
   // the tickets other threads took, so entries stay within launch_lag + launch_block of their
   // launch order (the window the reader sorts in), and a block in use is never one other
   // threads could come round the ring to: they would have to take the other three quarters of
-  // the ring's tickets between this check and the stores below. (Unlike claim(), the entry is
-  // not read first: the ring is larger than the caches, and that read would wait for memory.)
+  // the ring's tickets between this check and the stores claim_launch makes.
   const bool used_up = cursor.next == cursor.base + cursor.size;
-  if (used_up || atom(h.launch_next).load(std::memory_order_relaxed) - cursor.base > launch_lag_) [[unlikely]] {
+  if (used_up || atom(h.launch_next).load(std::memory_order_relaxed) - cursor.base > launch_lag_) {
     cursor.size = used_up && cursor.size != 0 ? std::min(cursor.size * 2, launch_block_) : 1;
     cursor.base = atom(h.launch_next).fetch_add(cursor.size, std::memory_order_relaxed);
     cursor.next = cursor.base;
   }
-  const uint64_t ticket = cursor.next++;
-  LaunchEntry* e = &launches_[launch_index(ticket)];
-  // Entries are written once and never wait: a reader that finds the word changed while it
-  // copied drops the entry.
-  atom(e->word).store(pack_word(ticket + 1, RecordState::kWriting), std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  // The ring is larger than the caches: ask for the line a few launches ahead now, for writing,
-  // so that those launches' stores need not wait for it.
-  __builtin_prefetch(&launches_[launch_index(ticket + 4)], 1);
-  *ticket_out = ticket;
-  return e;
 }
 
 void TraceWriter::complete_launch(LaunchEntry* e, uint64_t ticket) {

@@ -13,3 +13,14 @@ set_target_properties(reader_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_B
 add_test(NAME bench.reader_smoke COMMAND reader_bench --benchmark_min_time=0.01 --benchmark_filter=BM_ReadTrace/16384)
 
 cublasspy_test_program(call_loop ${CMAKE_CURRENT_LIST_DIR}/call_loop.cpp)
+
+# The Python location's own cost (interpose/python_stack.cpp, compiled in): a process that embeds
+# CPython (libpython3-dev, scripts/setup.sh) walks real nested frames.
+find_package(Python3 REQUIRED COMPONENTS Development.Embed)
+add_executable(python_location_bench ${CMAKE_CURRENT_LIST_DIR}/python_location_bench.cpp
+               ${PROJECT_SOURCE_DIR}/interpose/python_stack.cpp)
+target_include_directories(python_location_bench PRIVATE ${PROJECT_SOURCE_DIR}/interpose ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(python_location_bench PRIVATE Python3::Python benchmark::benchmark ${CMAKE_DL_LIBS})
+set_target_properties(python_location_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-programs)
+add_test(NAME bench.python_location_smoke
+         COMMAND python_location_bench --benchmark_min_time=0.01 --benchmark_filter=/16)

@@ -105,6 +105,10 @@ void BM_LtAlgoConfigGetId_Direct(benchmark::State& state) {
 void launch_stub() {}
 
 void launch_kernel(benchmark::State& state, const Targets& t) {
+  if (t.launch_kernel == nullptr) {
+    state.SkipWithError("no such shim (CUBLASSPY_SHIM_BASELINE)");
+    return;
+  }
   for (auto _ : state) {
     auto st = t.launch_kernel(reinterpret_cast<const void*>(&launch_stub), dim3(4), dim3(256), nullptr, 0, nullptr);
     benchmark::DoNotOptimize(st);
@@ -114,6 +118,7 @@ void launch_kernel(benchmark::State& state, const Targets& t) {
 
 void BM_LaunchKernel_Direct(benchmark::State& s) { launch_kernel(s, g_direct); }
 void BM_LaunchKernel_Shim(benchmark::State& s) { launch_kernel(s, g_shim); }
+void BM_LaunchKernel_Baseline(benchmark::State& s) { launch_kernel(s, g_baseline); }
 
 void BM_Sgemm_Direct(benchmark::State& s) { sgemm(s, g_direct); }
 void BM_Sgemm_Shim(benchmark::State& s) { sgemm(s, g_shim); }
@@ -127,6 +132,7 @@ void BM_LtMatmulPresetAlgo_Baseline(benchmark::State& s) { lt_matmul_preset(s, g
 
 BENCHMARK(BM_LaunchKernel_Direct)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
 BENCHMARK(BM_LaunchKernel_Shim)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
+BENCHMARK(BM_LaunchKernel_Baseline)->Threads(1)->UseRealTime();
 BENCHMARK(BM_Sgemm_Direct)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_Sgemm_Shim)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_LtMatmul_Direct)->Threads(1)->Threads(2)->UseRealTime();
@@ -167,6 +173,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     g_baseline.lt_matmul = reinterpret_cast<LtMatmulFn>(dlsym(b, "cublasLtMatmul"));
+    g_baseline.launch_kernel = reinterpret_cast<LaunchKernelFn>(dlsym(b, "cudaLaunchKernel"));
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -124,6 +124,9 @@ TEST(AsyncError, HealthyRunInSyncModeIsFine) {
 // A scripted faulting kernel launch (diag_kernel_fault, built by nvcc): an indexing kernel of
 // the program's own "faults" on the stand-in, then a correct cublasSgemm runs on its stream.
 constexpr const char* kGatherRows = "gather_rows(float const*, int const*, float*, int)";
+// The summary of the finding when --sync all pins the faulting gather_rows launch.
+const std::string kGatherRowsPinned =
+    std::string("the GPU work launched by ") + kGatherRows + " failed with cudaErrorIllegalAddress (700)";
 
 TracedRun faulting_kernel(const std::string& fault, const char* sync, std::vector<std::string> args = {}) {
   RunOptions o;
@@ -164,9 +167,7 @@ TEST(AsyncError, SyncAllPinsTheFaultingKernel) {
   TracedRun run = faulting_kernel("cudaLaunchKernel:1:700", "all");
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "async-error");
-  EXPECT_TRUE(contains(d.summary, std::string("the GPU work launched by ") + kGatherRows +
-                                      " failed with cudaErrorIllegalAddress (700)"))
-      << explain(run, found);
+  EXPECT_TRUE(contains(d.summary, kGatherRowsPinned)) << explain(run, found);
   EXPECT_TRUE(contains(d.evidence, "CUBLASSPY_SYNC=all")) << d.evidence;
   EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
   // The pinned launch is a failing call: it carries its native location (format version 6), and
@@ -216,9 +217,7 @@ TEST(AsyncError, SyncAllPinsAKernelLaunchedByChevrons) {
   TracedRun run = faulting_kernel("__cudaLaunchKernel:1:700", "all", {"--chevrons"});
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "async-error");
-  EXPECT_TRUE(contains(d.summary, std::string("the GPU work launched by ") + kGatherRows +
-                                      " failed with cudaErrorIllegalAddress (700)"))
-      << explain(run, found);
+  EXPECT_TRUE(contains(d.summary, kGatherRowsPinned)) << explain(run, found);
   EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
 }
 
@@ -296,6 +295,109 @@ TEST(AsyncError, PerThreadDefaultStreamWaitsAreRecorded) {
     if (std::string(c.function_name()) == "cudaStreamSynchronize_ptsz") waits.push_back(std::to_string(c.rec().status));
   });
   EXPECT_EQ(waits, (std::vector<std::string>{"700"})) << explain(run, found);
+}
+
+// The kernel launches of a program built with --default-stream per-thread: recorded by name with
+// their geometry, and the faulting one pinned under --sync all.
+TEST(AsyncError, SyncAllPinsAPerThreadLaunch) {
+  TracedRun run = faulting_kernel("cudaLaunchKernel_ptsz:1:700", "all", {"--per-thread-launch"});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  EXPECT_TRUE(contains(d.summary, kGatherRowsPinned)) << explain(run, found);
+  ASSERT_EQ(run.opened.size(), 1u) << explain(run, found);
+  std::vector<std::string> kernels;
+  run.opened[0].for_each_launch([&](const LaunchView& l) {
+    if (l.entry.grid[0] != 0) {
+      kernels.push_back(fmt::format("{} {}x{} {}", l.function_name(), l.entry.grid[0], l.entry.block[0],
+                                    l.entry.status));
+    }
+  });
+  EXPECT_EQ(kernels, (std::vector<std::string>{"cudaLaunchKernel_ptsz 1x32 0", "cudaLaunchKernelExC_ptsz 2x16 700"}))
+      << explain(run, found);
+}
+
+// diag_per_thread, built as with --default-stream per-thread: every copy, memset and query it
+// makes is a _ptds/_ptsz form, runtime and driver, at the PLT and through cuGetProcAddress.
+TracedRun per_thread_program(const char* fault, std::vector<std::string> args = {}) {
+  RunOptions o;
+  if (fault != nullptr) o.env["STANDIN_ASYNC_ERROR"] = fault;
+  o.args = std::move(args);
+  return run_traced(program_path("diag_per_thread"), o);
+}
+
+// "function bytes status" of each launch-ring entry, in launch order.
+std::vector<std::string> launch_list(const TraceFile& t) {
+  std::vector<std::string> out;
+  t.for_each_launch([&](const LaunchView& l) {
+    out.push_back(fmt::format("{} {} {}", l.function_name(), l.entry.bytes, l.entry.status));
+  });
+  return out;
+}
+
+std::vector<std::string> per_thread_launches(int status, const char* resolved_htod = "cuMemcpyHtoDAsync_v2_ptsz",
+                                             const char* resolved_memset = "cuMemsetD32Async_ptsz",
+                                             const char* resolved_query = "cuStreamQuery_ptsz") {
+  const std::string s = std::to_string(status);
+  return {"cudaMemsetAsync_ptsz 48 0",  // the faulting one returns success; its error is sticky
+          "cudaMemcpyAsync_ptsz 40 " + s,
+          "cudaStreamQuery_ptsz 0 " + s,
+          "cuMemsetD8Async_ptsz 8 " + s,
+          "cuMemsetD16Async_ptsz 16 " + s,
+          "cuMemsetD32Async_ptsz 32 " + s,
+          "cuMemcpyAsync_ptsz 24 " + s,
+          "cuMemcpyHtoDAsync_v2_ptsz 20 " + s,
+          "cuMemcpyDtoHAsync_v2_ptsz 12 " + s,
+          "cuMemcpyDtoDAsync_v2_ptsz 4 " + s,
+          "cuStreamQuery_ptsz 0 " + s,
+          std::string(resolved_htod) + " 36 " + s,
+          std::string(resolved_memset) + " 8 " + s,
+          std::string(resolved_query) + " 0 " + s};
+}
+
+std::vector<std::string> call_statuses(const TraceFile& t, const char* name) {
+  std::vector<std::string> out;
+  t.for_each_call([&](const CallView& c) {
+    if (std::string(c.function_name()) == name) out.push_back(std::to_string(c.rec().status));
+  });
+  return out;
+}
+
+TEST(PerThreadDefaultStream, EveryCopyMemsetAndQueryIsRecorded) {
+  TracedRun run = per_thread_program(nullptr);
+  ASSERT_EQ(run.opened.size(), 1u) << run.output;
+  EXPECT_EQ(launch_list(run.opened[0]), per_thread_launches(0)) << run.output;
+  EXPECT_EQ(call_statuses(run.opened[0], "cudaMemcpy_ptds"), (std::vector<std::string>{"0", "0"})) << run.output;
+  EXPECT_FALSE(contains(run.output, "cuGetProcAddress")) << run.output;  // every look-up found its function
+  EXPECT_TRUE(run.diagnose().empty()) << explain(run, run.diagnose());
+}
+
+// Asked for with the legacy-stream flag, the resolver answers the plain forms: the versioned
+// cuMemcpyHtoDAsync_v2 for "cuMemcpyHtoDAsync" is wrapped as the PLT's is.
+TEST(PerThreadDefaultStream, LegacyLookupsGetThePlainForms) {
+  TracedRun run = per_thread_program(nullptr, {"--legacy-lookups"});
+  ASSERT_EQ(run.opened.size(), 1u) << run.output;
+  EXPECT_EQ(launch_list(run.opened[0]),
+            per_thread_launches(0, "cuMemcpyHtoDAsync_v2", "cuMemsetD32Async", "cuStreamQuery"))
+      << run.output;
+}
+
+// The memset "faults": the error surfaces at the next copy and is recorded there, and at every
+// call after it (the sticky error), each where it surfaced.
+TEST(PerThreadDefaultStream, AnAsynchronousErrorIsRecordedWhereItSurfaced) {
+  TracedRun run = per_thread_program("cudaMemsetAsync_ptsz:1:700");
+  ASSERT_EQ(run.opened.size(), 1u) << run.output;
+  const TraceFile& t = run.opened[0];
+  EXPECT_EQ(launch_list(t), per_thread_launches(700)) << run.output;
+  EXPECT_EQ(call_statuses(t, "cudaMemcpy_ptds"), (std::vector<std::string>{"0", "700"})) << run.output;
+  const std::optional<LaunchView> first = t.first_launch_error();
+  ASSERT_TRUE(first) << run.output;
+  EXPECT_STREQ(first->function_name(), "cudaMemcpyAsync_ptsz");
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  EXPECT_TRUE(contains(d.summary, "(cudaErrorIllegalAddress (700)) surfaced at cudaMemcpyAsync_ptsz"))
+      << explain(run, found);
+  // The suspect: the memset made since the clean cudaMemcpy_ptds of the same default stream.
+  EXPECT_TRUE(contains(d.evidence, "cudaMemsetAsync_ptsz (48 bytes")) << d.evidence;
 }
 
 }  // namespace

@@ -13,6 +13,12 @@ cublasspy_test_program(diag_samples ${CBS_DIAG_DIR}/programs/diag_samples.cpp)
 cublasspy_test_program(diag_second_cublas ${CBS_DIAG_DIR}/programs/diag_second_cublas.cpp)
 cublasspy_test_program(diag_located ${CBS_DIAG_DIR}/programs/diag_located.cpp)
 set_target_properties(diag_located PROPERTIES ENABLE_EXPORTS ON)  # -rdynamic: dladdr names its functions
+# Built as with --default-stream per-thread: its copies, memsets and queries are the _ptds/_ptsz
+# forms, runtime and driver (the toolkit's stub libcuda to link; the stand-in's at run time).
+cublasspy_test_program(diag_per_thread ${CBS_DIAG_DIR}/programs/diag_per_thread.cpp)
+target_compile_definitions(diag_per_thread PRIVATE CUDA_API_PER_THREAD_DEFAULT_STREAM)
+target_link_directories(diag_per_thread PRIVATE ${CUBLASSPY_CUDA_LIBDIR}/stubs)
+target_link_libraries(diag_per_thread PRIVATE cuda)
 # The same program with an old-style DT_RPATH to the stand-in: RPATH outranks LD_LIBRARY_PATH,
 # so the process loads other libraries than LD_LIBRARY_PATH points at (what old binaries do).
 cublasspy_test_program(diag_second_cublas_rpath ${CBS_DIAG_DIR}/programs/diag_second_cublas.cpp)
@@ -58,6 +64,7 @@ target_compile_options(diagnoses_test PRIVATE -Wall -Wextra)
 target_compile_definitions(diagnoses_test PRIVATE CBS_TEST_CLI="$<TARGET_FILE:cublasspy_cli>"
                            CBS_TEST_REPLAY_RUNNER="$<TARGET_FILE:cublasspy_replay_runner>")
 add_dependencies(diagnoses_test cublasspy cublasspy_cli cublasspy_replay_runner standin diag_workload diag_fork diag_samples diag_second_cublas
+                 diag_per_thread
                  diag_second_cublas_rpath doctor_json diag_kernel_fault)
 gtest_discover_tests(diagnoses_test TEST_PREFIX diagnoses. DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 300)

@@ -36,7 +36,13 @@ OTHER_REQUIRED = ["cudaGetDeviceCount", "cuInit", "cuDeviceGetCount", "cuGetProc
                   "cuStreamSynchronize", "cuStreamQuery", "cuEventSynchronize", "cuEventQuery",
                   # their per-thread-default-stream forms (--default-stream per-thread)
                   "cudaStreamSynchronize_ptsz", "cudaStreamQuery_ptsz", "cuStreamSynchronize_ptsz",
-                  "cuStreamQuery_ptsz"]
+                  "cuStreamQuery_ptsz", "cudaMemcpy_ptds", "cudaMemcpyAsync_ptsz", "cudaMemsetAsync_ptsz",
+                  # the asynchronous copies and memsets, runtime and driver, with those forms
+                  "cudaMemcpyAsync", "cudaMemsetAsync", "cuMemcpyAsync", "cuMemcpyAsync_ptsz",
+                  "cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync_v2_ptsz", "cuMemcpyDtoHAsync_v2",
+                  "cuMemcpyDtoHAsync_v2_ptsz", "cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync_v2_ptsz",
+                  "cuMemsetD8Async", "cuMemsetD8Async_ptsz", "cuMemsetD16Async", "cuMemsetD16Async_ptsz",
+                  "cuMemsetD32Async", "cuMemsetD32Async_ptsz"]
 
 
 def defined_symbols(path):

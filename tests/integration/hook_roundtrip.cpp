@@ -12,8 +12,7 @@
 
 #include "hook_roundtrip_call.h"
 
-// Declared by cuda_runtime_api.h only under --default-stream per-thread.
-extern "C" cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t);
+#include "spec/per_thread_runtime.h"  // the _ptsz/_ptds forms the hook list names
 
 CUBLASSPY_HOOKS(RT_DEFINE_CALL)
 

@@ -851,6 +851,25 @@ void case_runtime() {
   CHECK_EQ(cuMemcpyDtoH(back.data(), reinterpret_cast<CUdeviceptr>(d2), 64), CUDA_SUCCESS);
   CHECK(std::equal(back.begin(), back.begin() + 16, host.begin()));
   CHECK_EQ(cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(back.data()), host.data(), 64), CUDA_ERROR_INVALID_VALUE);
+  // The asynchronous copies and memsets (done before they return), on a stream that must exist.
+  const auto dev2 = reinterpret_cast<CUdeviceptr>(d2);
+  CHECK_EQ(cuMemsetD32Async(dev2, 0x01020304u, 4, nullptr), CUDA_SUCCESS);
+  CHECK_EQ(cuMemsetD16Async(dev2 + 16, 0x0506, 2, nullptr), CUDA_SUCCESS);
+  CHECK_EQ(cuMemsetD8Async(dev2 + 20, 0x07, 1, nullptr), CUDA_SUCCESS);
+  unsigned char bytes[21] = {};
+  CHECK_EQ(cuMemcpyDtoHAsync(bytes, dev2, sizeof bytes, nullptr), CUDA_SUCCESS);
+  CHECK(bytes[0] == 0x04 && bytes[3] == 0x01 && bytes[12] == 0x04 && bytes[16] == 0x06 && bytes[19] == 0x05 &&
+        bytes[20] == 0x07);
+  CHECK_EQ(cuMemsetD16Async(dev2 + 1, 0, 1, nullptr), CUDA_ERROR_INVALID_VALUE);  // misaligned
+  CHECK_EQ(cuMemsetD32Async(dev2 + 1020, 0, 2, nullptr), CUDA_ERROR_INVALID_VALUE);  // past the end
+  CHECK_EQ(cuMemcpyHtoDAsync(dev2, host.data(), 8, nullptr), CUDA_SUCCESS);
+  CHECK_EQ(cuMemcpyDtoDAsync(dev2 + 8, dev2, 8, nullptr), CUDA_SUCCESS);
+  CHECK_EQ(cuMemcpyAsync(dev2 + 16, dev2 + 8, 8, nullptr), CUDA_SUCCESS);
+  CHECK_EQ(cuMemcpyDtoHAsync(back.data(), dev2 + 16, 8, nullptr), CUDA_SUCCESS);
+  CHECK(std::equal(back.begin(), back.begin() + 2, host.begin()));
+  CHECK_EQ(cuMemcpyAsync(dev2, dev2, 8, reinterpret_cast<CUstream>(0x1234)), CUDA_ERROR_INVALID_HANDLE);
+  CHECK_EQ(cuStreamQuery(nullptr), CUDA_SUCCESS);
+  CHECK_EQ(cuStreamQuery(reinterpret_cast<CUstream>(0x1234)), CUDA_ERROR_INVALID_HANDLE);
   CUmodule module = nullptr;
   const char image[] = "not a cubin";
   CHECK_EQ(cuModuleLoadData(&module, image), CUDA_ERROR_NO_BINARY_FOR_GPU);
@@ -880,6 +899,11 @@ void case_runtime() {
   CHECK(fn == nullptr && st == CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
   CHECK_EQ(cuGetProcAddress("cuMemcpyHtoD", &fn, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st), CUDA_SUCCESS);
   CHECK(fn == dlsym(libcuda, "cuMemcpyHtoD_v2_ptds"));
+  CHECK_EQ(cuGetProcAddress("cuMemcpyHtoDAsync", &fn, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st),
+           CUDA_SUCCESS);
+  CHECK(fn == dlsym(libcuda, "cuMemcpyHtoDAsync_v2_ptsz"));
+  CHECK_EQ(cuGetProcAddress("cuStreamQuery", &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &st), CUDA_SUCCESS);
+  CHECK(fn == dlsym(libcuda, "cuStreamQuery"));
   CHECK_EQ(cuGetProcAddress("cuCtxGetDevice", &fn, 12080, 0, &st), CUDA_SUCCESS);
   CHECK(fn == dlsym(libcuda, "cuCtxGetDevice"));
   CHECK_EQ(cuGetProcAddress("cuCtxGetDevice", &fn, 13000, 0, &st), CUDA_SUCCESS);
@@ -1041,6 +1065,8 @@ void case_fault_async() {
   CHECK_EQ(cudaMemcpy(&x, &x, sizeof x, cudaMemcpyHostToHost), cudaErrorIllegalAddress);
   CHECK_EQ(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
   CHECK_EQ(cuStreamSynchronize(nullptr), CUDA_ERROR_ILLEGAL_ADDRESS);
+  CHECK_EQ(cuStreamQuery(nullptr), CUDA_ERROR_ILLEGAL_ADDRESS);
+  CHECK_EQ(cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(d), 0, 4, nullptr), CUDA_ERROR_ILLEGAL_ADDRESS);
   CHECK_EQ(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, d, 2, d + 4, 2, &one, d + 8, 2),
            CUBLAS_STATUS_EXECUTION_FAILED);
   CHECK_EQ(lt_sgemm(lt, problem('N', 'N', 2, 2, 2), d, d, d), CUBLAS_STATUS_EXECUTION_FAILED);

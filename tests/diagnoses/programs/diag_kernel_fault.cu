@@ -5,6 +5,7 @@
 // follows), as an embedding index out of range does on a GPU.
 //
 //   diag_kernel_fault [--other-stream] [--no-gemm] [--driver-waits] [--chevrons] [--per-thread-waits]
+//                     [--per-thread-launch]
 //     --other-stream   a kernel launched on a second stream first, never waited for: no
 //                      suspect of an error found on the GEMMs' stream (docs/DIAGNOSES.md)
 //     --no-gemm        no GEMM: the program waits with cudaDeviceSynchronize and reads
@@ -18,6 +19,9 @@
 //     --per-thread-waits  no GEMM: the waits of a program built with --default-stream
 //                      per-thread: cudaStreamQuery_ptsz, cudaStreamSynchronize_ptsz, and
 //                      cuStreamSynchronize looked up with the per-thread flag (_ptsz)
+//     --per-thread-launch  the indexing kernel launched as a program built with
+//                      --default-stream per-thread launches it: cudaLaunchKernel_ptsz (then
+//                      scale_rows by cudaLaunchKernelExC_ptsz)
 //
 // Else the kernel is launched through cudaLaunchKernel, as PyTorch's kernels are. Linked with --export-dynamic so that
 // dladdr names the kernel's host stub and the launching function. Prints each status; exit status 0.
@@ -38,10 +42,12 @@ __global__ void scale_rows(float* x, int n) {
   if (i < n) x[i] *= 2.0f;
 }
 
-// What cuda_runtime_api.h names cudaStreamQuery and cudaStreamSynchronize under
-// --default-stream per-thread.
+// What cuda_runtime_api.h names cudaStreamQuery, cudaStreamSynchronize, cudaLaunchKernel and
+// cudaLaunchKernelExC under --default-stream per-thread.
 extern "C" cudaError_t cudaStreamQuery_ptsz(cudaStream_t);
 extern "C" cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t);
+extern "C" cudaError_t cudaLaunchKernel_ptsz(const void*, dim3, dim3, void**, size_t, cudaStream_t);
+extern "C" cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t*, const void*, void**);
 
 namespace {
 
@@ -56,13 +62,15 @@ __attribute__((noinline)) cudaError_t launch_on_stream(const void* kernel, void*
 }
 
 int main(int argc, char** argv) {
-  bool other_stream = false, gemm = true, driver_waits = false, chevrons = false, per_thread = false;
+  bool other_stream = false, gemm = true, driver_waits = false, chevrons = false, per_thread = false,
+       per_thread_launch = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--other-stream") == 0) other_stream = true;
     else if (std::strcmp(argv[i], "--no-gemm") == 0) gemm = false;
     else if (std::strcmp(argv[i], "--driver-waits") == 0) driver_waits = true;
     else if (std::strcmp(argv[i], "--chevrons") == 0) chevrons = true;
     else if (std::strcmp(argv[i], "--per-thread-waits") == 0) per_thread = true, gemm = false;
+    else if (std::strcmp(argv[i], "--per-thread-launch") == 0) per_thread_launch = true;
     else {
       std::fprintf(stderr, "diag_kernel_fault: unknown option %s\n", argv[i]);
       return 2;
@@ -125,6 +133,16 @@ int main(int argc, char** argv) {
   if (chevrons) {
     gather_rows<<<1, 32, 0, stream>>>(a, index, c, n);
     report("gather_rows<<<>>>", cudaGetLastError());
+  } else if (per_thread_launch) {
+    report("cudaLaunchKernel_ptsz gather_rows",
+           cudaLaunchKernel_ptsz(reinterpret_cast<const void*>(gather_rows), dim3(1), dim3(32), args, 0, stream));
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(2);
+    config.blockDim = dim3(16);
+    config.stream = stream;
+    void* scale_args[] = {&c, &n};
+    report("cudaLaunchKernelExC_ptsz scale_rows",
+           cudaLaunchKernelExC_ptsz(&config, reinterpret_cast<const void*>(scale_rows), scale_args));
   } else {
     report("cudaLaunchKernel gather_rows", launch_on_stream(reinterpret_cast<const void*>(gather_rows), args, stream));
   }

@@ -220,11 +220,20 @@ CUresult standin::driver::stream_synchronize(const char* name, CUstream hStream)
   return finish(sticky(), fault);
 }
 
+CUresult standin::driver::stream_query(const char* name, CUstream hStream) {
+  STANDIN_DRIVER_ENTRY(name);
+  STANDIN_REQUIRE_CONTEXT();
+  if (!stream_valid(hStream)) return CUDA_ERROR_INVALID_HANDLE;
+  return finish(sticky(), fault);
+}
+
 extern "C" {
 
 STANDIN_EXPORT CUresult cuStreamDestroy_v2(CUstream hStream) { return stream_destroy("cuStreamDestroy_v2", hStream); }
 
 STANDIN_EXPORT CUresult cuStreamSynchronize(CUstream hStream) { return stream_synchronize("cuStreamSynchronize", hStream); }
+
+STANDIN_EXPORT CUresult cuStreamQuery(CUstream hStream) { return stream_query("cuStreamQuery", hStream); }
 
 }  // extern "C"
 

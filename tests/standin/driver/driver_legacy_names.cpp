@@ -42,11 +42,47 @@ STANDIN_EXPORT CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr 
 }
 
 STANDIN_EXPORT CUresult cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
-  return mem_set_d8("cuMemsetD8_v2_ptds", dstDevice, uc, N);
+  return mem_set("cuMemsetD8_v2_ptds", dstDevice, uc, 1, N);
 }
 
 STANDIN_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream hStream) {
   return stream_synchronize("cuStreamSynchronize_ptsz", hStream);
+}
+
+STANDIN_EXPORT CUresult cuStreamQuery_ptsz(CUstream hStream) { return stream_query("cuStreamQuery_ptsz", hStream); }
+
+STANDIN_EXPORT CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
+  return mem_copy("cuMemcpyAsync_ptsz", dst, src, ByteCount, hStream);
+}
+
+STANDIN_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount,
+                                                  CUstream hStream) {
+  return mem_copy_checked("cuMemcpyHtoDAsync_v2_ptsz", reinterpret_cast<void*>(dstDevice), true, srcHost, false,
+                          ByteCount, hStream);
+}
+
+STANDIN_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+                                                  CUstream hStream) {
+  return mem_copy_checked("cuMemcpyDtoHAsync_v2_ptsz", dstHost, false, reinterpret_cast<void*>(srcDevice), true,
+                          ByteCount, hStream);
+}
+
+STANDIN_EXPORT CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
+                                                  CUstream hStream) {
+  return mem_copy_checked("cuMemcpyDtoDAsync_v2_ptsz", reinterpret_cast<void*>(dstDevice), true,
+                          reinterpret_cast<void*>(srcDevice), true, ByteCount, hStream);
+}
+
+STANDIN_EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
+  return mem_set("cuMemsetD8Async_ptsz", dstDevice, uc, 1, N, hStream);
+}
+
+STANDIN_EXPORT CUresult cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
+  return mem_set("cuMemsetD16Async_ptsz", dstDevice, us, 2, N, hStream);
+}
+
+STANDIN_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
+  return mem_set("cuMemsetD32Async_ptsz", dstDevice, ui, 4, N, hStream);
 }
 
 }  // extern "C"

@@ -1,4 +1,5 @@
 // Driver API, part 2: memory and pointer queries, over the allocation table.
+#include <cstdint>
 #include <cstring>
 
 #include "driver_bodies.h"
@@ -149,9 +150,10 @@ STANDIN_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr* pbase, size_t* psiz
 // Bodies shared with the per-thread-default-stream aliases (driver_legacy_names.cpp), each
 // counted under the name it was called by.
 
-CUresult standin::driver::mem_copy(const char* name, CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+CUresult standin::driver::mem_copy(const char* name, CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream) {
   STANDIN_DRIVER_ENTRY(name);
   STANDIN_REQUIRE_CONTEXT();
+  if (!stream_valid(stream)) return CUDA_ERROR_INVALID_HANDLE;
   if (sticky() != CUDA_SUCCESS) return sticky();
   if (bytes == 0) return finish(CUDA_SUCCESS, fault);
   if (!copy_range_ok(as_ptr(dst), bytes, true) || !copy_range_ok(as_ptr(src), bytes, true)) {
@@ -162,9 +164,10 @@ CUresult standin::driver::mem_copy(const char* name, CUdeviceptr dst, CUdevicept
 }
 
 CUresult standin::driver::mem_copy_checked(const char* name, void* dst, bool dst_device, const void* src,
-                                           bool src_device, size_t bytes) {
+                                           bool src_device, size_t bytes, CUstream stream) {
   STANDIN_DRIVER_ENTRY(name);
   STANDIN_REQUIRE_CONTEXT();
+  if (!stream_valid(stream)) return CUDA_ERROR_INVALID_HANDLE;
   if (sticky() != CUDA_SUCCESS) return sticky();
   if (bytes == 0) return finish(CUDA_SUCCESS, fault);
   if (!copy_range_ok(dst, bytes, !dst_device) || !copy_range_ok(src, bytes, !src_device)) {
@@ -174,13 +177,18 @@ CUresult standin::driver::mem_copy_checked(const char* name, void* dst, bool dst
   return finish(CUDA_SUCCESS, fault);
 }
 
-CUresult standin::driver::mem_set_d8(const char* name, CUdeviceptr dst, unsigned char value, size_t count) {
+CUresult standin::driver::mem_set(const char* name, CUdeviceptr dst, unsigned value, size_t width, size_t count,
+                                  CUstream stream) {
   STANDIN_DRIVER_ENTRY(name);
   STANDIN_REQUIRE_CONTEXT();
+  if (!stream_valid(stream)) return CUDA_ERROR_INVALID_HANDLE;
   if (sticky() != CUDA_SUCCESS) return sticky();
   if (count == 0) return finish(CUDA_SUCCESS, fault);
-  if (!copy_range_ok(as_ptr(dst), count, false)) return CUDA_ERROR_INVALID_VALUE;
-  std::memset(as_ptr(dst), value, count);
+  // The real driver wants a D16/D32 destination aligned to its element.
+  if (dst % width != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (count > SIZE_MAX / width || !copy_range_ok(as_ptr(dst), count * width, false)) return CUDA_ERROR_INVALID_VALUE;
+  char* out = static_cast<char*>(as_ptr(dst));
+  for (size_t i = 0; i < count; ++i) std::memcpy(out + i * width, &value, width);  // little-endian: the low bytes
   return finish(CUDA_SUCCESS, fault);
 }
 
@@ -203,7 +211,38 @@ STANDIN_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDe
 }
 
 STANDIN_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
-  return mem_set_d8("cuMemsetD8_v2", dstDevice, uc, N);
+  return mem_set("cuMemsetD8_v2", dstDevice, uc, 1, N);
+}
+
+STANDIN_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
+  return mem_copy("cuMemcpyAsync", dst, src, ByteCount, hStream);
+}
+
+STANDIN_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount,
+                                             CUstream hStream) {
+  return mem_copy_checked("cuMemcpyHtoDAsync_v2", as_ptr(dstDevice), true, srcHost, false, ByteCount, hStream);
+}
+
+STANDIN_EXPORT CUresult cuMemcpyDtoHAsync_v2(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
+  return mem_copy_checked("cuMemcpyDtoHAsync_v2", dstHost, false, as_ptr(srcDevice), true, ByteCount, hStream);
+}
+
+STANDIN_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
+                                             CUstream hStream) {
+  return mem_copy_checked("cuMemcpyDtoDAsync_v2", as_ptr(dstDevice), true, as_ptr(srcDevice), true, ByteCount,
+                          hStream);
+}
+
+STANDIN_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
+  return mem_set("cuMemsetD8Async", dstDevice, uc, 1, N, hStream);
+}
+
+STANDIN_EXPORT CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
+  return mem_set("cuMemsetD16Async", dstDevice, us, 2, N, hStream);
+}
+
+STANDIN_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
+  return mem_set("cuMemsetD32Async", dstDevice, ui, 4, N, hStream);
 }
 
 }  // extern "C"

@@ -20,6 +20,14 @@ CUresult cuMemcpyDtoH_v2_ptds(void*, CUdeviceptr, size_t);
 CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr, CUdeviceptr, size_t);
 CUresult cuMemsetD8_v2_ptds(CUdeviceptr, unsigned char, size_t);
 CUresult cuStreamSynchronize_ptsz(CUstream);
+CUresult cuStreamQuery_ptsz(CUstream);
+CUresult cuMemcpyAsync_ptsz(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr, const void*, size_t, CUstream);
+CUresult cuMemcpyDtoHAsync_v2_ptsz(void*, CUdeviceptr, size_t, CUstream);
+CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+CUresult cuMemsetD8Async_ptsz(CUdeviceptr, unsigned char, size_t, CUstream);
+CUresult cuMemsetD16Async_ptsz(CUdeviceptr, unsigned short, size_t, CUstream);
+CUresult cuMemsetD32Async_ptsz(CUdeviceptr, unsigned int, size_t, CUstream);
 // Public cuda.h #defines these names to their successors; the asm labels name the real symbols.
 CUresult standin_legacy_cuGetProcAddress(const char*, void**, int, cuuint64_t) __asm__("cuGetProcAddress");
 CUresult standin_legacy_cuStreamDestroy(CUstream) __asm__("cuStreamDestroy");
@@ -72,6 +80,7 @@ const std::vector<Entry>& entries() {
     {"cuStreamDestroy", 2000, addr(&standin_legacy_cuStreamDestroy), nullptr},
     {"cuStreamDestroy", 4000, addr(&cuStreamDestroy_v2), nullptr},
     {"cuStreamSynchronize", 2000, addr(&cuStreamSynchronize), addr(&cuStreamSynchronize_ptsz)},
+    {"cuStreamQuery", 2000, addr(&cuStreamQuery), addr(&cuStreamQuery_ptsz)},
     {"cuMemAlloc", 3020, addr(&cuMemAlloc_v2), nullptr},
     {"cuMemAllocManaged", 6000, addr(&cuMemAllocManaged), nullptr},
     {"cuMemFree", 3020, addr(&cuMemFree_v2), nullptr},
@@ -88,6 +97,13 @@ const std::vector<Entry>& entries() {
     {"cuMemcpyDtoH", 3020, addr(&cuMemcpyDtoH_v2), addr(&cuMemcpyDtoH_v2_ptds)},
     {"cuMemcpyDtoD", 3020, addr(&cuMemcpyDtoD_v2), addr(&cuMemcpyDtoD_v2_ptds)},
     {"cuMemsetD8", 3020, addr(&cuMemsetD8_v2), addr(&cuMemsetD8_v2_ptds)},
+    {"cuMemcpyAsync", 4000, addr(&cuMemcpyAsync), addr(&cuMemcpyAsync_ptsz)},
+    {"cuMemcpyHtoDAsync", 3020, addr(&cuMemcpyHtoDAsync_v2), addr(&cuMemcpyHtoDAsync_v2_ptsz)},
+    {"cuMemcpyDtoHAsync", 3020, addr(&cuMemcpyDtoHAsync_v2), addr(&cuMemcpyDtoHAsync_v2_ptsz)},
+    {"cuMemcpyDtoDAsync", 3020, addr(&cuMemcpyDtoDAsync_v2), addr(&cuMemcpyDtoDAsync_v2_ptsz)},
+    {"cuMemsetD8Async", 3020, addr(&cuMemsetD8Async), addr(&cuMemsetD8Async_ptsz)},
+    {"cuMemsetD16Async", 3020, addr(&cuMemsetD16Async), addr(&cuMemsetD16Async_ptsz)},
+    {"cuMemsetD32Async", 3020, addr(&cuMemsetD32Async), addr(&cuMemsetD32Async_ptsz)},
     {"cuPointerGetAttribute", 4000, addr(&cuPointerGetAttribute), nullptr},
     {"cuPointerGetAttributes", 7000, addr(&cuPointerGetAttributes), nullptr},
     {"cuGetErrorName", 6000, addr(&cuGetErrorName), nullptr},

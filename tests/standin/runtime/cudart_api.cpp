@@ -184,22 +184,51 @@ cudaError_t copy(const DriverLink* drv, void* dst, const void* src, size_t count
   return from_driver(drv->cuMemcpy(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), count));
 }
 
+// The copies and the asynchronous memset under every name they are exported by: the plain one
+// and the per-thread-default-stream form (_ptds/_ptsz, what a program built with
+// --default-stream per-thread calls), each counted under its own name. Work is synchronous, so
+// a per-thread form behaves as its base.
+cudaError_t memcpy_named(const char* name, void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  STANDIN_RUNTIME_ENTRY(name);
+  STANDIN_RUNTIME_CONTEXT();
+  return finish(copy(drv, dst, src, count, kind), fault);
+}
+
+cudaError_t memcpy_async_named(const char* name, void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                               cudaStream_t stream) {
+  STANDIN_RUNTIME_ENTRY(name);
+  STANDIN_RUNTIME_CONTEXT();
+  if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
+  return finish(copy(drv, dst, src, count, kind), fault);
+}
+
+cudaError_t memset_async_named(const char* name, void* devPtr, int value, size_t count, cudaStream_t stream) {
+  STANDIN_RUNTIME_ENTRY(name);
+  STANDIN_RUNTIME_CONTEXT();
+  if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
+  return finish(drv->cuMemsetD8(reinterpret_cast<CUdeviceptr>(devPtr), static_cast<unsigned char>(value), count), fault);
+}
+
 }  // namespace
 
 extern "C" {
 
 STANDIN_EXPORT cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
-  STANDIN_RUNTIME_ENTRY("cudaMemcpy");
-  STANDIN_RUNTIME_CONTEXT();
-  return finish(copy(drv, dst, src, count, kind), fault);
+  return memcpy_named("cudaMemcpy", dst, src, count, kind);
+}
+
+STANDIN_EXPORT cudaError_t cudaMemcpy_ptds(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+  return memcpy_named("cudaMemcpy_ptds", dst, src, count, kind);
 }
 
 STANDIN_EXPORT cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
                                            cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY("cudaMemcpyAsync");
-  STANDIN_RUNTIME_CONTEXT();
-  if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
-  return finish(copy(drv, dst, src, count, kind), fault);
+  return memcpy_async_named("cudaMemcpyAsync", dst, src, count, kind, stream);
+}
+
+STANDIN_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
+                                                cudaStream_t stream) {
+  return memcpy_async_named("cudaMemcpyAsync_ptsz", dst, src, count, kind, stream);
 }
 
 STANDIN_EXPORT cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
@@ -209,10 +238,11 @@ STANDIN_EXPORT cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
 }
 
 STANDIN_EXPORT cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY("cudaMemsetAsync");
-  STANDIN_RUNTIME_CONTEXT();
-  if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
-  return finish(drv->cuMemsetD8(reinterpret_cast<CUdeviceptr>(devPtr), static_cast<unsigned char>(value), count), fault);
+  return memset_async_named("cudaMemsetAsync", devPtr, value, count, stream);
+}
+
+STANDIN_EXPORT cudaError_t cudaMemsetAsync_ptsz(void* devPtr, int value, size_t count, cudaStream_t stream) {
+  return memset_async_named("cudaMemsetAsync_ptsz", devPtr, value, count, stream);
 }
 
 STANDIN_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes* attributes, const void* ptr) {

@@ -213,18 +213,44 @@ STANDIN_EXPORT cudaError_t __cudaPopCallConfiguration(dim3* gridDim, dim3* block
   return cudaSuccess;
 }
 
-STANDIN_EXPORT cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
-                                            size_t sharedMem, cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY("cudaLaunchKernel");
-  (void)args, (void)sharedMem;
+}  // extern "C"
+
+namespace {
+
+// The launches under each name they are exported by: the plain one and the
+// per-thread-default-stream form (_ptsz), each counted under its own name.
+cudaError_t launch_named(const char* name, const void* func, dim3 gridDim, dim3 blockDim, cudaStream_t stream) {
+  STANDIN_RUNTIME_ENTRY(name);
   return launch(fault, find_kernel(func), gridDim, blockDim, stream);
 }
 
-STANDIN_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
-  STANDIN_RUNTIME_ENTRY("cudaLaunchKernelExC");
-  (void)args;
+cudaError_t launch_ex_named(const char* name, const cudaLaunchConfig_t* config, const void* func) {
+  STANDIN_RUNTIME_ENTRY(name);
   if (config == nullptr) return record(cudaErrorInvalidValue);
   return launch(fault, find_kernel(func), config->gridDim, config->blockDim, config->stream);
+}
+
+}  // namespace
+
+extern "C" {
+
+STANDIN_EXPORT cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** /*args*/,
+                                            size_t /*sharedMem*/, cudaStream_t stream) {
+  return launch_named("cudaLaunchKernel", func, gridDim, blockDim, stream);
+}
+
+STANDIN_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 gridDim, dim3 blockDim, void** /*args*/,
+                                                 size_t /*sharedMem*/, cudaStream_t stream) {
+  return launch_named("cudaLaunchKernel_ptsz", func, gridDim, blockDim, stream);
+}
+
+STANDIN_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** /*args*/) {
+  return launch_ex_named("cudaLaunchKernelExC", config, func);
+}
+
+STANDIN_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* func,
+                                                    void** /*args*/) {
+  return launch_ex_named("cudaLaunchKernelExC_ptsz", config, func);
 }
 
 // CUDA 12.4+ nvcc host stubs (without __NV_LEGACY_LAUNCH): the stub asks once for the kernel's

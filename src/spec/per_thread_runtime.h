@@ -1,0 +1,18 @@
+// The CUDA runtime's per-thread-default-stream forms that the hook list names. A program built
+// with --default-stream per-thread (or CUDA_API_PER_THREAD_DEFAULT_STREAM) calls them in place of
+// the plain names; cuda_runtime_api.h declares them only to such programs, under the plain names.
+// Same prototypes as the plain forms.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+extern "C" {
+cudaError_t cudaLaunchKernel_ptsz(const void*, dim3, dim3, void**, size_t, cudaStream_t);
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void*, dim3, dim3, void**, size_t, cudaStream_t);
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t*, const void*, void**);
+cudaError_t cudaMemsetAsync_ptsz(void*, int, size_t, cudaStream_t);
+cudaError_t cudaMemcpyAsync_ptsz(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t);
+cudaError_t cudaMemcpy_ptds(void*, const void*, size_t, cudaMemcpyKind);
+cudaError_t cudaStreamQuery_ptsz(cudaStream_t);
+cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t);
+}
