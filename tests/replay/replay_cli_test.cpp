@@ -475,6 +475,24 @@ TEST_F(GroupedDumps, TruncatedGroupDumpIsNamed) {
   EXPECT_EQ(verdict(r), "succeeds") << r.first().dump(2);
 }
 
+// The C++ reproducer of `--data dump` reads each group's dumps and, on the stand-in, computes
+// the program's result bit for bit.
+TEST_F(GroupedDumps, EmittedCppUsesEveryGroupsDumps) {
+  const std::string fn = kFunctions[1];
+  const std::string source = dir_ / "repro_grouped.cpp";
+  Replay r = replay(trace_, {"--call", std::to_string(seqs_.at(fn)), "--data", "dump", "--emit-cpp", source, "--no-run"});
+  ASSERT_EQ(r.process.exit_code, 0) << r.process.out << r.process.err;
+  const std::string text = tools::testing::read_file(source);
+  EXPECT_NE(text.find(dump(fn, 1, "b")), std::string::npos) << text;
+  ProcessResult build = run_process({"sh", "-c", r.first()["emitted"]["build_command"].get<std::string>()});
+  ASSERT_EQ(build.exit_code, 0) << build.err;
+  ProcessResult run = run_process({source.substr(0, source.size() - 4)}, standin());
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("a of group 1: 3 member(s) from " + dump(fn, 1, "a")), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("b of group 0: 2 member(s) from " + dump(fn, 0, "b")), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("the program's result: 58 of 58 elements identical"), std::string::npos) << run.out;
+}
+
 // A crash in the call: the program died in it; the replay dies too when the fault is there.
 TEST(ReplayOutcome, CrashInTheCallReproduces) {
   ScratchDir dir;
