@@ -335,6 +335,13 @@ TEST(ReplayOutcome, NonFiniteResultReproducedOnlyWithTheCapturedData) {
   Replay from_dump = replay(trace, {"--call", std::to_string(calls[0].seq), "--data", "dump"});
   EXPECT_EQ(from_dump.first()["runs"][0]["data"], "dump");
   EXPECT_EQ(verdict(from_dump), "reproduced-captured-data");
+  // Beta is 0.5 and C's dump holds the result: what C held before the call is unknown, so the
+  // result is not compared with the program's, and a note says why.
+  Replay verified = replay(trace, {"--call", std::to_string(calls[0].seq), "--data", "dump", "--verify"});
+  EXPECT_NE(verified.first()["notes"].dump().find("beta is not 0 and C's values before the call were not dumped"),
+            std::string::npos)
+      << verified.first()["notes"].dump();
+  EXPECT_FALSE(verified.first()["runs"][0]["verify"].contains("program_result")) << verified.first().dump(2);
 }
 
 TEST(ReplayOutcome, DataDumpWithoutDumpsIsRefused) {
@@ -476,7 +483,7 @@ TEST_F(GroupedDumps, TruncatedGroupDumpIsNamed) {
 }
 
 // The C++ reproducer of `--data dump` reads each group's dumps and, on the stand-in, computes
-// the program's result bit for bit.
+// the program's result bit for bit; the PyTorch script reads each group's.
 TEST_F(GroupedDumps, EmittedCppUsesEveryGroupsDumps) {
   const std::string fn = kFunctions[1];
   const std::string source = dir_ / "repro_grouped.cpp";
@@ -491,6 +498,16 @@ TEST_F(GroupedDumps, EmittedCppUsesEveryGroupsDumps) {
   EXPECT_NE(run.out.find("a of group 1: 3 member(s) from " + dump(fn, 1, "a")), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("b of group 0: 2 member(s) from " + dump(fn, 0, "b")), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("the program's result: 58 of 58 elements identical"), std::string::npos) << run.out;
+  // The PyTorch script computes both groups, each from its own dumps.
+  const std::string script = dir_ / "repro_grouped.py";
+  Replay py = replay(trace_, {"--call", std::to_string(seqs_.at(fn)), "--emit-python", script, "--no-run"});
+  ASSERT_EQ(py.process.exit_code, 0) << py.process.err;
+  const std::string python = tools::testing::read_file(script);
+  EXPECT_NE(python.find("A = operand(\"a\", torch.float16, 4, 3, 4, 3, -1, row_order=False, group=1)"), std::string::npos)
+      << python;
+  EXPECT_NE(python.find("DUMPED = {\"a\", \"b\"}"), std::string::npos) << python;
+  ProcessResult compiled = run_process({"python3", "-m", "py_compile", script});
+  EXPECT_EQ(compiled.exit_code, 0) << compiled.err;
 }
 
 // A crash in the call: the program died in it; the replay dies too when the fault is there.
