@@ -5,6 +5,7 @@
 #include <cctype>
 #include <climits>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -194,6 +195,13 @@ std::string quote(const std::string& s) {
   return out + "\"";
 }
 
+// A dump's path as the reproducer opens it: absolute, so it runs from any directory.
+std::string dump_file(const std::string& path) {
+  std::error_code error;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  return quote(error ? path : absolute.lexically_normal().string());
+}
+
 std::string op_name(int64_t op) { return op == 1 ? "CUBLAS_OP_T" : op == 2 ? "CUBLAS_OP_C" : "CUBLAS_OP_N"; }
 
 // The enumerator CUDA names `v` by, or a cast of the number when none does.
@@ -372,7 +380,7 @@ class CppWriter {
   void load_pieces(const std::string& host, const std::string& what, const std::vector<DumpPiece>& pieces, uint64_t stride) {
     for (const DumpPiece& d : pieces) {
       const std::string label = p_.groups.size() > 1 ? what + " of group " + std::to_string(group_of(d.first_member)) : what;
-      out_ << "  load_dump(" << host << ", " << quote(label) << ", " << quote(d.path) << ", " << d.offset << ", "
+      out_ << "  load_dump(" << host << ", " << quote(label) << ", " << dump_file(d.path) << ", " << d.offset << ", "
            << static_cast<uint64_t>(d.first_member) * stride << ", " << d.member_bytes << ", " << d.members << ", " << stride
            << ");\n";
     }
@@ -418,7 +426,7 @@ class CppWriter {
       const uint64_t member_stride = out->pointer_array ? stride : static_cast<uint64_t>(std::max<int64_t>(out->stride, 0)) * elem;
       const std::string label = std::string("the program's result") +
                                 (p_.groups.size() > 1 ? " of group " + std::to_string(group_of(d.first_member)) : "");
-      out_ << "  if (load_dump(program, " << quote(label) << ", " << quote(d.path) << ", " << d.offset << ", "
+      out_ << "  if (load_dump(program, " << quote(label) << ", " << dump_file(d.path) << ", " << d.offset << ", "
            << static_cast<uint64_t>(d.first_member) * stride << ", " << d.member_bytes << ", " << d.members << ", " << stride
            << ")) {\n"
            << "    compared += " << static_cast<uint64_t>(members * m * n) << ";\n"
