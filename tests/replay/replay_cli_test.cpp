@@ -3,6 +3,7 @@
 // the real runner, on the stand-in (faults scripted with STANDIN_*) and on this machine's real,
 // driverless CUDA libraries.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -334,6 +335,13 @@ TEST(ReplayOutcome, NonFiniteResultReproducedOnlyWithTheCapturedData) {
   Replay from_dump = replay(trace, {"--call", std::to_string(calls[0].seq), "--data", "dump"});
   EXPECT_EQ(from_dump.first()["runs"][0]["data"], "dump");
   EXPECT_EQ(verdict(from_dump), "reproduced-captured-data");
+  // Beta is 0.5 and C's dump holds the result: what C held before the call is unknown, so the
+  // result is not compared with the program's, and a note says why.
+  Replay verified = replay(trace, {"--call", std::to_string(calls[0].seq), "--data", "dump", "--verify"});
+  EXPECT_NE(verified.first()["notes"].dump().find("beta is not 0 and C's values before the call were not dumped"),
+            std::string::npos)
+      << verified.first()["notes"].dump();
+  EXPECT_FALSE(verified.first()["runs"][0]["verify"].contains("program_result")) << verified.first().dump(2);
 }
 
 TEST(ReplayOutcome, DataDumpWithoutDumpsIsRefused) {
@@ -342,6 +350,164 @@ TEST(ReplayOutcome, DataDumpWithoutDumpsIsRefused) {
   Replay r = replay(trace, {"--call", std::to_string(gemm_calls(trace)[0].seq), "--data", "dump"});
   EXPECT_EQ(r.process.exit_code, 2);
   EXPECT_NE(r.first()["refusal"].get<std::string>().find("--dump failing"), std::string::npos);
+}
+
+// --- grouped calls and their per-group dumps -------------------------------------------------------
+
+// `replay_subjects grouped` under CUBLASSPY_DUMP=all: an fp32 and an fp16 grouped call, each of
+// two groups (5 x 4 x 3 of two problems, 3 x 2 x 4 of three), every group's A, B and C dumped
+// (TRACE.call<SEQ>.<a|b|c>.npy for group 0, TRACE.call<SEQ>.group1.<a|b|c>.npy for group 1).
+class GroupedDumps : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    trace_ = trace_subject(dir_, "grouped", {{"CUBLASSPY_DUMP", "all"}});
+    for (const Call& c : gemm_calls(trace_)) seqs_[c.function] = c.seq;
+    ASSERT_EQ(seqs_.count("cublasSgemmGroupedBatched"), 1u);
+    ASSERT_EQ(seqs_.count("cublasGemmGroupedBatchedEx"), 1u);
+  }
+  std::string dump(const std::string& fn, int group, const std::string& operand) const {
+    return trace_ + ".call" + std::to_string(seqs_.at(fn)) + (group ? ".group" + std::to_string(group) : "") + "." +
+           operand + ".npy";
+  }
+  Replay replay_from_dumps(const std::string& fn, std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args = {"--call", std::to_string(seqs_.at(fn)), "--data", "dump", "--verify"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return replay(trace_, args);
+  }
+  static std::string notes(const Replay& r) { return r.first()["notes"].dump(); }
+
+  static constexpr uint64_t kElements[2] = {5 * 4 * 2, 3 * 2 * 3};  // each group's m x n x problems
+  static constexpr const char* kFunctions[2] = {"cublasSgemmGroupedBatched", "cublasGemmGroupedBatchedEx"};
+  ScratchDir dir_;
+  std::string trace_;
+  std::map<std::string, uint64_t> seqs_;
+};
+
+// Each group's operands come from its own dumps, and each group's replayed result is the
+// program's, bit for bit (the stand-in is deterministic); random operands would give other bits
+// (see AnotherGroupsDataIsCaught).
+TEST_F(GroupedDumps, ReplayReproducesEveryGroupFromItsDumps) {
+  for (const char* fn : kFunctions) {
+    for (int g = 0; g < 2; ++g) {
+      for (const char* operand : {"a", "b", "c"}) {
+        struct stat st{};
+        ASSERT_EQ(::stat(dump(fn, g, operand).c_str(), &st), 0) << dump(fn, g, operand);
+      }
+    }
+    Replay r = replay_from_dumps(fn);
+    EXPECT_EQ(r.process.exit_code, 0) << fn << "\n" << r.process.out << r.process.err;
+    EXPECT_EQ(verdict(r), "succeeds") << fn << "\n" << r.first().dump(2);
+    EXPECT_EQ(r.first()["runs"][0]["data"], "dump");
+    EXPECT_EQ(r.first()["dumped_operands"].get<std::set<std::string>>(), (std::set<std::string>{"a", "b"})) << fn;
+    EXPECT_EQ(notes(r).find("random values (the replay does not read"), std::string::npos) << notes(r);
+    const nlohmann::json& verify = r.first()["runs"][0]["verify"];
+    ASSERT_TRUE(verify["groups"].is_array() && verify["groups"].size() == 2u) << fn << "\n" << verify.dump(2);
+    for (size_t g = 0; g < 2; ++g) {
+      const nlohmann::json& one = verify["groups"][g];
+      EXPECT_TRUE(one.value("passed", false)) << one.dump(2);
+      ASSERT_TRUE(one["program_result"].is_object()) << fn << " group " << g << "\n" << one.dump(2);
+      EXPECT_EQ(one["program_result"].value("compared", uint64_t{0}), kElements[g]) << one.dump(2);
+      EXPECT_EQ(one["program_result"].value("identical", uint64_t{0}), kElements[g]) << one.dump(2);
+      EXPECT_TRUE(one["program_result"].value("bitwise_equal", false)) << one.dump(2);
+    }
+    EXPECT_EQ(verify["program_result"].value("identical", uint64_t{0}), kElements[0] + kElements[1]) << verify.dump(2);
+  }
+  // The text says so too.
+  ProcessResult plain = run_process({kTool, "replay", trace_, "--call", std::to_string(seqs_.at(kFunctions[0])), "--data",
+                                     "dump", "--verify"},
+                                    merged(standin(), {{"CUBLASSPY_REPLAY_RUNNER", kRunner}}));
+  EXPECT_NE(plain.out.find("the program's result (dumped): 58 of 58 elements identical, bit for bit"), std::string::npos)
+      << plain.out;
+}
+
+// Group 1's A negated in its dump (other data, as random operands would be): group 0 still
+// reproduces bit for bit, group 1 no longer does, and the comparison says so.
+TEST_F(GroupedDumps, AnotherGroupsDataIsCaught) {
+  const std::string fn = kFunctions[0];
+  std::string group1 = tools::testing::read_file(dump(fn, 1, "a"));
+  const size_t elements = 3 * 12;  // group 1's A: 3 members of 4 x 3, lda 4
+  ASSERT_GT(group1.size(), elements * 4);
+  const size_t data = group1.size() - elements * 4;
+  for (size_t i = 0; i < elements; ++i) group1[data + i * 4 + 3] ^= '\x80';  // fp32's sign bit
+  tools::testing::write_file(dump(fn, 1, "a"), group1);
+  Replay r = replay_from_dumps(fn);
+  const nlohmann::json& groups = r.first()["runs"][0]["verify"]["groups"];
+  ASSERT_TRUE(groups.is_array() && groups.size() == 2u) << r.first().dump(2);
+  EXPECT_TRUE(groups[0]["program_result"].value("bitwise_equal", false)) << groups.dump(2);
+  EXPECT_FALSE(groups[1]["program_result"].value("bitwise_equal", true)) << groups.dump(2);
+  EXPECT_LT(groups[1]["program_result"].value("identical", kElements[1]), kElements[1]) << groups.dump(2);
+  EXPECT_TRUE(groups[1].value("passed", false)) << "the replay itself is right, with the values it got";
+}
+
+// A group without its dump: that group's operand gets random values, and a note names the group
+// and the file; the other group still reproduces, and group 1 is not compared with the program.
+TEST_F(GroupedDumps, MissingGroupDumpIsNamed) {
+  const std::string fn = kFunctions[1];
+  ASSERT_EQ(::unlink(dump(fn, 1, "a").c_str()), 0);
+  Replay r = replay_from_dumps(fn);
+  EXPECT_EQ(r.process.exit_code, 0) << r.process.out << r.process.err;
+  EXPECT_NE(notes(r).find("group 1's a (" + dump(fn, 1, "a") + ") has no dump: its members get random values"),
+            std::string::npos)
+      << notes(r);
+  EXPECT_NE(notes(r).find("group 1: a has no usable dump"), std::string::npos) << notes(r);
+  const nlohmann::json& groups = r.first()["runs"][0]["verify"]["groups"];
+  ASSERT_TRUE(groups.is_array() && groups.size() == 2u) << r.first().dump(2);
+  EXPECT_TRUE(groups[0]["program_result"].value("bitwise_equal", false)) << groups.dump(2);
+  EXPECT_FALSE(groups[1].contains("program_result")) << groups.dump(2);
+  EXPECT_TRUE(groups[1].value("passed", false)) << groups.dump(2);
+}
+
+// A truncated dump (its data cut short), and one cut inside its header: one line each, naming the
+// group and the file, and the replay goes on with random values for those members.
+TEST_F(GroupedDumps, TruncatedGroupDumpIsNamed) {
+  const std::string fn = kFunctions[0];
+  const std::string b = tools::testing::read_file(dump(fn, 1, "b"));
+  tools::testing::write_file(dump(fn, 1, "b"), b.substr(0, b.size() - 10));
+  const std::string c = tools::testing::read_file(dump(fn, 0, "a"));
+  tools::testing::write_file(dump(fn, 0, "a"), c.substr(0, 20));
+  Replay r = replay_from_dumps(fn);
+  EXPECT_EQ(r.process.exit_code, 0) << r.process.out << r.process.err;
+  bool truncated = false, unreadable = false;
+  for (const auto& note : r.first()["notes"]) {
+    const std::string n = note.get<std::string>();
+    EXPECT_EQ(n.find('\n'), std::string::npos) << n;
+    if (n.rfind("group 1's dump of b (86 bytes", 0) == 0) {
+      truncated = n.find("does not match the operand (96 bytes, CUDA_R_32F): not used: the group's b gets random values") !=
+                  std::string::npos;
+    }
+    if (n.rfind("group 0's dump of a is unusable (" + dump(fn, 0, "a"), 0) == 0) unreadable = true;
+  }
+  EXPECT_TRUE(truncated) << notes(r);
+  EXPECT_TRUE(unreadable) << notes(r);
+  EXPECT_EQ(verdict(r), "succeeds") << r.first().dump(2);
+}
+
+// The C++ reproducer of `--data dump` reads each group's dumps and, on the stand-in, computes
+// the program's result bit for bit; the PyTorch script reads each group's.
+TEST_F(GroupedDumps, EmittedCppUsesEveryGroupsDumps) {
+  const std::string fn = kFunctions[1];
+  const std::string source = dir_ / "repro_grouped.cpp";
+  Replay r = replay(trace_, {"--call", std::to_string(seqs_.at(fn)), "--data", "dump", "--emit-cpp", source, "--no-run"});
+  ASSERT_EQ(r.process.exit_code, 0) << r.process.out << r.process.err;
+  const std::string text = tools::testing::read_file(source);
+  EXPECT_NE(text.find(dump(fn, 1, "b")), std::string::npos) << text;
+  ProcessResult build = run_process({"sh", "-c", r.first()["emitted"]["build_command"].get<std::string>()});
+  ASSERT_EQ(build.exit_code, 0) << build.err;
+  ProcessResult run = run_process({source.substr(0, source.size() - 4)}, standin());
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("a of group 1: 3 member(s) from " + dump(fn, 1, "a")), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("b of group 0: 2 member(s) from " + dump(fn, 0, "b")), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("the program's result: 58 of 58 elements identical"), std::string::npos) << run.out;
+  // The PyTorch script computes both groups, each from its own dumps.
+  const std::string script = dir_ / "repro_grouped.py";
+  Replay py = replay(trace_, {"--call", std::to_string(seqs_.at(fn)), "--emit-python", script, "--no-run"});
+  ASSERT_EQ(py.process.exit_code, 0) << py.process.err;
+  const std::string python = tools::testing::read_file(script);
+  EXPECT_NE(python.find("A = operand(\"a\", torch.float16, 4, 3, 4, 3, -1, row_order=False, group=1)"), std::string::npos)
+      << python;
+  EXPECT_NE(python.find("DUMPED = {\"a\", \"b\"}"), std::string::npos) << python;
+  ProcessResult compiled = run_process({"python3", "-m", "py_compile", script});
+  EXPECT_EQ(compiled.exit_code, 0) << compiled.err;
 }
 
 // A crash in the call: the program died in it; the replay dies too when the fault is there.

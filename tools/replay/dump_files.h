@@ -1,6 +1,8 @@
 // The operand dumps CUBLASSPY_DUMP leaves next to a trace (docs/SCAN.md):
 //   <trace>.call<seq>.<a|b|c|d>.npy   the operand's strided extent, flat
 //   <trace>.call<seq>.<a|b|c|d>.json  what it is (type, shape, whether it holds the result)
+//   <trace>.call<seq>.group<g>.<a|b|c>.npy (.json)  group g (from 1) of a grouped call; group 0's
+//                                     are the call's own; each holds the group's members, flat
 // The replay reads the .npy's data bytes as they are into the operand's buffer.
 #pragma once
 
@@ -21,11 +23,12 @@ struct OperandDump {
   bool holds_result() const;  // taken after the call from memory the call wrote
 };
 
-std::string dump_path(const std::string& trace_path, uint64_t seq, const std::string& operand, const char* extension);
+std::string dump_path(const std::string& trace_path, uint64_t seq, const std::string& operand, const char* extension,
+                      size_t group = 0);
 
-// The dump of `operand` of call `seq`, or nullopt (with `problem` set when a file exists but is
-// unusable: not a .npy, unreadable).
+// The dump of `operand` of call `seq` (of its group `group`), or nullopt (with `problem` set when
+// a file exists but is unusable: not a .npy, unreadable).
 std::optional<OperandDump> find_operand_dump(const std::string& trace_path, uint64_t seq, const std::string& operand,
-                                             std::string* problem);
+                                             std::string* problem, size_t group = 0);
 
 }  // namespace cublasspy::replay

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <climits>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -146,6 +147,42 @@ void* to_device(const std::vector<unsigned char>& host, size_t offset, size_t by
   return p;
 }
 
+// The captured values: `members` matrices of `bytes` each, back to back in the .npy dump at `path`
+// from `offset`, into host at `first`, `first + stride`, ... A missing or short file leaves the
+// seeded values (it says so); false then.
+bool load_dump(std::vector<unsigned char>& host, const char* what, const char* path, long offset, size_t first,
+               size_t bytes, size_t members, size_t stride) {
+  std::FILE* f = std::fopen(path, "rb");
+  if (f == nullptr) {
+    std::printf("%s: %s: %s: seeded values instead\n", what, path, std::strerror(errno));
+    return false;
+  }
+  bool ok = std::fseek(f, offset, SEEK_SET) == 0;
+  for (size_t i = 0; ok && i < members; ++i) {
+    ok = first + i * stride + bytes <= host.size() && std::fread(host.data() + first + i * stride, 1, bytes, f) == bytes;
+  }
+  std::fclose(f);
+  if (ok) std::printf("%s: %zu member(s) from %s\n", what, members, path);
+  else std::printf("%s: %s is shorter than the operand: seeded values for the rest\n", what, path);
+  return ok;
+}
+
+// Elements of an m x n result (ld, `members` of them `stride` bytes apart) that hold the same
+// bits in `got` and `want`.
+size_t same_elements(const std::vector<unsigned char>& got, const std::vector<unsigned char>& want, size_t first,
+                     size_t members, size_t stride, long m, long n, long ld, size_t elem) {
+  size_t same = 0;
+  for (size_t b = 0; b < members; ++b) {
+    for (long j = 0; j < n; ++j) {
+      for (long i = 0; i < m; ++i) {
+        const size_t at = first + b * stride + static_cast<size_t>(i + j * ld) * elem;
+        same += std::memcmp(got.data() + at, want.data() + at, elem) == 0;
+      }
+    }
+  }
+  return same;
+}
+
 }  // namespace
 )CPP";
 
@@ -156,6 +193,13 @@ std::string quote(const std::string& s) {
     out += c;
   }
   return out + "\"";
+}
+
+// A dump's path as the reproducer opens it: absolute, so it runs from any directory.
+std::string dump_file(const std::string& path) {
+  std::error_code error;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  return quote(error ? path : absolute.lexically_normal().string());
 }
 
 std::string op_name(int64_t op) { return op == 1 ? "CUBLAS_OP_T" : op == 2 ? "CUBLAS_OP_C" : "CUBLAS_OP_N"; }
@@ -244,7 +288,7 @@ class CppWriter {
          << "//   " << cpp_build_command(c_.cpp_file_name) << "\n"
          << "//   ./" << binary_name() << "    (exit status 0: the call succeeded; 1: it failed, and it says where)\n";
     for (const std::string& n : c_.notes) out_ << "// Note: " << n << "\n";
-    out_ << "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
+    out_ << "#include <cerrno>\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
          << "#include <limits>\n#include <vector>\n\n#include <cuComplex.h>\n#include <cuda_runtime_api.h>\n"
          << (legacy() ? "#include <cublas.h>\n" : "#include <cublas_v2.h>\n");
     if (lt()) out_ << "#include <cublasLt.h>\n";
@@ -313,6 +357,7 @@ class CppWriter {
       }
       out_ << "  std::vector<unsigned char> host_" << o.name << " = values(" << o.data_type << ", " << bytes * members
            << ", seed, " << quote(o.name) << (o.fill == Fill::kOnes ? ", true" : "") << ");\n";
+      load_pieces("host_" + o.name, o.name, o.dump, bytes);
       if (xt()) {
         out_ << "  void* " << o.name << " = host_" << o.name << ".data();  // cublasXt takes host memory\n";
       } else if (o.pointer_array) {
@@ -328,6 +373,67 @@ class CppWriter {
         out_ << (o.misalignment ? "  // misaligned as in the program\n" : "\n");
       }
     }
+  }
+
+  // The captured values over the seeded ones (--data dump): each piece's members, `stride` bytes
+  // apart in the host buffer.
+  void load_pieces(const std::string& host, const std::string& what, const std::vector<DumpPiece>& pieces, uint64_t stride) {
+    for (const DumpPiece& d : pieces) {
+      const std::string label = p_.groups.size() > 1 ? what + " of group " + std::to_string(group_of(d.first_member)) : what;
+      out_ << "  load_dump(" << host << ", " << quote(label) << ", " << dump_file(d.path) << ", " << d.offset << ", "
+           << static_cast<uint64_t>(d.first_member) * stride << ", " << d.member_bytes << ", " << d.members << ", " << stride
+           << ");\n";
+    }
+  }
+  size_t group_of(int64_t member) const {
+    for (size_t g = 0; g < p_.groups.size(); ++g) {
+      if (member < p_.groups[g].size) return g;
+      member -= p_.groups[g].size;
+    }
+    return 0;
+  }
+
+  // After the call: the result against the program's (its dumps), element by element, bit for bit.
+  void compare_with_program() {
+    const OperandPlan* out = p_.operand(lt() ? "d" : "c");
+    if (out == nullptr || out->program_result.empty() || xt() || legacy()) return;
+    const OperandPlan* owner = out->same_memory_as.empty() ? out : p_.operand(out->same_memory_as);
+    if (owner == nullptr || owner->null) return;
+    const std::string name = owner->name;
+    uint64_t stride = owner->bytes();  // as operands() laid the host buffer out
+    for (const OperandPlan& other : p_.operands) {
+      if (other.same_memory_as == owner->name) stride = std::max(stride, other.bytes());
+    }
+    const size_t elem = static_cast<size_t>(element_bytes(static_cast<DataType>(out->data_type)));
+    out_ << "\n  // The result against the program's, as dumped after its call: the same inputs give the same bits\n"
+         << "  std::vector<unsigned char> result(host_" << name << ".size()), program(host_" << name << ".size());\n";
+    if (out->pointer_array) {
+      out_ << "  for (size_t i = 0; i < " << name << "_members.size(); ++i) {\n"
+           << "    if (!cuda_ok(cudaMemcpy(result.data() + i * " << stride << ", " << name << "_members[i], " << stride
+           << ", cudaMemcpyDeviceToHost), \"cudaMemcpy (result)\")) return 1;\n  }\n";
+    } else {
+      out_ << "  if (!cuda_ok(cudaMemcpy(result.data(), " << name
+           << ", result.size(), cudaMemcpyDeviceToHost), \"cudaMemcpy (result)\")) return 1;\n";
+    }
+    out_ << "  size_t compared = 0, identical = 0;\n";
+    for (const DumpPiece& d : out->program_result) {
+      // The piece's shape: its group's (grouped calls), else the call's.
+      int64_t m = p_.m, n = p_.n, ld = out->ld, members = std::max<int64_t>(out->members, 1);
+      if (p_.kind == CallKind::kGemmGrouped && !p_.groups.empty()) {
+        const GroupPlan& g = p_.groups[group_of(d.first_member)];
+        m = g.m, n = g.n, ld = g.ldc, members = d.members;
+      }
+      const uint64_t member_stride = out->pointer_array ? stride : static_cast<uint64_t>(std::max<int64_t>(out->stride, 0)) * elem;
+      const std::string label = std::string("the program's result") +
+                                (p_.groups.size() > 1 ? " of group " + std::to_string(group_of(d.first_member)) : "");
+      out_ << "  if (load_dump(program, " << quote(label) << ", " << dump_file(d.path) << ", " << d.offset << ", "
+           << static_cast<uint64_t>(d.first_member) * stride << ", " << d.member_bytes << ", " << d.members << ", " << stride
+           << ")) {\n"
+           << "    compared += " << static_cast<uint64_t>(members * m * n) << ";\n"
+           << "    identical += same_elements(result, program, " << static_cast<uint64_t>(d.first_member) * stride << ", "
+           << members << ", " << member_stride << ", " << m << ", " << n << ", " << ld << ", " << elem << ");\n  }\n";
+    }
+    out_ << "  std::printf(\"the program's result: %zu of %zu elements identical\\n\", identical, compared);\n";
   }
 
   void scalars() {
@@ -495,7 +601,9 @@ class CppWriter {
          << "  if (sync != cudaSuccess) {\n"
          << "    std::printf(\"synchronizing after the call: %s (%d): %s\\n\", cudaGetErrorName(sync), static_cast<int>(sync),\n"
          << "                cudaGetErrorString(sync));\n  }\n"
-         << "  return status == CUBLAS_STATUS_SUCCESS && sync == cudaSuccess ? 0 : 1;\n";
+         << "  if (status != CUBLAS_STATUS_SUCCESS || sync != cudaSuccess) return 1;\n";
+    compare_with_program();
+    out_ << "  return 0;\n";
   }
 
   const ReplayPlan& p_;

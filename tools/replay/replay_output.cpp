@@ -72,6 +72,22 @@ std::string verify_line(const nlohmann::json& v, const std::string& basis) {
     }
     line += ")";
   }
+  // The program's own result, from the dumps: the same bits, or where it differs.
+  if (const auto* program = v.contains("program_result") ? &v["program_result"] : nullptr; program && program->is_object()) {
+    if (!program->value("available", false)) {
+      line += "; the program's result (dumped) could not be read: " + program->value("unavailable", std::string("?"));
+    } else {
+      const uint64_t compared = program->value("compared", uint64_t{0}), same = program->value("identical", uint64_t{0});
+      line += "; the program's result (dumped): " + std::to_string(same) + " of " + std::to_string(compared) +
+              " elements identical" + (same == compared ? ", bit for bit" : "");
+      if (same != compared) {
+        const auto& mx = (*program)["max_abs_difference"];
+        char diff[32] = "infinite";
+        if (mx.is_number()) std::snprintf(diff, sizeof diff, "%.3g", mx.get<double>());
+        line += std::string(" (largest difference ") + diff + ")";
+      }
+    }
+  }
   return line;
 }
 

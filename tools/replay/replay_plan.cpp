@@ -26,6 +26,29 @@ Fill parse_fill(const std::string& s) {
   throw std::invalid_argument("unknown fill '" + s + "'");
 }
 
+nlohmann::json pieces_json(const std::vector<DumpPiece>& pieces) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const DumpPiece& d : pieces) {
+    out.push_back({{"path", d.path}, {"offset", d.offset}, {"first_member", d.first_member}, {"members", d.members},
+                   {"member_bytes", d.member_bytes}});
+  }
+  return out;
+}
+
+std::vector<DumpPiece> pieces_from(const nlohmann::json& j) {
+  std::vector<DumpPiece> out;
+  for (const auto& d : j) {
+    DumpPiece one;
+    d.at("path").get_to(one.path);
+    d.at("offset").get_to(one.offset);
+    d.at("first_member").get_to(one.first_member);
+    d.at("members").get_to(one.members);
+    d.at("member_bytes").get_to(one.member_bytes);
+    out.push_back(one);
+  }
+  return out;
+}
+
 nlohmann::json groups_json(const std::vector<GroupPlan>& groups) {
   nlohmann::json out = nlohmann::json::array();
   for (const GroupPlan& g : groups) {
@@ -139,8 +162,8 @@ void to_json(nlohmann::json& j, const OperandPlan& p) {
                      {"same_memory_as", p.same_memory_as},
                      {"output", p.output},
                      {"fill", fill_name(p.fill)},
-                     {"dump_path", p.dump_path},
-                     {"dump_offset", p.dump_offset}};
+                     {"dump", pieces_json(p.dump)},
+                     {"program_result", pieces_json(p.program_result)}};
 }
 
 void from_json(const nlohmann::json& j, OperandPlan& p) {
@@ -159,8 +182,8 @@ void from_json(const nlohmann::json& j, OperandPlan& p) {
   j.at("same_memory_as").get_to(p.same_memory_as);
   j.at("output").get_to(p.output);
   p.fill = parse_fill(j.at("fill").get<std::string>());
-  j.at("dump_path").get_to(p.dump_path);
-  j.at("dump_offset").get_to(p.dump_offset);
+  p.dump = pieces_from(j.at("dump"));
+  if (j.contains("program_result")) p.program_result = pieces_from(j.at("program_result"));
 }
 
 void to_json(nlohmann::json& j, const ReplayPlan& p) {

@@ -32,6 +32,19 @@ bool parse_call_kind(const std::string& text, CallKind& out);
 // Where an operand's initial values come from.
 enum class Fill { kRandom, kOnes, kDump };
 
+// Values read from a dump file (docs/SCAN.md): `members` matrices of `member_bytes` each, back to
+// back in the file from `offset`, into the operand's members from `first_member`. A plain or
+// strided operand has one piece, its whole extent (`members` 1); a grouped call's operand one
+// per group whose dump is usable (group g's file holds its members, each at the group's shape).
+struct DumpPiece {
+  std::string path;
+  uint64_t offset = 0;
+  int64_t first_member = 0;
+  int64_t members = 1;
+  uint64_t member_bytes = 0;
+  uint64_t bytes() const { return member_bytes * static_cast<uint64_t>(members); }
+};
+
 struct OperandPlan {
   std::string name;          // "a", "b", "c", "d" (cuBLASLt), "bias", "a_scale", "b_scale", "d_scale"
   int data_type = 0;         // cudaDataType
@@ -48,8 +61,12 @@ struct OperandPlan {
   std::string same_memory_as;  // an earlier operand the program passed the same address for
   bool output = false;       // written by the call (C of cuBLAS, D of cuBLASLt)
   Fill fill = Fill::kRandom;
-  std::string dump_path;     // Fill::kDump: raw bytes of the whole extent, from dump_offset
-  uint64_t dump_offset = 0;
+  // Fill::kDump: where the values come from; members no piece covers keep seeded values (a
+  // grouped call's group without a usable dump).
+  std::vector<DumpPiece> dump;
+  // The output: the program's result as dumped after its call, for --verify to compare the
+  // replay's with, where the inputs it came from are all known (every input from its dump).
+  std::vector<DumpPiece> program_result;
 
   uint64_t member_elements() const;  // one matrix: first element to one past the last
   uint64_t extent_elements() const;  // the allocation: every member (pointer arrays: one, at capacity)

@@ -14,6 +14,8 @@
 //            TF32 math mode
 //   invalid  cublasSgemm_v2 with lda below m (the library rejects it)
 //   huge     cublasSgemm_v2 claiming 65536 x 65536 x 65536 on small buffers
+//   grouped  cublasSgemmGroupedBatched (fp32), then cublasGemmGroupedBatchedEx (fp16): two groups
+//            of different shapes and transposes, of 2 and 3 problems, beta 0 (for the dumps)
 //
 // Prints "<function> <status>" for each call. Exit status 0 unless set-up fails.
 #include <cmath>
@@ -179,6 +181,42 @@ cublasStatus_t sgemm(cublasHandle_t h, int m, int n, int k, int lda, const void*
   return st;
 }
 
+// Grouped GEMMs as NVIDIA's samples make them: group 0 is 5 x 4 x 3 (N/N) of two problems,
+// group 1 is 3 x 2 x 4 (T/T, a gap below C's rows) of three; alpha 1.5 and -0.75, beta 0, so the
+// operand dumps (taken after the call) say all that went into the result.
+void grouped_gemms(cublasHandle_t h) {
+  const cublasOperation_t ta[2] = {CUBLAS_OP_N, CUBLAS_OP_T}, tb[2] = {CUBLAS_OP_N, CUBLAS_OP_T};
+  const int m[2] = {5, 3}, n[2] = {4, 2}, k[2] = {3, 4}, lda[2] = {6, 4}, ldb[2] = {3, 2}, ldc[2] = {5, 4};
+  const int size[2] = {2, 3};
+  const float alpha[2] = {1.5f, -0.75f}, beta[2] = {0.0f, 0.0f};
+  uint64_t seed = 100;
+  for (DataType type : {DataType::kR32F, DataType::kR16F}) {
+    std::vector<void*> a, b, c;
+    for (int g = 0; g < 2; ++g) {
+      for (int i = 0; i < size[g]; ++i) {
+        a.push_back(device_values(type, int64_t{lda[g]} * (ta[g] == CUBLAS_OP_N ? k[g] : m[g]), seed++));
+        b.push_back(device_values(type, int64_t{ldb[g]} * (tb[g] == CUBLAS_OP_N ? n[g] : k[g]), seed++));
+        c.push_back(device_values(type, int64_t{ldc[g]} * n[g], seed++));
+      }
+    }
+    void* da = g_memory.device_copy(a.data(), a.size() * sizeof(void*));
+    void* db = g_memory.device_copy(b.data(), b.size() * sizeof(void*));
+    void* dc = g_memory.device_copy(c.data(), c.size() * sizeof(void*));
+    if (type == DataType::kR32F) {
+      cublasStatus_t st = cublasSgemmGroupedBatched(h, ta, tb, m, n, k, alpha, static_cast<const float* const*>(da), lda,
+                                                    static_cast<const float* const*>(db), ldb, beta,
+                                                    static_cast<float* const*>(dc), ldc, 2, size);
+      std::printf("cublasSgemmGroupedBatched %d\n", static_cast<int>(st));
+    } else {
+      cublasStatus_t st = cublasGemmGroupedBatchedEx(h, ta, tb, m, n, k, alpha, static_cast<const void* const*>(da),
+                                                     CUDA_R_16F, lda, static_cast<const void* const*>(db), CUDA_R_16F, ldb,
+                                                     beta, static_cast<void* const*>(dc), CUDA_R_16F, ldc, 2, size,
+                                                     CUBLAS_COMPUTE_32F);
+      std::printf("cublasGemmGroupedBatchedEx %d\n", static_cast<int>(st));
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -238,8 +276,10 @@ int main(int argc, char** argv) {
     cublasStatus_t st = cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 65536, 65536, 65536, &alpha, static_cast<float*>(small),
                                     65536, static_cast<float*>(small), 65536, &beta, static_cast<float*>(small), 65536);
     std::printf("cublasSgemm_v2 %d  # huge\n", static_cast<int>(st));
+  } else if (mode == "grouped") {
+    grouped_gemms(handle);
   } else {
-    std::fprintf(stderr, "usage: replay_subjects every|shapes|async|async-allocations|nan|modes|invalid|huge\n");
+    std::fprintf(stderr, "usage: replay_subjects every|shapes|async|async-allocations|nan|modes|invalid|huge|grouped\n");
     return 2;
   }
   cudaDeviceSynchronize();

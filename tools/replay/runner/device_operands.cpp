@@ -16,24 +16,45 @@ namespace {
 // Room for the program's misalignment (the runtime's allocations are 256-byte aligned).
 constexpr uint64_t kAlignmentSlack = 256;
 
-bool read_exactly(const std::string& path, uint64_t offset, unsigned char* out, uint64_t bytes, std::string& error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    error = path + ": " + std::strerror(errno);
-    return false;
-  }
-  uint64_t done = 0;
-  while (done < bytes) {
-    ssize_t n = ::pread(fd, out + done, bytes - done, static_cast<off_t>(offset + done));
-    if (n <= 0) {
-      error = path + ": " + (n < 0 ? std::strerror(errno) : "shorter than the operand");
-      ::close(fd);
+// Copies each piece's members from its file into `out`, member i of the operand at
+// i * member_stride. Nothing in the plan is trusted: a piece outside `out` is an error.
+bool read_pieces(const std::vector<DumpPiece>& pieces, std::vector<unsigned char>& out, uint64_t member_stride,
+                 std::string& error) {
+  for (const DumpPiece& d : pieces) {
+    const uint64_t members = out.size() / std::max<uint64_t>(member_stride, 1);
+    if (d.first_member < 0 || d.members < 0 || d.member_bytes > member_stride ||
+        static_cast<uint64_t>(d.first_member) + static_cast<uint64_t>(d.members) > members) {
+      error = d.path + ": its members do not fit the operand";
       return false;
     }
-    done += static_cast<uint64_t>(n);
+    int fd = ::open(d.path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      error = d.path + ": " + std::strerror(errno);
+      return false;
+    }
+    for (int64_t m = 0; m < d.members; ++m) {
+      unsigned char* to = out.data() + static_cast<uint64_t>(d.first_member + m) * member_stride;
+      const uint64_t from = d.offset + static_cast<uint64_t>(m) * d.member_bytes;
+      uint64_t done = 0;
+      while (done < d.member_bytes) {
+        ssize_t n = ::pread(fd, to + done, d.member_bytes - done, static_cast<off_t>(from + done));
+        if (n <= 0) {
+          error = d.path + ": " + (n < 0 ? std::strerror(errno) : "shorter than the operand");
+          ::close(fd);
+          return false;
+        }
+        done += static_cast<uint64_t>(n);
+      }
+    }
+    ::close(fd);
   }
-  ::close(fd);
   return true;
+}
+
+uint64_t covered_bytes(const std::vector<DumpPiece>& pieces) {
+  uint64_t total = 0;
+  for (const DumpPiece& d : pieces) total += d.bytes();
+  return total;
 }
 
 }  // namespace
@@ -68,9 +89,12 @@ bool DeviceOperands::fill(Buffer& b, std::string& error) {
   const uint64_t elem = static_cast<uint64_t>(element_bytes(type));
   switch (o.fill) {
     case Fill::kDump:
-      // A dump holds the operand's extent (pointer arrays: the members one after the other).
-      return read_exactly(o.dump_path, o.dump_offset, b.initial.data(), o.pointer_array ? b.initial.size() : o.bytes(),
-                          error);
+      // Members no dump covers (a group whose dump is missing) keep the seeded values.
+      if (covered_bytes(o.dump) < b.initial.size()) {
+        SeededValues values(plan_.seed, o.name.c_str());
+        fill_seeded(values, type, b.initial.data(), b.initial.size() / elem);
+      }
+      return read_pieces(o.dump, b.initial, b.member_bytes, error);
     case Fill::kOnes:
       fill_ones(type, b.initial.data(), b.initial.size() / elem);
       return true;
@@ -111,6 +135,17 @@ bool DeviceOperands::setup(std::string& error, int& cuda_error) {
     if (!b.plan->pointer_array) b.member_bytes = b.initial.size();
     if (!fill(b, error)) return false;
     b.current = b.initial;
+    // The program's result, laid out as the buffer (for --verify to compare with).
+    for (const OperandPlan& o : plan_.operands) {
+      if (o.program_result.empty() || owner_of_.count(o.name) == 0 || owner_of_.at(o.name) != name) continue;
+      std::vector<unsigned char>& result = results_[o.name];
+      result.assign(b.initial.size(), 0);
+      std::string problem;
+      if (!read_pieces(o.program_result, result, b.member_bytes, problem)) {
+        results_.erase(o.name);
+        result_problem_ = problem;
+      }
+    }
     if (host_memory_) {
       b.address = b.current.data();
       continue;
@@ -189,6 +224,14 @@ HostOperand DeviceOperands::initial(const std::string& name) const {
   const OperandPlan* p = plan_.operand(name);
   if (b == nullptr || p == nullptr) return {};
   return HostOperand{p, b->initial.data()};
+}
+
+HostOperand DeviceOperands::program_result(const std::string& name, std::string& problem) const {
+  auto it = results_.find(name);
+  const OperandPlan* p = plan_.operand(name);
+  problem = result_problem_;
+  if (it == results_.end() || p == nullptr) return {};
+  return HostOperand{p, it->second.data()};
 }
 
 HostOperand DeviceOperands::current(const std::string& name) const {

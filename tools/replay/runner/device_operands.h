@@ -38,6 +38,9 @@ class DeviceOperands {
   // The host view of the initial values, and of what download() fetched.
   HostOperand initial(const std::string& name) const;
   HostOperand current(const std::string& name) const;
+  // The program's result of the output `name`, from its dumps (the plan's program_result), laid
+  // out as current(); empty, with `problem` set, when it could not be read.
+  HostOperand program_result(const std::string& name, std::string& problem) const;
 
   uint64_t device_bytes() const { return device_bytes_; }
 
@@ -63,6 +66,8 @@ class DeviceOperands {
   bool host_memory_;
   std::map<std::string, Buffer> buffers_;   // by owning operand's name
   std::map<std::string, std::string> owner_of_;  // operand -> owning operand
+  std::map<std::string, std::vector<unsigned char>> results_;  // program results, by operand
+  std::string result_problem_;
   std::vector<void*> allocations_;
   uint64_t device_bytes_ = 0;
 };

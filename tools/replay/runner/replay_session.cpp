@@ -44,6 +44,40 @@ json comparison_json(const Comparison& c) {
   return j;
 }
 
+// The replay's result against the program's (its dump, taken after its call) element by element,
+// bit for bit: the same inputs on the same library and GPU give the same bits; a difference says
+// the program's call computed something else (other inputs, another algorithm, or a fault).
+json program_comparison(const HostOperand& got, const HostOperand& want, int64_t members, int64_t m, int64_t n) {
+  const DataType t = static_cast<DataType>(got.plan->data_type);
+  const uint64_t elem = static_cast<uint64_t>(element_bytes(t));
+  uint64_t compared = 0, identical = 0;
+  double max_abs = 0;
+  json first = nullptr;
+  for (int64_t b = 0; b < members; ++b) {
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t i = 0; i < m; ++i) {
+        const uint64_t at = got.plan->offset(i, j) * elem;
+        ++compared;
+        if (std::memcmp(got.member_base(b) + at, want.member_base(b) + at, elem) == 0) {
+          ++identical;
+          continue;
+        }
+        const std::complex<double> x = got.at(b, i, j), y = want.at(b, i, j);
+        const double d = std::abs(x - y);
+        if (!(d <= max_abs)) max_abs = d;  // NaN counts as the largest
+        if (first.is_null()) {
+          first = {{"member", b}, {"row", i}, {"col", j}, {"got", complex_json(x)}, {"program", complex_json(y)}};
+        }
+      }
+    }
+  }
+  return {{"compared", compared},
+          {"identical", identical},
+          {"bitwise_equal", compared == identical},
+          {"max_abs_difference", std::isfinite(max_abs) ? json(max_abs) : json("inf")},
+          {"first_difference", first}};
+}
+
 class Session {
  public:
   explicit Session(const ReplayPlan& plan) : plan_(plan) {}
@@ -377,8 +411,12 @@ class Session {
           compare_with_reference(part.plan, in, part_view(part, operands_->initial(output_name()), output_name()),
                                  part_view(part, operands_->current(output_name()), output_name()),
                                  (uint64_t{1} << 31) / parts_.size(), &part.reference);
-      if (parts_.size() == 1) return comparison_json(c);
       json one = comparison_json(c);
+      if (json program = program_result(part); !program.is_null()) {
+        one["program_result"] = program;
+        if (parts_.size() > 1) add_program(program, g);
+      }
+      if (parts_.size() == 1) return one;
       one["group"] = g;
       groups.push_back(one);
       if (g == 0) {
@@ -403,8 +441,43 @@ class Session {
       all.passed = all.passed && c.passed;
     }
     json j = comparison_json(all);
+    if (!program_total_.is_null()) j["program_result"] = program_total_;
+    program_total_ = nullptr;
     j["groups"] = groups;
     return j;
+  }
+
+  // The part's result against the program's, when the plan has the program's (from the dumps).
+  json program_result(const Part& part) const {
+    const OperandPlan* out = plan_.operand(output_name());
+    if (out == nullptr) return nullptr;
+    for (const DumpPiece& piece : out->program_result) {
+      if (piece.first_member != part.first || piece.members != part.plan.batch) continue;
+      std::string problem;
+      const HostOperand want = operands_->program_result(output_name(), problem);
+      if (want.plan == nullptr) return {{"available", false}, {"unavailable", problem}};
+      json j = program_comparison(part_view(part, operands_->current(output_name()), output_name()),
+                                  part_view(part, want, output_name()), part.plan.batch, part.plan.m, part.plan.n);
+      j["available"] = true;
+      return j;
+    }
+    return nullptr;
+  }
+  // The groups' comparisons together (verify's top level).
+  void add_program(json one, size_t group) {
+    if (!one.value("available", false)) return;
+    if (one["first_difference"].is_object()) one["first_difference"]["group"] = group;
+    if (program_total_.is_null()) {
+      program_total_ = one;
+      return;
+    }
+    program_total_["compared"] = program_total_["compared"].get<uint64_t>() + one["compared"].get<uint64_t>();
+    program_total_["identical"] = program_total_["identical"].get<uint64_t>() + one["identical"].get<uint64_t>();
+    program_total_["bitwise_equal"] = program_total_["compared"] == program_total_["identical"];
+    const auto& a = program_total_["max_abs_difference"];
+    const auto& b = one["max_abs_difference"];
+    if (b.is_string() || (a.is_number() && b.get<double>() > a.get<double>())) program_total_["max_abs_difference"] = b;
+    if (program_total_["first_difference"].is_null()) program_total_["first_difference"] = one["first_difference"];
   }
 
   void teardown() {
@@ -444,6 +517,7 @@ class Session {
   ArgValues args_;
   std::vector<unsigned char> group_alpha_, group_beta_;  // grouped calls: alpha_array, beta_array
   std::vector<Part> parts_;
+  json program_total_;  // verify(): the program-result comparisons of the groups so far
 };
 
 }  // namespace
