@@ -624,6 +624,10 @@ int lt_emulated_defaults() {
   cublasLtMatrixLayoutDestroy(layout);
   cublasLtMatmulDescDestroy(desc);
   cublasLtEmulationDescDestroy(emulation);
+  cublasLtDestroy(lt);
+  return s;
+}
+
 // The narrow formats, decoded from their definitions, for checking results.
 double e2m1_value(unsigned nibble) {
   const unsigned e = (nibble >> 1) & 3, m = nibble & 1;
