@@ -372,6 +372,7 @@ TEST(Samples, FailedAlgoInitBeforeAnAbortIsNamed) {
     if (d.call == init.seq) named.push_back(&d);
   }
   ASSERT_EQ(named.size(), 1u) << explain(run, found);
+  EXPECT_EQ(named[0]->id, "invalid-value") << explain(run, found);
   EXPECT_TRUE(contains(named[0]->summary, "cublasLtMatmulAlgoInit")) << named[0]->summary;
   EXPECT_TRUE(contains(named[0]->advice, "cublasLtMatmulAlgoGetIds")) << named[0]->advice;
 }
