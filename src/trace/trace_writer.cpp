@@ -16,13 +16,21 @@ namespace {
 
 using namespace format;
 
-// Asks for the cache lines of the slot a thread's next call will use, for writing. A ring slot
-// was last written a whole ring ago (8 MiB by default), so its lines are cold: without this,
-// every call's first loads and stores to its record miss, and the store buffer, full of them,
-// stalls the rest of the wrapper and the program's own code after it (in a PyTorch loop of
-// small torch.mm this was most of the shim's time). The next call comes microseconds later,
-// long enough for the lines to arrive. The lines are those every call writes: the record's
-// fixed fields and first argument slots, pending_error and plane_offset.
+template <typename T>
+std::atomic_ref<T> atom(T& v) { return std::atomic_ref<T>(v); }
+
+// Hands out copies 1..copies-1 of a per-thread table (launch counts, call counters) once each,
+// to the first threads that ask, counting in `taken` (compare-and-swap); 0, the copy every later
+// thread shares, when none is left. A copy is never taken back: a thread's exit is not seen, and
+// its counts must stay.
+uint32_t take_private_copy(uint32_t& taken, uint32_t copies) {
+  uint32_t n = atom(taken).load(std::memory_order_relaxed);
+  while (n + 1 < copies) {
+    if (atom(taken).compare_exchange_weak(n, n + 1, std::memory_order_relaxed)) return n + 1;
+  }
+  return 0;
+}
+
 // prefetchw asks for the line in exclusive state (a plain prefetch would fetch it shared, and
 // the first store would ask again); x86 CPUs without it execute it as a no-op.
 inline void prefetch_line_for_writing(const char* p) {
@@ -33,15 +41,19 @@ inline void prefetch_line_for_writing(const char* p) {
 #endif
 }
 
+// Asks for the cache lines of the slot a thread's next call will use, for writing. A ring slot
+// was last written a whole ring ago (8 MiB by default), so its lines are cold: without this,
+// every call's first loads and stores to its record miss, and the store buffer, full of them,
+// stalls the rest of the wrapper and the program's own code after it (in a PyTorch loop of
+// small torch.mm this was most of the shim's time). The next call comes microseconds later,
+// long enough for the lines to arrive. The lines are those every call writes: the record's
+// fixed fields and first argument slots, pending_error and plane_offset.
 void prefetch_for_writing(const RecordSlot* slot) {
   const char* p = reinterpret_cast<const char*>(slot);
   for (size_t line = 0; line < 5; ++line) prefetch_line_for_writing(p + 64 * line);
   prefetch_line_for_writing(p + offsetof(RecordSlot, pending_error));
   prefetch_line_for_writing(p + offsetof(RecordSlot, plane_offset));
 }
-
-template <typename T>
-std::atomic_ref<T> atom(T& v) { return std::atomic_ref<T>(v); }
 
 uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
@@ -214,7 +226,7 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   block_ = claim_block_for(capacity);
   lag_ = claim_lag_for(capacity);
   ++generation_;
-  stripes_taken_.store(0, std::memory_order_relaxed);
+  atom(stripes_taken_).store(0, std::memory_order_relaxed);
   mapped_bytes_ = l.file_bytes;
 
   // The file is fresh (zeroed); fill the parts a reader needs before the header says complete.
@@ -323,18 +335,9 @@ RecordSlot* TraceWriter::claim(ClaimCursor& cursor, uint64_t* seq_out, RecordSlo
 }
 
 void TraceWriter::adopt_launch_cursor(LaunchCursor& cursor) {
-  // Table 0 is shared; tables 1.. are handed out once each, to the first threads that launch
-  // (a table is never taken back: a thread's exit is not seen, and its counts must stay).
-  cursor.counts = launch_counts_;
-  cursor.shared = true;
-  uint32_t taken = atom(header_->launch_tables_taken).load(std::memory_order_relaxed);
-  while (taken + 1 < kLaunchCountTables) {
-    if (atom(header_->launch_tables_taken).compare_exchange_weak(taken, taken + 1, std::memory_order_relaxed)) {
-      cursor.counts = launch_counts_ + uint64_t{taken + 1} * (kKernelTableEntries + 1);
-      cursor.shared = false;
-      break;
-    }
-  }
+  const uint32_t table = take_private_copy(header_->launch_tables_taken, kLaunchCountTables);
+  cursor.counts = launch_counts_ + uint64_t{table} * (kKernelTableEntries + 1);
+  cursor.shared = table == 0;
   cursor.base = cursor.next = 0;
   cursor.size = 0;
   cursor.generation = generation_;
@@ -429,16 +432,9 @@ void TraceWriter::publish_in_flight(RecordSlot* slot, uint64_t seq) {
 }
 
 void TraceWriter::adopt_counters(ClaimCursor& cursor) {
-  cursor.counters = counters_;
-  cursor.counters_shared = true;
-  uint32_t taken = stripes_taken_.load(std::memory_order_relaxed);
-  while (taken + 1 < kCounterStripes) {
-    if (stripes_taken_.compare_exchange_weak(taken, taken + 1, std::memory_order_relaxed)) {
-      cursor.counters = counters_ + uint64_t{taken + 1} * function_count_;
-      cursor.counters_shared = false;
-      return;
-    }
-  }
+  const uint32_t stripe = take_private_copy(stripes_taken_, kCounterStripes);
+  cursor.counters = counters_ + uint64_t{stripe} * function_count_;
+  cursor.counters_shared = stripe == 0;
 }
 
 uint64_t TraceWriter::calls_made() const {
@@ -549,7 +545,7 @@ void TraceWriter::abandon_after_fork() {
   process_ = nullptr;
   file_backed_ = false;
   ++generation_;
-  stripes_taken_.store(0, std::memory_order_relaxed);
+  atom(stripes_taken_).store(0, std::memory_order_relaxed);
   detach_state_.store(kAttached);
   detach_unreported_.store(false);
   first_failure_taken_.store(false);

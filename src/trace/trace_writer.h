@@ -216,7 +216,7 @@ class TraceWriter {
   uint32_t block_ = 1;       // FileHeader::claim_block
   uint32_t lag_ = 0;         // FileHeader::claim_lag
   uint32_t generation_ = 0;  // open() calls so far: a cursor from before is stale
-  std::atomic<uint32_t> stripes_taken_{0};  // counter stripes 1.. handed to threads in this trace
+  uint32_t stripes_taken_ = 0;  // counter stripes 1.. handed to threads in this trace (atomic_ref)
   uint64_t mapped_bytes_ = 0;
   bool file_backed_ = false;
   enum DetachState : int { kAttached = 0, kDetaching = 1, kDetached = 2, kDetachFailed = 3 };
