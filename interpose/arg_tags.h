@@ -135,26 +135,25 @@ struct FreedPtr : Plain<ArgKind::kPointer> {
   }
 };
 
-// Setters update the shadow state once the real call accepted the value.
-template <ArgKind K, auto Field, ArgRole R>
+// Setters update the shadow state once the real call accepted the value. Relaxed stores: the
+// state is read relaxed, and a sequentially consistent store is a locked instruction on x86
+// that waits for the record's stores to cold ring lines (most of a setter's cost in PyTorch,
+// which sets the math mode before every GEMM).
+template <ArgKind K, auto Field, ArgRole R = ArgRole::kNone>
 struct Setter : Plain<K, R> {
   template <typename T> static void after(CallContext& c, int, T v, int status) {
-    if (status == 0 && c.handle_state != nullptr) (c.handle_state->*Field).store(bits(v), std::memory_order_relaxed);
+    if (status == 0 && c.handle_state != nullptr) {
+      auto& field = c.handle_state->*Field;
+      using Value = typename std::remove_reference_t<decltype(field)>::value_type;
+      field.store(static_cast<Value>(bits(v)), std::memory_order_relaxed);
+    }
   }
 };
 using StreamSet = Setter<ArgKind::kPointer, &HandleState::stream, ArgRole::kStream>;
 using WorkspaceSet = Setter<ArgKind::kPointer, &HandleState::workspace, ArgRole::kWorkspace>;
 using WorkspaceBytesSet = Setter<ArgKind::kUInt, &HandleState::workspace_bytes, ArgRole::kWorkspaceBytes>;
-struct PModeSet : Plain<ArgKind::kPointerMode> {
-  template <typename T> static void after(CallContext& c, int, T v, int status) {
-    if (status == 0 && c.handle_state) c.handle_state->pointer_mode.store(static_cast<int32_t>(v));
-  }
-};
-struct MModeSet : Plain<ArgKind::kMathMode> {
-  template <typename T> static void after(CallContext& c, int, T v, int status) {
-    if (status == 0 && c.handle_state) c.handle_state->math_mode.store(static_cast<int32_t>(v));
-  }
-};
+using PModeSet = Setter<ArgKind::kPointerMode, &HandleState::pointer_mode>;
+using MModeSet = Setter<ArgKind::kMathMode, &HandleState::math_mode>;
 
 // An out-parameter: its value after a successful call, kArgUnset when the call wrote nothing.
 template <ArgKind K, ArgRole R = ArgRole::kNone>
