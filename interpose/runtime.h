@@ -3,6 +3,8 @@
 #pragma once
 
 #include <atomic>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,6 +32,12 @@ namespace detail {
 extern constinit __attribute__((tls_model("initial-exec"))) thread_local ThreadState t_state;
 }
 inline ThreadState& thread_state() { return detail::t_state; }
+
+// The calling thread's id, asked of the kernel once per thread.
+inline uint32_t current_tid(ThreadState& ts) {
+  if (ts.tid == 0) ts.tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  return ts.tid;
+}
 
 class Runtime {
  public:
