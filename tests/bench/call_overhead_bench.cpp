@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -26,6 +27,10 @@ using LayoutCreateFn = decltype(&cublasLtMatrixLayoutCreate);
 using LayoutDestroyFn = decltype(&cublasLtMatrixLayoutDestroy);
 using LtMatmulFn = decltype(&cublasLtMatmul);
 using LaunchKernelFn = decltype(&cudaLaunchKernel);
+using CreateFn = decltype(&cublasCreate_v2);
+using SetStreamFn = decltype(&cublasSetStream_v2);
+using SetWorkspaceFn = decltype(&cublasSetWorkspace_v2);
+using SetMathModeFn = decltype(&cublasSetMathMode);
 
 struct Targets {
   SgemmFn sgemm = nullptr;
@@ -33,10 +38,15 @@ struct Targets {
   LayoutDestroyFn layout_destroy = nullptr;
   LtMatmulFn lt_matmul = nullptr;
   LaunchKernelFn launch_kernel = nullptr;
+  CreateFn create = nullptr;
+  SetStreamFn set_stream = nullptr;
+  SetWorkspaceFn set_workspace = nullptr;
+  SetMathModeFn set_math_mode = nullptr;
 };
 
-Targets g_direct{&cublasSgemm_v2, &cublasLtMatrixLayoutCreate, &cublasLtMatrixLayoutDestroy, &cublasLtMatmul,
-                 &cudaLaunchKernel};
+Targets g_direct{&cublasSgemm_v2,   &cublasLtMatrixLayoutCreate, &cublasLtMatrixLayoutDestroy,
+                 &cublasLtMatmul,   &cudaLaunchKernel,           &cublasCreate_v2,
+                 &cublasSetStream_v2, &cublasSetWorkspace_v2,    &cublasSetMathMode};
 Targets g_shim;
 Targets g_baseline;
 
@@ -116,6 +126,53 @@ void launch_kernel(benchmark::State& state, const Targets& t) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// What PyTorch calls for one torch.mm (at::cuda::getCurrentCUDABlasHandle, then the GEMM): the
+// handle's stream, workspace and math mode set again, then a cublasSgemm_v2 that succeeds. Only
+// on the stand-in (LD_LIBRARY_PATH=<build>/standin), whose handle works without a GPU; 2x2x2,
+// so that the stand-in's arithmetic stays small beside what the shim adds. The handle is
+// created through the same targets, so the shim knows it as it knows PyTorch's.
+//
+// The argument: KiB of the program's own memory each iteration writes besides (a line in 64
+// bytes), as PyTorch's dispatcher, allocator and Python objects do between two torch.mm. With
+// 0 the shim's code, data and ring lines stay in cache; with a few hundred KiB they compete
+// with the program's for it, as they do in the PyTorch loop (tests/pytorch/bench_mm_loop.py).
+std::vector<char>& program_memory() {
+  static std::vector<char> memory(size_t{16} << 20, 1);
+  return memory;
+}
+
+void torch_mm_calls(benchmark::State& state, const Targets& t) {
+  const size_t touched = static_cast<size_t>(state.range(0)) << 10;
+  std::vector<char>& memory = program_memory();
+  size_t offset = 0;
+  cublasHandle_t handle = nullptr;
+  if (t.create == nullptr || t.create(&handle) != CUBLAS_STATUS_SUCCESS) {
+    state.SkipWithError("cublasCreate_v2 failed: run on the stand-in (LD_LIBRARY_PATH=<build>/standin)");
+    return;
+  }
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+  void* workspace = nullptr;
+  cudaMalloc(reinterpret_cast<void**>(&a), 4 * sizeof(float));
+  cudaMalloc(reinterpret_cast<void**>(&b), 4 * sizeof(float));
+  cudaMalloc(reinterpret_cast<void**>(&c), 4 * sizeof(float));
+  cudaMalloc(&workspace, 1 << 20);
+  for (auto _ : state) {
+    for (size_t i = 0; i < touched; i += 64) memory[(offset + i) % memory.size()]++;
+    offset = (offset + touched) % memory.size();
+    t.set_stream(handle, nullptr);
+    t.set_workspace(handle, workspace, 1 << 20);
+    t.set_math_mode(handle, CUBLAS_DEFAULT_MATH);
+    auto st = t.sgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &g_one, a, 2, b, 2, &g_zero, c, 2);
+    benchmark::DoNotOptimize(st);
+  }
+  state.SetItemsProcessed(state.iterations());
+  cublasDestroy_v2(handle);
+  for (void* p : {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(c), workspace}) cudaFree(p);
+}
+void BM_TorchMmCalls_Direct(benchmark::State& s) { torch_mm_calls(s, g_direct); }
+void BM_TorchMmCalls_Shim(benchmark::State& s) { torch_mm_calls(s, g_shim); }
+void BM_TorchMmCalls_Baseline(benchmark::State& s) { torch_mm_calls(s, g_baseline); }
+
 void BM_LaunchKernel_Direct(benchmark::State& s) { launch_kernel(s, g_direct); }
 void BM_LaunchKernel_Shim(benchmark::State& s) { launch_kernel(s, g_shim); }
 void BM_LaunchKernel_Baseline(benchmark::State& s) { launch_kernel(s, g_baseline); }
@@ -133,6 +190,9 @@ void BM_LtMatmulPresetAlgo_Baseline(benchmark::State& s) { lt_matmul_preset(s, g
 BENCHMARK(BM_LaunchKernel_Direct)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
 BENCHMARK(BM_LaunchKernel_Shim)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
 BENCHMARK(BM_LaunchKernel_Baseline)->Threads(1)->UseRealTime();
+BENCHMARK(BM_TorchMmCalls_Direct)->Arg(0)->Arg(256)->Threads(1)->UseRealTime();
+BENCHMARK(BM_TorchMmCalls_Shim)->Arg(0)->Arg(256)->Threads(1)->UseRealTime();
+BENCHMARK(BM_TorchMmCalls_Baseline)->Arg(0)->Arg(256)->Threads(1)->UseRealTime();
 BENCHMARK(BM_Sgemm_Direct)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_Sgemm_Shim)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_LtMatmul_Direct)->Threads(1)->Threads(2)->UseRealTime();
@@ -143,6 +203,13 @@ BENCHMARK(BM_LtMatmulPresetAlgo_Baseline)->Threads(1)->UseRealTime();
 BENCHMARK(BM_LtAlgoConfigGetId_Direct)->Threads(1)->UseRealTime();
 BENCHMARK(BM_LtLayoutCreateDestroy_Direct)->Threads(1)->UseRealTime();
 BENCHMARK(BM_LtLayoutCreateDestroy_Shim)->Threads(1)->UseRealTime();
+
+void load_torch_mm_targets(void* shim, Targets& t) {
+  t.create = reinterpret_cast<CreateFn>(dlsym(shim, "cublasCreate_v2"));
+  t.set_stream = reinterpret_cast<SetStreamFn>(dlsym(shim, "cublasSetStream_v2"));
+  t.set_workspace = reinterpret_cast<SetWorkspaceFn>(dlsym(shim, "cublasSetWorkspace_v2"));
+  t.set_math_mode = reinterpret_cast<SetMathModeFn>(dlsym(shim, "cublasSetMathMode"));
+}
 
 }  // namespace
 
@@ -166,6 +233,7 @@ int main(int argc, char** argv) {
   g_shim.layout_destroy = reinterpret_cast<LayoutDestroyFn>(dlsym(h, "cublasLtMatrixLayoutDestroy"));
   g_shim.lt_matmul = reinterpret_cast<LtMatmulFn>(dlsym(h, "cublasLtMatmul"));
   g_shim.launch_kernel = reinterpret_cast<LaunchKernelFn>(dlsym(h, "cudaLaunchKernel"));
+  load_torch_mm_targets(h, g_shim);
   if (const char* baseline = std::getenv("CUBLASSPY_SHIM_BASELINE")) {
     void* b = dlopen(baseline, RTLD_NOW | RTLD_LOCAL);
     if (b == nullptr) {
@@ -174,6 +242,8 @@ int main(int argc, char** argv) {
     }
     g_baseline.lt_matmul = reinterpret_cast<LtMatmulFn>(dlsym(b, "cublasLtMatmul"));
     g_baseline.launch_kernel = reinterpret_cast<LaunchKernelFn>(dlsym(b, "cudaLaunchKernel"));
+    g_baseline.sgemm = reinterpret_cast<SgemmFn>(dlsym(b, "cublasSgemm_v2"));
+    load_torch_mm_targets(b, g_baseline);
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
