@@ -1,11 +1,16 @@
 """Benchmark (not a test): a real PyTorch loop of small torch.mm on the CUDA 12 stand-in, with
 and without the shim (trace mode), runs interleaved in one invocation. Prints the median
-whole-process wall time and the median time of the loop alone (measured inside the program),
-and their ratios against the baseline of the same run.
-Usage: bench_mm_loop.py <repository root> <build directory> [CALLS] [REPETITIONS]
-       bench_mm_loop.py <repository root> <build directory> CALLS --traced-once
-The second form runs one process in trace mode and nothing else, for a profiler around it
-(`perf record -F 8000 -- python3 tests/pytorch/bench_mm_loop.py . build 150000 --traced-once`).
+whole-process wall time and the median time of the loop alone, their ratios against the
+baseline of the same run, and the median ratio of each process to the baseline process run just
+before it ("paired"). The loop is timed inside the program, LOOPS times in each process after
+a warm-up loop; a process's figure is the median of its loops. (Not the fastest: that would also
+leave out what the shim costs now and then, such as a page of the trace written back.)
+Usage: bench_mm_loop.py <repository root> <build directory> [CALLS] [REPETITIONS] [--against BUILD]
+       bench_mm_loop.py <repository root> <build directory> CALLS --traced-once|--baseline-once
+--against BUILD adds a third variant, trace mode with another build's shim, to measure a change
+against its parent in the same run. The second form runs one process, in trace mode or without the shim, and nothing else, for a
+profiler around it (`perf record -F 8000 -- python3 tests/pytorch/bench_mm_loop.py . build 150000
+--traced-once`, then the same with --baseline-once to compare sample counts).
 """
 import statistics
 import sys
@@ -18,44 +23,65 @@ import time
 import torch
 a, b = torch.randn(16, 16).cuda(), torch.randn(16, 16).cuda()
 out = torch.empty(16, 16).cuda()
-torch.mm(a, b, out=out)
-t0 = time.perf_counter()
-for _ in range({calls}):
-    torch.mm(a, b, out=out)
-torch.cuda.synchronize()
-print("loop_s", time.perf_counter() - t0)
+for timed in range({loops} + 1):
+    t0 = time.perf_counter()
+    for _ in range({calls}):
+        torch.mm(a, b, out=out)
+    torch.cuda.synchronize()
+    if timed:
+        print("loop_s", time.perf_counter() - t0)
 """
+LOOPS = 5
 
 
 def main():
-    s = Scenario(sys.argv[1], sys.argv[2])
-    calls = int(sys.argv[3]) if len(sys.argv) > 3 else 20000
-    code = PROGRAM.format(calls=calls)
-    if len(sys.argv) > 4 and sys.argv[4] == "--traced-once":
-        run = s.torch(code, shim=True)
+    args = sys.argv[1:]
+    against = None
+    if "--against" in args:
+        i = args.index("--against")
+        against = args[i + 1]
+        del args[i:i + 2]
+    s = Scenario(args[0], args[1])
+    calls = int(args[2]) if len(args) > 2 else 20000
+    code = PROGRAM.format(calls=calls, loops=LOOPS)
+    if len(args) > 3 and args[3] in ("--traced-once", "--baseline-once"):
+        run = s.torch(code, shim=args[3] == "--traced-once")
         print("\n".join(l for l in run.lines() if l.startswith("loop_s")) or run.stderr[-500:])
         sys.exit(run.rc)
-    reps = int(sys.argv[4]) if len(sys.argv) > 4 else 5
-    times = {False: ([], []), True: ([], [])}
+    reps = int(args[3]) if len(args) > 3 else 5
+    # The variants, run interleaved: without the shim, with this build's, and with --against's
+    # (an earlier commit's build), so that a change is measured against its parent in one run.
+    variants = [("baseline", s, False), ("trace mode", s, True)]
+    if against:
+        variants.append((f"trace mode, {against}'s shim", Scenario(args[0], against), True))
+    times = {name: ([], []) for name, _, _ in variants}
     for _ in range(reps):
-        for shim in (False, True):
+        for name, scenario, shim in variants:
             t0 = time.perf_counter()
-            run = s.torch(code, shim=shim)
+            run = scenario.torch(code, shim=shim)
             whole = time.perf_counter() - t0
             loop = [float(l.split()[1]) for l in run.lines() if l.startswith("loop_s")]
             if run.rc != 0 or not loop:
                 sys.exit(f"run failed: {run.stderr[-500:]}")
-            times[shim][0].append(whole)
-            times[shim][1].append(loop[0])
+            times[name][0].append(whole)
+            times[name][1].append(statistics.median(loop))
     with open("/proc/loadavg") as f:
         load = " ".join(f.read().split()[:3])
-    print(f"{calls} torch.mm (16x16 fp32, cublasSgemm_v2) per process, median of {reps} runs each, load {load}")
+    print(f"{calls} torch.mm (16x16 fp32, cublasSgemm_v2) per loop, median of {LOOPS} loops per process, "
+          f"median of {reps} processes each, load {load}")
+    # Each process is compared with the baseline process run just before it, and the median of
+    # those ratios is printed beside the ratio of the medians: a shared host's speed drifts by
+    # more than the shim costs over a run, and a pair sees the same drift.
     for i, what in enumerate(("whole process", "mm loop")):
-        base, traced = statistics.median(times[False][i]), statistics.median(times[True][i])
-        print(f"{what}: baseline {base:.3f} s, trace mode {traced:.3f} s, ratio {traced / base:.3f}"
-              f" ({traced / calls * 1e9 - base / calls * 1e9:+.0f} ns per call)" if what == "mm loop" else
-              f"{what}: baseline {base:.3f} s, trace mode {traced:.3f} s, ratio {traced / base:.3f}")
-
+        base = statistics.median(times["baseline"][i])
+        line = f"{what}: baseline {base:.3f} s"
+        for name, _, _ in variants[1:]:
+            t = statistics.median(times[name][i])
+            paired = statistics.median(x / y for x, y in zip(times[name][i], times["baseline"][i]))
+            line += f"; {name} {t:.3f} s, ratio {t / base:.3f}, paired {paired:.3f}"
+            if what == "mm loop":
+                line += f" ({(t - base) / calls * 1e9:+.0f} ns per call)"
+        print(line)
 
 if __name__ == "__main__":
     main()
