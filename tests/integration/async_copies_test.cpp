@@ -23,6 +23,7 @@ struct Expected {
   const char* function;
   uint64_t bytes;
   uint64_t stream;
+  const char* printed = nullptr;  // what the program printed for the call, when not `function`
 };
 
 // "NAME STATUS" lines the program printed, in order.
@@ -55,7 +56,7 @@ std::vector<int> check_run(const std::string& name, const std::vector<Expected>&
   std::vector<std::string> want;
   std::vector<int> statuses;
   for (size_t i = 0; i < expected.size() && i < calls.size(); ++i) {
-    EXPECT_EQ(calls[i].first, expected[i].function) << "call " << i;
+    EXPECT_EQ(calls[i].first, expected[i].printed ? expected[i].printed : expected[i].function) << "call " << i;
     want.push_back(std::string(expected[i].function) + " " + std::to_string(expected[i].bytes) + " " +
                    std::to_string(expected[i].stream) + " " + std::to_string(calls[i].second));
     statuses.push_back(calls[i].second);
@@ -100,6 +101,7 @@ TEST(LaunchRingCopies, RuntimeCopiesAndMemsetsFailForRealAndAreEachRecorded) {
 
 TEST(LaunchRingCopies, DriverCopiesAndMemsetsAreEachRecorded) {
   const auto s = [](uint64_t i) { return uint64_t{0x5100} + i; };
+  const auto r = [](uint64_t i) { return uint64_t{0x5200} + i; };
   const std::vector<Expected> expected = {
       {"cuMemcpy2DAsync_v2", 96 * 5, s(1)},
       {"cuMemcpy2DAsync_v2_ptsz", 96 * 5, s(2)},
@@ -118,6 +120,22 @@ TEST(LaunchRingCopies, DriverCopiesAndMemsetsAreEachRecorded) {
       {"cuMemcpyBatchAsync_v2", 10 + 20 + 30, s(15)},
       {"cuMemcpyBatchAsync_v2_ptsz", 10 + 20, s(16)},  // a count of 2: the first two sizes
       {"cuMemcpyBatchAsync_v2", 0, s(17)},             // no sizes array
+      // Through cuGetProcAddress: the per-thread flag's answers are the _ptsz hooks, the legacy
+      // flag's the plain ones; the unversioned names are answered with the _v2 hooks.
+      {"cuMemcpy2DAsync_v2_ptsz", 96 * 5, r(1), "cuMemcpy2DAsync/per-thread"},
+      {"cuMemcpy3DAsync_v2_ptsz", 40 * 3 * 7, r(2), "cuMemcpy3DAsync/per-thread"},
+      {"cuMemcpyPeerAsync_ptsz", 77, r(3), "cuMemcpyPeerAsync/per-thread"},
+      {"cuMemsetD2D8Async_ptsz", 9 * 2, r(4), "cuMemsetD2D8Async/per-thread"},
+      {"cuMemsetD2D16Async_ptsz", 9 * 2 * 2, r(5), "cuMemsetD2D16Async/per-thread"},
+      {"cuMemsetD2D32Async_ptsz", 9 * 4 * 2, r(6), "cuMemsetD2D32Async/per-thread"},
+      {"cuMemcpyBatchAsync_v2_ptsz", 5 + 6, r(7), "cuMemcpyBatchAsync/per-thread"},
+      {"cuMemcpy2DAsync_v2", 96 * 5, r(1), "cuMemcpy2DAsync/legacy"},
+      {"cuMemcpy3DAsync_v2", 40 * 3 * 7, r(2), "cuMemcpy3DAsync/legacy"},
+      {"cuMemcpyPeerAsync", 77, r(3), "cuMemcpyPeerAsync/legacy"},
+      {"cuMemsetD2D8Async", 9 * 2, r(4), "cuMemsetD2D8Async/legacy"},
+      {"cuMemsetD2D16Async", 9 * 2 * 2, r(5), "cuMemsetD2D16Async/legacy"},
+      {"cuMemsetD2D32Async", 9 * 4 * 2, r(6), "cuMemsetD2D32Async/legacy"},
+      {"cuMemcpyBatchAsync_v2", 5 + 6, r(7), "cuMemcpyBatchAsync/legacy"},
   };
   for (int status : check_run("shim_async_copies_driver", expected)) {
     EXPECT_EQ(status, 0) << "the null driver answers CUDA_SUCCESS";
