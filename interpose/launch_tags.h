@@ -29,6 +29,7 @@ struct LaunchContext {
   uint32_t grid[3] = {0, 0, 0};
   uint32_t block[3] = {0, 0, 0};
   uint32_t shared_mem = 0;
+  const size_t* batch_sizes = nullptr;  // cuMemcpyBatchAsync's sizes, summed by its count's tag
 };
 
 namespace tags {
@@ -100,6 +101,46 @@ struct Elements : LaunchArg<format::ArgKind::kUInt, format::ArgRole::kByteCount>
 using Bytes = Elements<1>;
 using Halves = Elements<2>;
 using Words = Elements<4>;
+// A 2D copy's or memset's height: its rows of the width just recorded (every 2D function lists
+// its width, Bytes/Halves/Words, before its height).
+struct Rows : LaunchArg<format::ArgKind::kUInt> {
+  static void launch(LaunchContext& c, size_t height) { c.bytes *= height; }
+};
+// cudaMemset3DAsync's extent, in bytes (a memset's extent is given in bytes).
+struct Extent3D : LaunchArg<format::ArgKind::kUInt, format::ArgRole::kByteCount> {
+  static void launch(LaunchContext& c, const cudaExtent& e) { c.bytes = e.width * e.height * e.depth; }
+};
+// The copy's parameter struct, read before the call as the call itself reads it; a null one is
+// the call's own error to report (0 bytes). cudaMemcpy3DParms's extent counts elements of an
+// array where one is involved: recorded as given.
+struct RuntimeCopy3D : LaunchArg<format::ArgKind::kPointer> {
+  static void launch(LaunchContext& c, const cudaMemcpy3DParms* p) {
+    if (p != nullptr) c.bytes = p->extent.width * p->extent.height * p->extent.depth;
+  }
+};
+struct DriverCopy2D : LaunchArg<format::ArgKind::kPointer> {
+  static void launch(LaunchContext& c, const CUDA_MEMCPY2D* p) {
+    if (p != nullptr) c.bytes = p->WidthInBytes * p->Height;
+  }
+};
+struct DriverCopy3D : LaunchArg<format::ArgKind::kPointer> {
+  static void launch(LaunchContext& c, const CUDA_MEMCPY3D* p) {
+    if (p != nullptr) c.bytes = p->WidthInBytes * p->Height * p->Depth;
+  }
+};
+// cuMemcpyBatchAsync: its sizes array, then its count; the bytes are the sum of the sizes (0 for
+// a null array).
+struct BatchSizes : LaunchArg<format::ArgKind::kPointer> {
+  static void launch(LaunchContext& c, const size_t* sizes) { c.batch_sizes = sizes; }
+};
+struct BatchCount : LaunchArg<format::ArgKind::kUInt, format::ArgRole::kByteCount> {
+  static void launch(LaunchContext& c, size_t count) {
+    if (c.batch_sizes == nullptr) return;
+    uint64_t total = 0;
+    for (size_t i = 0; i < count; ++i) total += c.batch_sizes[i];
+    c.bytes = total;
+  }
+};
 // cudaLaunchKernelExC / cuLaunchKernelEx: the configuration struct (read before the launch, as
 // the launch itself reads it; a null one is the launch's own error to report).
 struct LaunchConfig : LaunchArg<format::ArgKind::kPointer> {

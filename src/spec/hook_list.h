@@ -338,6 +338,75 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
 #define CBS_DRIVER_COPY_PARAMS(dst_type, dst, src_type, src)                                    \
   (dst_type, dst, Unrecorded), (src_type, src, Unrecorded), (size_t, ByteCount, Bytes),          \
   (CUstream, hStream, LaunchStream)
+// The runtime's 2D and 3D copies and memsets, its copies between devices and to and from
+// symbols and arrays, and the driver's 2D/3D, peer and batched copies and 2D memsets: the bytes
+// recorded are what the operation touches (width x height, the extent's width x height x depth,
+// the elements times their size, the sum of a batch's sizes; 0 for a null parameter struct).
+// cudaMemcpyPeerAsync has no per-thread form; the runtime's others are named _ptsz as above. The
+// driver's cuMemcpy2DAsync, cuMemcpy3DAsync and cuMemcpyBatchAsync are the _v2 symbols (the plain
+// ones take 32-bit pointers, or a batch's failIdx); the resolver answers their names with them
+// from CUDA 13 on and the program keeps the driver's own for an older version asked for.
+#define CBS_RUNTIME_ASYNC(X, fn_, ...)                                                          \
+  X(kCudart, cudaError_t, fn_, cudaErrorInsufficientDriver, kLaunch, __VA_ARGS__)                \
+  X(kCudart, cudaError_t, fn_##_ptsz, cudaErrorInsufficientDriver, kLaunch, __VA_ARGS__)
+#define CBS_MEMCPY_2D_ASYNC_PARAMS                                                              \
+  (void*, dst, Unrecorded), (size_t, dpitch, Unrecorded), (const void*, src, Unrecorded),        \
+  (size_t, spitch, Unrecorded), (size_t, width, Bytes), (size_t, height, Rows),                  \
+  (cudaMemcpyKind, kind, Unrecorded), (cudaStream_t, stream, LaunchStream)
+#define CBS_MEMCPY_3D_ASYNC_PARAMS                                                              \
+  (const cudaMemcpy3DParms*, p, RuntimeCopy3D), (cudaStream_t, stream, LaunchStream)
+#define CBS_MEMCPY_PEER_ASYNC_PARAMS                                                            \
+  (void*, dst, Unrecorded), (int, dstDevice, Unrecorded), (const void*, src, Unrecorded),        \
+  (int, srcDevice, Unrecorded), (size_t, count, Bytes), (cudaStream_t, stream, LaunchStream)
+#define CBS_MEMCPY_TO_SYMBOL_ASYNC_PARAMS                                                       \
+  (const void*, symbol, Unrecorded), (const void*, src, Unrecorded), (size_t, count, Bytes),     \
+  (size_t, offset, Unrecorded), (cudaMemcpyKind, kind, Unrecorded), (cudaStream_t, stream, LaunchStream)
+#define CBS_MEMCPY_FROM_SYMBOL_ASYNC_PARAMS                                                     \
+  (void*, dst, Unrecorded), (const void*, symbol, Unrecorded), (size_t, count, Bytes),           \
+  (size_t, offset, Unrecorded), (cudaMemcpyKind, kind, Unrecorded), (cudaStream_t, stream, LaunchStream)
+#define CBS_MEMCPY_2D_TO_ARRAY_ASYNC_PARAMS                                                     \
+  (cudaArray_t, dst, Unrecorded), (size_t, wOffset, Unrecorded), (size_t, hOffset, Unrecorded),  \
+  (const void*, src, Unrecorded), (size_t, spitch, Unrecorded), (size_t, width, Bytes),          \
+  (size_t, height, Rows), (cudaMemcpyKind, kind, Unrecorded), (cudaStream_t, stream, LaunchStream)
+#define CBS_MEMCPY_2D_FROM_ARRAY_ASYNC_PARAMS                                                   \
+  (void*, dst, Unrecorded), (size_t, dpitch, Unrecorded), (cudaArray_const_t, src, Unrecorded),  \
+  (size_t, wOffset, Unrecorded), (size_t, hOffset, Unrecorded), (size_t, width, Bytes),          \
+  (size_t, height, Rows), (cudaMemcpyKind, kind, Unrecorded), (cudaStream_t, stream, LaunchStream)
+#define CBS_MEMSET_2D_ASYNC_PARAMS                                                              \
+  (void*, devPtr, Unrecorded), (size_t, pitch, Unrecorded), (int, value, Unrecorded),            \
+  (size_t, width, Bytes), (size_t, height, Rows), (cudaStream_t, stream, LaunchStream)
+#define CBS_MEMSET_3D_ASYNC_PARAMS                                                              \
+  (cudaPitchedPtr, pitchedDevPtr, Unrecorded), (int, value, Unrecorded),                         \
+  (cudaExtent, extent, Extent3D), (cudaStream_t, stream, LaunchStream)
+#define CBS_DRIVER_MEMSET_2D_PARAMS(value_type, value, width_tag)                               \
+  (CUdeviceptr, dstDevice, Unrecorded), (size_t, dstPitch, Unrecorded),                          \
+  (value_type, value, Unrecorded), (size_t, Width, width_tag), (size_t, Height, Rows),           \
+  (CUstream, hStream, LaunchStream)
+#define CBS_DRIVER_PEER_PARAMS                                                                  \
+  (CUdeviceptr, dstDevice, Unrecorded), (CUcontext, dstContext, Unrecorded),                     \
+  (CUdeviceptr, srcDevice, Unrecorded), (CUcontext, srcContext, Unrecorded),                     \
+  (size_t, ByteCount, Bytes), (CUstream, hStream, LaunchStream)
+#define CBS_DRIVER_BATCH_PARAMS                                                                 \
+  (CUdeviceptr*, dsts, Unrecorded), (CUdeviceptr*, srcs, Unrecorded), (size_t*, sizes, BatchSizes), \
+  (size_t, count, BatchCount), (CUmemcpyAttributes*, attrs, Unrecorded),                         \
+  (size_t*, attrsIdxs, Unrecorded), (size_t, numAttrs, Unrecorded), (CUstream, hStream, LaunchStream)
+#define CBS_ASYNC_COPY_HOOKS(X)                                                                 \
+  CBS_RUNTIME_ASYNC(X, cudaMemcpy2DAsync, CBS_MEMCPY_2D_ASYNC_PARAMS)                            \
+  CBS_RUNTIME_ASYNC(X, cudaMemcpy3DAsync, CBS_MEMCPY_3D_ASYNC_PARAMS)                            \
+  X(kCudart, cudaError_t, cudaMemcpyPeerAsync, cudaErrorInsufficientDriver, kLaunch, CBS_MEMCPY_PEER_ASYNC_PARAMS) \
+  CBS_RUNTIME_ASYNC(X, cudaMemcpyToSymbolAsync, CBS_MEMCPY_TO_SYMBOL_ASYNC_PARAMS)               \
+  CBS_RUNTIME_ASYNC(X, cudaMemcpyFromSymbolAsync, CBS_MEMCPY_FROM_SYMBOL_ASYNC_PARAMS)           \
+  CBS_RUNTIME_ASYNC(X, cudaMemcpy2DToArrayAsync, CBS_MEMCPY_2D_TO_ARRAY_ASYNC_PARAMS)            \
+  CBS_RUNTIME_ASYNC(X, cudaMemcpy2DFromArrayAsync, CBS_MEMCPY_2D_FROM_ARRAY_ASYNC_PARAMS)        \
+  CBS_RUNTIME_ASYNC(X, cudaMemset2DAsync, CBS_MEMSET_2D_ASYNC_PARAMS)                            \
+  CBS_RUNTIME_ASYNC(X, cudaMemset3DAsync, CBS_MEMSET_3D_ASYNC_PARAMS)                            \
+  CBS_DRIVER_ASYNC(X, cuMemcpy2DAsync_v2, (const CUDA_MEMCPY2D*, pCopy, DriverCopy2D), (CUstream, hStream, LaunchStream)) \
+  CBS_DRIVER_ASYNC(X, cuMemcpy3DAsync_v2, (const CUDA_MEMCPY3D*, pCopy, DriverCopy3D), (CUstream, hStream, LaunchStream)) \
+  CBS_DRIVER_ASYNC(X, cuMemcpyPeerAsync, CBS_DRIVER_PEER_PARAMS)                                 \
+  CBS_DRIVER_ASYNC(X, cuMemsetD2D8Async, CBS_DRIVER_MEMSET_2D_PARAMS(unsigned char, uc, Bytes))   \
+  CBS_DRIVER_ASYNC(X, cuMemsetD2D16Async, CBS_DRIVER_MEMSET_2D_PARAMS(unsigned short, us, Halves)) \
+  CBS_DRIVER_ASYNC(X, cuMemsetD2D32Async, CBS_DRIVER_MEMSET_2D_PARAMS(unsigned int, ui, Words))   \
+  CBS_DRIVER_ASYNC(X, cuMemcpyBatchAsync_v2, CBS_DRIVER_BATCH_PARAMS)
 #define CUBLASSPY_LAUNCH_HOOKS(X)                                                               \
   X(kCudart, cudaError_t, cudaLaunchKernel, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
   X(kCudart, cudaError_t, cudaLaunchKernel_ptsz, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
@@ -365,6 +434,7 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
                    CBS_DRIVER_COPY_PARAMS(void*, dstHost, CUdeviceptr, srcDevice))                \
   CBS_DRIVER_ASYNC(X, cuMemcpyDtoDAsync_v2,                                                       \
                    CBS_DRIVER_COPY_PARAMS(CUdeviceptr, dstDevice, CUdeviceptr, srcDevice))        \
+  CBS_ASYNC_COPY_HOOKS(X)                                                                        \
   CUBLASSPY_SURFACE_HOOKS(X)
 
 // Where asynchronous errors surface: waits, queries and the runtime's last error. They are

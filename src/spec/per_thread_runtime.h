@@ -12,6 +12,16 @@ cudaError_t cudaLaunchCooperativeKernel_ptsz(const void*, dim3, dim3, void**, si
 cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t*, const void*, void**);
 cudaError_t cudaMemsetAsync_ptsz(void*, int, size_t, cudaStream_t);
 cudaError_t cudaMemcpyAsync_ptsz(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t);
+cudaError_t cudaMemcpy2DAsync_ptsz(void*, size_t, const void*, size_t, size_t, size_t, cudaMemcpyKind, cudaStream_t);
+cudaError_t cudaMemcpy3DAsync_ptsz(const cudaMemcpy3DParms*, cudaStream_t);
+cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void*, const void*, size_t, size_t, cudaMemcpyKind, cudaStream_t);
+cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void*, const void*, size_t, size_t, cudaMemcpyKind, cudaStream_t);
+cudaError_t cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t, size_t, size_t, const void*, size_t, size_t, size_t,
+                                          cudaMemcpyKind, cudaStream_t);
+cudaError_t cudaMemcpy2DFromArrayAsync_ptsz(void*, size_t, cudaArray_const_t, size_t, size_t, size_t, size_t,
+                                            cudaMemcpyKind, cudaStream_t);
+cudaError_t cudaMemset2DAsync_ptsz(void*, size_t, int, size_t, size_t, cudaStream_t);
+cudaError_t cudaMemset3DAsync_ptsz(cudaPitchedPtr, int, cudaExtent, cudaStream_t);
 cudaError_t cudaMemcpy_ptds(void*, const void*, size_t, cudaMemcpyKind);
 cudaError_t cudaStreamQuery_ptsz(cudaStream_t);
 cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t);

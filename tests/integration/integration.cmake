@@ -25,7 +25,7 @@ endfunction()
 
 # --- Subject programs linked against the real toolkit (LD_LIBRARY_PATH picks the stand-in) ---
 set(SHIM_IT_TOOLKIT_PROGRAMS driverless_calls sgemm_loop sgemm_threads fork_after_init
-    gemm_ex_half lt_matmul_row_major)
+    gemm_ex_half lt_matmul_row_major async_copies_runtime)
 foreach(p ${SHIM_IT_TOOLKIT_PROGRAMS})
   cublasspy_test_program(shim_${p} ${SHIM_IT_DIR}/programs/${p}.cpp)
   shim_it_unsanitized(shim_${p})
@@ -118,6 +118,12 @@ target_link_libraries(shim_hook_roundtrip PRIVATE cuda_headers shim_null_cuda sh
 set_target_properties(shim_hook_roundtrip PROPERTIES BUILD_RPATH ${SHIM_IT_NULL_CUDA_DIR})
 shim_it_place(shim_hook_roundtrip)
 
+# The driver's 2D, 3D, peer and batched copies and 2D memsets, on the null libcuda (no driver here).
+add_executable(shim_async_copies_driver ${SHIM_IT_DIR}/programs/async_copies_driver.cpp)
+target_link_libraries(shim_async_copies_driver PRIVATE cuda_headers shim_null_cuda)
+set_target_properties(shim_async_copies_driver PROPERTIES BUILD_RPATH ${SHIM_IT_NULL_CUDA_DIR})
+shim_it_place(shim_async_copies_driver)
+
 # --- The tests ------------------------------------------------------------------------------
 # Paths, the Python interpreter and the process helpers: tests/support/support.cmake.
 add_executable(shim_integration_test
@@ -134,12 +140,13 @@ add_executable(shim_integration_test
   ${SHIM_IT_DIR}/lt_descriptor_test.cpp
   ${SHIM_IT_DIR}/preload_routes_test.cpp
   ${SHIM_IT_DIR}/loader_test.cpp
-  ${SHIM_IT_DIR}/symbol_hygiene_test.cpp)
+  ${SHIM_IT_DIR}/symbol_hygiene_test.cpp
+  ${SHIM_IT_DIR}/async_copies_test.cpp)
 target_link_libraries(shim_integration_test PRIVATE cublasspy_test_support GTest::gtest_main dl)
 target_compile_options(shim_integration_test PRIVATE -Wall -Wextra)
 add_dependencies(shim_integration_test cublasspy shim_dlopen_local shim_runpath_dlopen
                  shim_puts_wrapper shim_say_hello shim_constructor_user shim_cudnn_unresolved
-                 shim_failing_dlopen shim_gemm_without_driver)
+                 shim_failing_dlopen shim_gemm_without_driver shim_async_copies_driver)
 foreach(p ${SHIM_IT_TOOLKIT_PROGRAMS})
   add_dependencies(shim_integration_test shim_${p})
 endforeach()

@@ -1,0 +1,146 @@
+// The launch ring's 2D, 3D, peer, symbol, array and batched copies and memsets
+// (CBS_ASYNC_COPY_HOOKS in hook_list.h): each call is one launch entry, under the function
+// called, with the bytes it touches, its stream and the status it returned. The runtime's run
+// against the real CUDA 13 runtime, driverless here, where each fails for real; the driver's
+// against the null stack's libcuda (there is no driver to fail), which answers success.
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support/shim_tests.h"
+
+namespace cublasspy::integration {
+namespace {
+
+// One launch entry as "function bytes stream status".
+struct Expected {
+  const char* function;
+  uint64_t bytes;
+  uint64_t stream;
+  const char* printed = nullptr;  // what the program printed for the call, when not `function`
+};
+
+// "NAME STATUS" lines the program printed, in order.
+std::vector<std::pair<std::string, int>> printed(const std::string& out) {
+  std::vector<std::pair<std::string, int>> calls;
+  std::istringstream in(out);
+  std::string name;
+  int status = 0;
+  while (in >> name >> status) calls.emplace_back(name, status);
+  return calls;
+}
+
+std::vector<std::string> launches(const TraceFile& t) {
+  std::vector<std::string> out;
+  t.for_each_launch([&](const LaunchView& l) {
+    out.push_back(std::string(l.function_name()) + " " + std::to_string(l.entry.bytes) + " " +
+                  std::to_string(l.entry.stream) + " " + std::to_string(l.entry.status));
+  });
+  return out;
+}
+
+// Runs `name` under the shim; the launch ring must hold exactly `expected`, one entry per call,
+// each with the status the program printed for it. Returns those statuses.
+std::vector<int> check_run(const std::string& name, const std::vector<Expected>& expected, const Env& env = {}) {
+  ScratchDir dir;
+  ProcessResult r = run_process({program(name)}, traced(dir) + env, isolated_in(dir));
+  EXPECT_TRUE(r.exited_ok()) << r.describe();
+  const auto calls = printed(r.out);
+  EXPECT_EQ(calls.size(), expected.size()) << r.out;
+  std::vector<std::string> want;
+  std::vector<int> statuses;
+  for (size_t i = 0; i < expected.size() && i < calls.size(); ++i) {
+    EXPECT_EQ(calls[i].first, expected[i].printed ? expected[i].printed : expected[i].function) << "call " << i;
+    want.push_back(std::string(expected[i].function) + " " + std::to_string(expected[i].bytes) + " " +
+                   std::to_string(expected[i].stream) + " " + std::to_string(calls[i].second));
+    statuses.push_back(calls[i].second);
+  }
+  auto trace = open_trace(trace_path(dir, r.pid));
+  if (!trace) return statuses;
+  EXPECT_EQ(launches(*trace), want) << r.describe();
+  return statuses;
+}
+
+constexpr uint64_t kLegacy = 1, kPerThread = 2;  // cudaStreamLegacy, cudaStreamPerThread
+
+TEST(LaunchRingCopies, RuntimeCopiesAndMemsetsFailForRealAndAreEachRecorded) {
+  if (void* driver = dlopen("libcuda.so.1", RTLD_NOW)) {
+    dlclose(driver);
+    GTEST_SKIP() << "libcuda.so.1 loads on this machine: the driverless expectations do not apply";
+  }
+  const std::vector<Expected> expected = {
+      {"cudaMemcpy2DAsync", 48 * 3, kLegacy},
+      {"cudaMemcpy2DAsync_ptsz", 48 * 3, kPerThread},
+      {"cudaMemcpy3DAsync", 8 * 4 * 2, kLegacy},
+      {"cudaMemcpy3DAsync_ptsz", 8 * 4 * 2, kPerThread},
+      {"cudaMemcpy3DAsync", 0, kLegacy},  // a null cudaMemcpy3DParms
+      {"cudaMemcpyPeerAsync", 100, kLegacy},
+      {"cudaMemcpyToSymbolAsync", 24, kLegacy},
+      {"cudaMemcpyToSymbolAsync_ptsz", 24, kPerThread},
+      {"cudaMemcpyFromSymbolAsync", 12, kLegacy},
+      {"cudaMemcpyFromSymbolAsync_ptsz", 12, kPerThread},
+      {"cudaMemcpy2DToArrayAsync", 16 * 5, kLegacy},
+      {"cudaMemcpy2DToArrayAsync_ptsz", 16 * 5, kPerThread},
+      {"cudaMemcpy2DFromArrayAsync", 20 * 6, kLegacy},
+      {"cudaMemcpy2DFromArrayAsync_ptsz", 20 * 6, kPerThread},
+      {"cudaMemset2DAsync", 40 * 7, kLegacy},
+      {"cudaMemset2DAsync_ptsz", 40 * 7, kPerThread},
+      {"cudaMemset3DAsync", 16 * 4 * 3, kLegacy},
+      {"cudaMemset3DAsync_ptsz", 16 * 4 * 3, kPerThread},
+  };
+  for (int status : check_run("shim_async_copies_runtime", expected)) {
+    EXPECT_EQ(status, 35) << "cudaErrorInsufficientDriver: no driver here";
+  }
+}
+
+TEST(LaunchRingCopies, DriverCopiesAndMemsetsAreEachRecorded) {
+  const auto s = [](uint64_t i) { return uint64_t{0x5100} + i; };
+  const auto r = [](uint64_t i) { return uint64_t{0x5200} + i; };
+  const std::vector<Expected> expected = {
+      {"cuMemcpy2DAsync_v2", 96 * 5, s(1)},
+      {"cuMemcpy2DAsync_v2_ptsz", 96 * 5, s(2)},
+      {"cuMemcpy2DAsync_v2", 0, s(3)},  // a null CUDA_MEMCPY2D
+      {"cuMemcpy3DAsync_v2", 40 * 3 * 7, s(4)},
+      {"cuMemcpy3DAsync_v2_ptsz", 40 * 3 * 7, s(5)},
+      {"cuMemcpy3DAsync_v2", 0, s(6)},  // a null CUDA_MEMCPY3D
+      {"cuMemcpyPeerAsync", 333, s(7)},
+      {"cuMemcpyPeerAsync_ptsz", 334, s(8)},
+      {"cuMemsetD2D8Async", 50 * 3, s(9)},
+      {"cuMemsetD2D8Async_ptsz", 50 * 3, s(10)},
+      {"cuMemsetD2D16Async", 50 * 2 * 3, s(11)},
+      {"cuMemsetD2D16Async_ptsz", 50 * 2 * 3, s(12)},
+      {"cuMemsetD2D32Async", 50 * 4 * 3, s(13)},
+      {"cuMemsetD2D32Async_ptsz", 50 * 4 * 3, s(14)},
+      {"cuMemcpyBatchAsync_v2", 10 + 20 + 30, s(15)},
+      {"cuMemcpyBatchAsync_v2_ptsz", 10 + 20, s(16)},  // a count of 2: the first two sizes
+      {"cuMemcpyBatchAsync_v2", 0, s(17)},             // no sizes array
+      // Through cuGetProcAddress: the per-thread flag's answers are the _ptsz hooks, the legacy
+      // flag's the plain ones; the unversioned names are answered with the _v2 hooks.
+      {"cuMemcpy2DAsync_v2_ptsz", 96 * 5, r(1), "cuMemcpy2DAsync/per-thread"},
+      {"cuMemcpy3DAsync_v2_ptsz", 40 * 3 * 7, r(2), "cuMemcpy3DAsync/per-thread"},
+      {"cuMemcpyPeerAsync_ptsz", 77, r(3), "cuMemcpyPeerAsync/per-thread"},
+      {"cuMemsetD2D8Async_ptsz", 9 * 2, r(4), "cuMemsetD2D8Async/per-thread"},
+      {"cuMemsetD2D16Async_ptsz", 9 * 2 * 2, r(5), "cuMemsetD2D16Async/per-thread"},
+      {"cuMemsetD2D32Async_ptsz", 9 * 4 * 2, r(6), "cuMemsetD2D32Async/per-thread"},
+      {"cuMemcpyBatchAsync_v2_ptsz", 5 + 6, r(7), "cuMemcpyBatchAsync/per-thread"},
+      {"cuMemcpy2DAsync_v2", 96 * 5, r(1), "cuMemcpy2DAsync/legacy"},
+      {"cuMemcpy3DAsync_v2", 40 * 3 * 7, r(2), "cuMemcpy3DAsync/legacy"},
+      {"cuMemcpyPeerAsync", 77, r(3), "cuMemcpyPeerAsync/legacy"},
+      {"cuMemsetD2D8Async", 9 * 2, r(4), "cuMemsetD2D8Async/legacy"},
+      {"cuMemsetD2D16Async", 9 * 2 * 2, r(5), "cuMemsetD2D16Async/legacy"},
+      {"cuMemsetD2D32Async", 9 * 4 * 2, r(6), "cuMemsetD2D32Async/legacy"},
+      {"cuMemcpyBatchAsync_v2", 5 + 6, r(7), "cuMemcpyBatchAsync/legacy"},
+  };
+  for (int status : check_run("shim_async_copies_driver", expected)) {
+    EXPECT_EQ(status, 0) << "the null driver answers CUDA_SUCCESS";
+  }
+}
+
+}  // namespace
+}  // namespace cublasspy::integration

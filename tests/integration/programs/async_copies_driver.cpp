@@ -1,0 +1,114 @@
+// The driver's 2D, 3D, peer and batched copies and its 2D memsets, each once with its
+// per-thread-default-stream form, in a fixed order; and cuMemcpy2DAsync_v2 and
+// cuMemcpy3DAsync_v2 once more with a null parameter struct. Linked against the null CUDA
+// stack's libcuda (null_cuda/), which defines these functions and answers CUDA_SUCCESS without
+// touching anything: there is no driver on this machine, and the stand-in has no 2D copies.
+// Stream i is the made-up handle 0x5100 + i (never dereferenced). Then each through
+// cuGetProcAddress by its unversioned name, with the per-thread flag, then the legacy one (the
+// null libcuda answers those names as the driver does). Prints "NAME STATUS" per call.
+#define __CUDA_API_VERSION_INTERNAL  // declares the plain and the _ptsz forms
+#include <cuda.h>
+
+#include <cstdint>
+#include <cstdio>
+
+namespace {
+void report(const char* name, CUresult status) { std::printf("%s %d\n", name, static_cast<int>(status)); }
+CUstream stream(uintptr_t i) { return reinterpret_cast<CUstream>(uintptr_t{0x5100} + i); }
+
+// A driver function looked up by its unversioned name, as a program with the static runtime does
+// (through the shim's cuGetProcAddress_v2); null when not found.
+template <typename Fn>
+Fn look_up(const char* name, cuuint64_t flags) {
+  void* fn = nullptr;
+  CUdriverProcAddressQueryResult found{};
+  const CUresult rc = cuGetProcAddress_v2(name, &fn, 13000, flags, &found);
+  if (rc != CUDA_SUCCESS || fn == nullptr) std::printf("cuGetProcAddress %s %d\n", name, static_cast<int>(rc));
+  return reinterpret_cast<Fn>(fn);
+}
+
+// Each of them once more through cuGetProcAddress with `flags`; `tag` names the lookup in what is
+// printed ("NAME/TAG STATUS"), stream 0x5200 + i.
+void resolved(cuuint64_t flags, const char* tag, const CUDA_MEMCPY2D& c2, const CUDA_MEMCPY3D& c3) {
+  char label[96];
+  const auto say = [&](const char* name, CUresult rc) {
+    std::snprintf(label, sizeof label, "%s/%s", name, tag);
+    report(label, rc);
+  };
+  const auto s = [](uintptr_t i) { return reinterpret_cast<CUstream>(uintptr_t{0x5200} + i); };
+  const CUdeviceptr dst = 0xD000, src = 0xE000;
+  if (auto f = look_up<CUresult (*)(const CUDA_MEMCPY2D*, CUstream)>("cuMemcpy2DAsync", flags)) {
+    say("cuMemcpy2DAsync", f(&c2, s(1)));
+  }
+  if (auto f = look_up<CUresult (*)(const CUDA_MEMCPY3D*, CUstream)>("cuMemcpy3DAsync", flags)) {
+    say("cuMemcpy3DAsync", f(&c3, s(2)));
+  }
+  if (auto f = look_up<CUresult (*)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream)>(
+          "cuMemcpyPeerAsync", flags)) {
+    say("cuMemcpyPeerAsync", f(dst, nullptr, src, nullptr, 77, s(3)));
+  }
+  if (auto f = look_up<CUresult (*)(CUdeviceptr, size_t, unsigned char, size_t, size_t, CUstream)>(
+          "cuMemsetD2D8Async", flags)) {
+    say("cuMemsetD2D8Async", f(dst, 64, 1, 9, 2, s(4)));
+  }
+  if (auto f = look_up<CUresult (*)(CUdeviceptr, size_t, unsigned short, size_t, size_t, CUstream)>(
+          "cuMemsetD2D16Async", flags)) {
+    say("cuMemsetD2D16Async", f(dst, 64, 1, 9, 2, s(5)));
+  }
+  if (auto f = look_up<CUresult (*)(CUdeviceptr, size_t, unsigned int, size_t, size_t, CUstream)>(
+          "cuMemsetD2D32Async", flags)) {
+    say("cuMemsetD2D32Async", f(dst, 64, 1, 9, 2, s(6)));
+  }
+  CUdeviceptr dsts[2] = {dst, dst + 0x100}, srcs[2] = {src, src + 0x100};
+  size_t sizes[2] = {5, 6};
+  CUmemcpyAttributes attrs{};
+  size_t attrs_idx = 0;
+  if (auto f = look_up<CUresult (*)(CUdeviceptr*, CUdeviceptr*, size_t*, size_t, CUmemcpyAttributes*, size_t*,
+                                    size_t, CUstream)>("cuMemcpyBatchAsync", flags)) {
+    say("cuMemcpyBatchAsync", f(dsts, srcs, sizes, 2, &attrs, &attrs_idx, 1, s(7)));
+  }
+}
+}  // namespace
+
+int main() {
+  const CUdeviceptr dst = 0xD000, src = 0xE000;
+
+  CUDA_MEMCPY2D c2{};
+  c2.srcMemoryType = c2.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  c2.srcDevice = src, c2.dstDevice = dst, c2.srcPitch = c2.dstPitch = 128;
+  c2.WidthInBytes = 96, c2.Height = 5;
+  report("cuMemcpy2DAsync_v2", cuMemcpy2DAsync_v2(&c2, stream(1)));
+  report("cuMemcpy2DAsync_v2_ptsz", cuMemcpy2DAsync_v2_ptsz(&c2, stream(2)));
+  report("cuMemcpy2DAsync_v2", cuMemcpy2DAsync_v2(nullptr, stream(3)));
+
+  CUDA_MEMCPY3D c3{};
+  c3.srcMemoryType = c3.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  c3.srcDevice = src, c3.dstDevice = dst, c3.srcPitch = c3.dstPitch = 64, c3.srcHeight = c3.dstHeight = 4;
+  c3.WidthInBytes = 40, c3.Height = 3, c3.Depth = 7;
+  report("cuMemcpy3DAsync_v2", cuMemcpy3DAsync_v2(&c3, stream(4)));
+  report("cuMemcpy3DAsync_v2_ptsz", cuMemcpy3DAsync_v2_ptsz(&c3, stream(5)));
+  report("cuMemcpy3DAsync_v2", cuMemcpy3DAsync_v2(nullptr, stream(6)));
+
+  report("cuMemcpyPeerAsync", cuMemcpyPeerAsync(dst, nullptr, src, nullptr, 333, stream(7)));
+  report("cuMemcpyPeerAsync_ptsz", cuMemcpyPeerAsync_ptsz(dst, nullptr, src, nullptr, 334, stream(8)));
+
+  report("cuMemsetD2D8Async", cuMemsetD2D8Async(dst, 256, 7, 50, 3, stream(9)));
+  report("cuMemsetD2D8Async_ptsz", cuMemsetD2D8Async_ptsz(dst, 256, 7, 50, 3, stream(10)));
+  report("cuMemsetD2D16Async", cuMemsetD2D16Async(dst, 256, 7, 50, 3, stream(11)));
+  report("cuMemsetD2D16Async_ptsz", cuMemsetD2D16Async_ptsz(dst, 256, 7, 50, 3, stream(12)));
+  report("cuMemsetD2D32Async", cuMemsetD2D32Async(dst, 256, 7, 50, 3, stream(13)));
+  report("cuMemsetD2D32Async_ptsz", cuMemsetD2D32Async_ptsz(dst, 256, 7, 50, 3, stream(14)));
+
+  CUdeviceptr dsts[3] = {dst, dst + 0x100, dst + 0x200}, srcs[3] = {src, src + 0x100, src + 0x200};
+  size_t sizes[3] = {10, 20, 30};
+  CUmemcpyAttributes attrs{};
+  size_t attrs_idx = 0;
+  report("cuMemcpyBatchAsync_v2", cuMemcpyBatchAsync_v2(dsts, srcs, sizes, 3, &attrs, &attrs_idx, 1, stream(15)));
+  report("cuMemcpyBatchAsync_v2_ptsz",
+         cuMemcpyBatchAsync_v2_ptsz(dsts, srcs, sizes, 2, &attrs, &attrs_idx, 1, stream(16)));
+  report("cuMemcpyBatchAsync_v2", cuMemcpyBatchAsync_v2(dsts, srcs, nullptr, 3, &attrs, &attrs_idx, 1, stream(17)));
+
+  resolved(CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, "per-thread", c2, c3);
+  resolved(CU_GET_PROC_ADDRESS_LEGACY_STREAM, "legacy", c2, c3);
+  return 0;
+}

@@ -1,0 +1,72 @@
+// The runtime's 2D, 3D, peer, symbol and array copies and its 2D/3D memsets, each once, with its
+// per-thread-default-stream form (cudaMemcpyPeerAsync has none), in a fixed order; and
+// cudaMemcpy3DAsync once more with a null parameter struct. Run against the REAL CUDA 13
+// runtime on a machine without a driver, where each fails for real. Prints "NAME STATUS" for each
+// call, so a test can compare with the launch ring. The pointers are never dereferenced: the
+// runtime fails before it reaches them. Streams: the legacy one for the plain forms, the
+// per-thread one for the _ptsz forms (special handles no runtime dereferences).
+#include <cstdio>
+
+#include <cuda_runtime_api.h>
+#include <driver_functions.h>  // make_cudaPitchedPtr, make_cudaExtent
+
+extern "C" {
+// Declared by cuda_runtime_api.h only under CUDA_API_PER_THREAD_DEFAULT_STREAM, under the plain names.
+cudaError_t cudaMemcpy2DAsync_ptsz(void*, size_t, const void*, size_t, size_t, size_t, cudaMemcpyKind, cudaStream_t);
+cudaError_t cudaMemcpy3DAsync_ptsz(const cudaMemcpy3DParms*, cudaStream_t);
+cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void*, const void*, size_t, size_t, cudaMemcpyKind, cudaStream_t);
+cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void*, const void*, size_t, size_t, cudaMemcpyKind, cudaStream_t);
+cudaError_t cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t, size_t, size_t, const void*, size_t, size_t, size_t,
+                                          cudaMemcpyKind, cudaStream_t);
+cudaError_t cudaMemcpy2DFromArrayAsync_ptsz(void*, size_t, cudaArray_const_t, size_t, size_t, size_t, size_t,
+                                            cudaMemcpyKind, cudaStream_t);
+cudaError_t cudaMemset2DAsync_ptsz(void*, size_t, int, size_t, size_t, cudaStream_t);
+cudaError_t cudaMemset3DAsync_ptsz(cudaPitchedPtr, int, cudaExtent, cudaStream_t);
+}
+
+namespace {
+void report(const char* name, cudaError_t status) { std::printf("%s %d\n", name, static_cast<int>(status)); }
+}  // namespace
+
+int main() {
+  static unsigned char a[4096], b[4096];
+  static const int symbol = 0;
+  const cudaStream_t legacy = cudaStreamLegacy, per_thread = cudaStreamPerThread;
+  const auto h2d = cudaMemcpyHostToDevice;
+
+  report("cudaMemcpy2DAsync", cudaMemcpy2DAsync(a, 64, b, 64, 48, 3, h2d, legacy));
+  report("cudaMemcpy2DAsync_ptsz", cudaMemcpy2DAsync_ptsz(a, 64, b, 64, 48, 3, h2d, per_thread));
+
+  cudaMemcpy3DParms p{};
+  p.srcPtr = make_cudaPitchedPtr(b, 64, 8, 4);
+  p.dstPtr = make_cudaPitchedPtr(a, 64, 8, 4);
+  p.extent = make_cudaExtent(8, 4, 2);
+  p.kind = h2d;
+  report("cudaMemcpy3DAsync", cudaMemcpy3DAsync(&p, legacy));
+  report("cudaMemcpy3DAsync_ptsz", cudaMemcpy3DAsync_ptsz(&p, per_thread));
+  report("cudaMemcpy3DAsync", cudaMemcpy3DAsync(nullptr, legacy));  // the null struct: 0 bytes
+
+  report("cudaMemcpyPeerAsync", cudaMemcpyPeerAsync(a, 1, b, 0, 100, legacy));
+
+  report("cudaMemcpyToSymbolAsync", cudaMemcpyToSymbolAsync(&symbol, b, 24, 0, h2d, legacy));
+  report("cudaMemcpyToSymbolAsync_ptsz", cudaMemcpyToSymbolAsync_ptsz(&symbol, b, 24, 0, h2d, per_thread));
+  report("cudaMemcpyFromSymbolAsync",
+         cudaMemcpyFromSymbolAsync(a, &symbol, 12, 4, cudaMemcpyDeviceToHost, legacy));
+  report("cudaMemcpyFromSymbolAsync_ptsz",
+         cudaMemcpyFromSymbolAsync_ptsz(a, &symbol, 12, 4, cudaMemcpyDeviceToHost, per_thread));
+
+  report("cudaMemcpy2DToArrayAsync", cudaMemcpy2DToArrayAsync(nullptr, 0, 0, b, 32, 16, 5, h2d, legacy));
+  report("cudaMemcpy2DToArrayAsync_ptsz",
+         cudaMemcpy2DToArrayAsync_ptsz(nullptr, 0, 0, b, 32, 16, 5, h2d, per_thread));
+  report("cudaMemcpy2DFromArrayAsync",
+         cudaMemcpy2DFromArrayAsync(a, 32, nullptr, 0, 0, 20, 6, cudaMemcpyDeviceToHost, legacy));
+  report("cudaMemcpy2DFromArrayAsync_ptsz",
+         cudaMemcpy2DFromArrayAsync_ptsz(a, 32, nullptr, 0, 0, 20, 6, cudaMemcpyDeviceToHost, per_thread));
+
+  report("cudaMemset2DAsync", cudaMemset2DAsync(a, 64, 0, 40, 7, legacy));
+  report("cudaMemset2DAsync_ptsz", cudaMemset2DAsync_ptsz(a, 64, 0, 40, 7, per_thread));
+  const cudaPitchedPtr pitched = make_cudaPitchedPtr(a, 64, 16, 4);
+  report("cudaMemset3DAsync", cudaMemset3DAsync(pitched, 0, make_cudaExtent(16, 4, 3), legacy));
+  report("cudaMemset3DAsync_ptsz", cudaMemset3DAsync_ptsz(pitched, 0, make_cudaExtent(16, 4, 3), per_thread));
+  return 0;
+}
