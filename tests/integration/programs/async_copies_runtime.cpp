@@ -10,19 +10,7 @@
 #include <cuda_runtime_api.h>
 #include <driver_functions.h>  // make_cudaPitchedPtr, make_cudaExtent
 
-extern "C" {
-// Declared by cuda_runtime_api.h only under CUDA_API_PER_THREAD_DEFAULT_STREAM, under the plain names.
-cudaError_t cudaMemcpy2DAsync_ptsz(void*, size_t, const void*, size_t, size_t, size_t, cudaMemcpyKind, cudaStream_t);
-cudaError_t cudaMemcpy3DAsync_ptsz(const cudaMemcpy3DParms*, cudaStream_t);
-cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void*, const void*, size_t, size_t, cudaMemcpyKind, cudaStream_t);
-cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void*, const void*, size_t, size_t, cudaMemcpyKind, cudaStream_t);
-cudaError_t cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t, size_t, size_t, const void*, size_t, size_t, size_t,
-                                          cudaMemcpyKind, cudaStream_t);
-cudaError_t cudaMemcpy2DFromArrayAsync_ptsz(void*, size_t, cudaArray_const_t, size_t, size_t, size_t, size_t,
-                                            cudaMemcpyKind, cudaStream_t);
-cudaError_t cudaMemset2DAsync_ptsz(void*, size_t, int, size_t, size_t, cudaStream_t);
-cudaError_t cudaMemset3DAsync_ptsz(cudaPitchedPtr, int, cudaExtent, cudaStream_t);
-}
+#include "spec/per_thread_runtime.h"  // the _ptsz forms, declared as the hook list names them
 
 namespace {
 void report(const char* name, cudaError_t status) { std::printf("%s %d\n", name, static_cast<int>(status)); }
