@@ -1,12 +1,12 @@
 // The parts of a recorded call that are the same for every hook, out of line: claiming and
 // starting the record, publishing it as in flight, and finishing it after the real call.
 //
-// Why out of line: inlined into each wrapper they made every wrapper about 2 KiB of code, and a
-// program such as PyTorch runs enough of its own code between two calls that the wrapper's code
-// is no longer in the instruction cache. PyTorch makes four recorded calls per torch.mm
-// (cublasSetStream_v2, cublasSetWorkspace_v2, cublasSetMathMode, the GEMM): as one shared copy,
-// the code they run stays warm. What is left inline in a wrapper is what depends on the hook:
-// its arguments' slots and the real call (intercept.h).
+// Why out of line: inlined into each wrapper they made every wrapper about 2 KiB of code; as
+// one shared copy a setter's wrapper is 0.9 KiB, and a call that is not recorded can skip the
+// clock in one place. (The PyTorch loop, four recorded calls per torch.mm, was measured before
+// and after: the difference was within the host's noise, docs/BENCHMARKS.md "Session 9".) What
+// is left inline in a wrapper is what depends on the hook: its arguments' slots and the real
+// call (intercept.h).
 #pragma once
 
 #include <cstdint>
