@@ -6,9 +6,13 @@ before it ("paired"). The loop is timed inside the program, LOOPS times in each 
 a warm-up loop; a process's figure is the median of its loops. (Not the fastest: that would also
 leave out what the shim costs now and then, such as a page of the trace written back.)
 Usage: bench_mm_loop.py <repository root> <build directory> [CALLS] [REPETITIONS] [--against BUILD]
+                       [--control] [--disabled]
        bench_mm_loop.py <repository root> <build directory> CALLS --traced-once|--baseline-once
 --against BUILD adds a third variant, trace mode with another build's shim, to measure a change
-against its parent in the same run. The second form runs one process, in trace mode or without the shim, and nothing else, for a
+against its parent in the same run. --control adds a second variant without the shim: what it
+"costs" is the method's own bias and noise, the floor below which a ratio means nothing.
+--disabled adds the shim preloaded with CUBLASSPY_DISABLE=1 (interposed, nothing recorded).
+The variants run in a rotated order, so none always runs right after the baseline. The second form runs one process, in trace mode or without the shim, and nothing else, for a
 profiler around it (`perf record -F 8000 -- python3 tests/pytorch/bench_mm_loop.py . build 150000
 --traced-once`, then the same with --baseline-once to compare sample counts).
 """
@@ -41,6 +45,9 @@ def main():
         i = args.index("--against")
         against = args[i + 1]
         del args[i:i + 2]
+    control = "--control" in args
+    disabled = "--disabled" in args
+    args = [a for a in args if a not in ("--control", "--disabled")]
     s = Scenario(args[0], args[1])
     calls = int(args[2]) if len(args) > 2 else 20000
     code = PROGRAM.format(calls=calls, loops=LOOPS)
@@ -51,14 +58,18 @@ def main():
     reps = int(args[3]) if len(args) > 3 else 5
     # The variants, run interleaved: without the shim, with this build's, and with --against's
     # (an earlier commit's build), so that a change is measured against its parent in one run.
-    variants = [("baseline", s, False), ("trace mode", s, True)]
+    variants = [("baseline", s, False, None), ("trace mode", s, True, None)]
     if against:
-        variants.append((f"trace mode, {against}'s shim", Scenario(args[0], against), True))
-    times = {name: ([], []) for name, _, _ in variants}
-    for _ in range(reps):
-        for name, scenario, shim in variants:
+        variants.append((f"trace mode, {against}'s shim", Scenario(args[0], against), True, None))
+    if control:
+        variants.append(("control (no shim)", s, False, None))
+    if disabled:
+        variants.append(("shim disabled", s, True, {"CUBLASSPY_DISABLE": "1"}))
+    times = {name: ([], []) for name, *_ in variants}
+    for rep in range(reps):
+        for name, scenario, shim, env in variants[rep % len(variants):] + variants[:rep % len(variants)]:
             t0 = time.perf_counter()
-            run = scenario.torch(code, shim=shim)
+            run = scenario.torch(code, shim=shim, env=env)
             whole = time.perf_counter() - t0
             loop = [float(l.split()[1]) for l in run.lines() if l.startswith("loop_s")]
             if run.rc != 0 or not loop:
@@ -69,16 +80,18 @@ def main():
         load = " ".join(f.read().split()[:3])
     print(f"{calls} torch.mm (16x16 fp32, cublasSgemm_v2) per loop, median of {LOOPS} loops per process, "
           f"median of {reps} processes each, load {load}")
-    # Each process is compared with the baseline process run just before it, and the median of
+    # Each process is compared with the baseline process of the same round, and the median of
     # those ratios is printed beside the ratio of the medians: a shared host's speed drifts by
-    # more than the shim costs over a run, and a pair sees the same drift.
+    # more than the shim costs over a run, and a round sees about the same drift.
     for i, what in enumerate(("whole process", "mm loop")):
         base = statistics.median(times["baseline"][i])
         line = f"{what}: baseline {base:.3f} s"
-        for name, _, _ in variants[1:]:
+        for name, *_ in variants[1:]:
             t = statistics.median(times[name][i])
-            paired = statistics.median(x / y for x, y in zip(times[name][i], times["baseline"][i]))
-            line += f"; {name} {t:.3f} s, ratio {t / base:.3f}, paired {paired:.3f}"
+            pairs = [x / y for x, y in zip(times[name][i], times["baseline"][i])]
+            quartiles = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else pairs * 3
+            line += (f"; {name} {t:.3f} s, ratio {t / base:.3f}, paired {statistics.median(pairs):.3f}"
+                     f" (quartiles {quartiles[0]:.3f}-{quartiles[2]:.3f})")
             if what == "mm loop":
                 line += f" ({(t - base) / calls * 1e9:+.0f} ns per call)"
         print(line)
