@@ -28,11 +28,15 @@ void begin_call(CallFrame& frame, ThreadState& ts, uint16_t id, format::RecordSl
   rec.pointer_mode = -1;
   rec.math_mode = -1;
   rec.async_status = 0;
-  slot->pending_error = 0;
   rec.check_bits = 0;
   rec.alpha[0] = rec.alpha[1] = rec.beta[0] = rec.beta[1] = 0;
   rec.check_detail[0] = rec.check_detail[1] = 0;
-  for (int64_t& offset : slot->plane_offset) offset = 0;  // a reused slot holds its last call's
+  // A reused slot holds its last call's; only the families that use these fields clear them.
+  const auto family = static_cast<uint16_t>(kHookFamilies[id]);
+  if (format::has_pending_error(family)) slot->pending_error = 0;
+  if (format::has_plane_offsets(family)) {
+    for (int64_t& offset : slot->plane_offset) offset = 0;
+  }
   frame.locatable = recording && may_take_locations(*rt, id, ts.depth);
   frame.located = false;
   frame.inspecting = recording && inspects_calls(rt->config);

@@ -370,6 +370,14 @@ constexpr bool is_gemm_family(uint16_t family) {
   }
 }
 
+// The slot's fields beside the record that only some families use: a writer sets them for
+// those records alone and a reader ignores them in the others, where a reused slot still holds
+// what its last call left (writing them for every call would touch two more cache lines each).
+constexpr bool has_pending_error(uint16_t family) { return is_gemm_family(family); }
+constexpr bool has_plane_offsets(uint16_t family) {
+  return family == static_cast<uint16_t>(Family::kLtMatmul) || family == static_cast<uint16_t>(Family::kLtDescriptor);
+}
+
 // Per-function totals, kept apart from the ring so they survive wrap-around.
 inline constexpr uint32_t kCounterStripes = 16;  // what the writer uses (a power of two)
 inline constexpr uint32_t kMaxCounterStripes = 256;  // what a reader accepts

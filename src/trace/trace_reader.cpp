@@ -623,6 +623,9 @@ bool TraceFile::copy_view(const RecordSlot& slot, CallView& out) const {
   out.seq = word_seq(word);
   out.state = state;
   out.function = &functions_[slot.call.function_id];
+  // What other families' records leave in these fields is an earlier call's (trace_format.h).
+  if (!has_pending_error(out.function->family)) out.slot.pending_error = 0;
+  if (!has_plane_offsets(out.function->family)) std::fill(std::begin(out.slot.plane_offset), std::end(out.slot.plane_offset), 0);
   return true;
 }
 

@@ -62,3 +62,9 @@ add_executable(side_area_test ${CMAKE_CURRENT_LIST_DIR}/side_area_test.cpp)
 target_link_libraries(side_area_test PRIVATE cublasspy_trace_reader GTest::gtest_main Threads::Threads)
 target_compile_options(side_area_test PRIVATE -Wall -Wextra)
 gtest_discover_tests(side_area_test TEST_PREFIX unit.)
+
+#   slot_fields_test: the slot's fields that only some families use, not shown on a reused slot's later call
+add_executable(slot_fields_test ${CMAKE_CURRENT_LIST_DIR}/slot_fields_test.cpp)
+target_link_libraries(slot_fields_test PRIVATE cublasspy_trace_reader GTest::gtest_main Threads::Threads)
+target_compile_options(slot_fields_test PRIVATE -Wall -Wextra)
+gtest_discover_tests(slot_fields_test TEST_PREFIX unit.)
