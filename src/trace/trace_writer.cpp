@@ -41,18 +41,22 @@ inline void prefetch_line_for_writing(const char* p) {
 #endif
 }
 
-// Asks for the cache lines of the slot a thread's next call will use, for writing. A ring slot
-// was last written a whole ring ago (8 MiB by default), so its lines are cold: without this,
-// every call's first loads and stores to its record miss, and the store buffer, full of them,
-// stalls the rest of the wrapper and the program's own code after it (in a PyTorch loop of
-// small torch.mm this was most of the shim's time). The next call comes microseconds later,
-// long enough for the lines to arrive. The lines are those every call writes: the record's
-// fixed fields and first argument slots, pending_error and plane_offset.
+// Asks for the cache lines of a slot one of the thread's next calls will use, for writing. A
+// ring slot was last written a whole ring ago (8 MiB by default), so its lines are cold: without
+// this, every call's first loads and stores to its record miss, and the store buffer, full of
+// them, stalls the rest of the wrapper and the program's own code after it (in a PyTorch loop of
+// small torch.mm this was most of the shim's time).
+//
+// kPrefetchAhead calls ahead, not one: a program's calls come in bursts (PyTorch makes three
+// handle setters and a GEMM within half a microsecond, then computes for microseconds), and a
+// slot asked for one call ahead has not arrived when that call comes. The lines are the three
+// every record writes (the fixed fields, alpha to check_detail, the first argument slots); a
+// GEMM's further slots and pending_error are stores the real call's time covers. Chosen by
+// `perf record` samples in the shim, docs/BENCHMARKS.md "Session 10".
+constexpr uint64_t kPrefetchAhead = 4;
 void prefetch_for_writing(const RecordSlot* slot) {
   const char* p = reinterpret_cast<const char*>(slot);
-  for (size_t line = 0; line < 5; ++line) prefetch_line_for_writing(p + 64 * line);
-  prefetch_line_for_writing(p + offsetof(RecordSlot, pending_error));
-  prefetch_line_for_writing(p + offsetof(RecordSlot, plane_offset));
+  for (size_t line = 0; line < 3; ++line) prefetch_line_for_writing(p + 64 * line);
 }
 
 uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
@@ -325,7 +329,7 @@ RecordSlot* TraceWriter::claim(ClaimCursor& cursor, uint64_t* seq_out, RecordSlo
                                                       std::memory_order_acquire)) {
       std::atomic_thread_fence(std::memory_order_release);
       *seq_out = seq;
-      if (cursor.next != cursor.base + cursor.size) prefetch_for_writing(&ring_[slot_index(cursor.next)]);
+      if (ticket + kPrefetchAhead < cursor.base + cursor.size) prefetch_for_writing(&ring_[slot_index(ticket + kPrefetchAhead)]);
       return slot;
     }
   }
