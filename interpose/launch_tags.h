@@ -30,6 +30,7 @@ struct LaunchContext {
   uint32_t block[3] = {0, 0, 0};
   uint32_t shared_mem = 0;
   const size_t* batch_sizes = nullptr;  // cuMemcpyBatchAsync's sizes, summed by its count's tag
+  size_t batch_ops = 0;                 // cuMemcpy3DBatchAsync's count, for its list's tag
 };
 
 namespace tags {
@@ -118,6 +119,11 @@ struct RuntimeCopy3D : LaunchArg<format::ArgKind::kPointer> {
     if (p != nullptr) c.bytes = p->extent.width * p->extent.height * p->extent.depth;
   }
 };
+struct RuntimeCopy3DPeer : LaunchArg<format::ArgKind::kPointer> {
+  static void launch(LaunchContext& c, const cudaMemcpy3DPeerParms* p) {
+    if (p != nullptr) c.bytes = p->extent.width * p->extent.height * p->extent.depth;
+  }
+};
 struct DriverCopy2D : LaunchArg<format::ArgKind::kPointer> {
   static void launch(LaunchContext& c, const CUDA_MEMCPY2D* p) {
     if (p != nullptr) c.bytes = p->WidthInBytes * p->Height;
@@ -126,6 +132,25 @@ struct DriverCopy2D : LaunchArg<format::ArgKind::kPointer> {
 struct DriverCopy3D : LaunchArg<format::ArgKind::kPointer> {
   static void launch(LaunchContext& c, const CUDA_MEMCPY3D* p) {
     if (p != nullptr) c.bytes = p->WidthInBytes * p->Height * p->Depth;
+  }
+};
+struct DriverCopy3DPeer : LaunchArg<format::ArgKind::kPointer> {
+  static void launch(LaunchContext& c, const CUDA_MEMCPY3D_PEER* p) {
+    if (p != nullptr) c.bytes = p->WidthInBytes * p->Height * p->Depth;
+  }
+};
+// cuMemcpy3DBatchAsync: its count, then its operations; the bytes are the sum of their extents
+// (0 for a null list; an extent's width counts elements where an operand is an array, as for
+// the 3D copies).
+struct Batch3DCount : LaunchArg<format::ArgKind::kUInt> {
+  static void launch(LaunchContext& c, size_t count) { c.batch_ops = count; }
+};
+struct DriverBatch3D : LaunchArg<format::ArgKind::kPointer> {
+  static void launch(LaunchContext& c, const CUDA_MEMCPY3D_BATCH_OP* ops) {
+    if (ops == nullptr) return;
+    uint64_t total = 0;
+    for (size_t i = 0; i < c.batch_ops; ++i) total += ops[i].extent.width * ops[i].extent.height * ops[i].extent.depth;
+    c.bytes = total;
   }
 };
 // cuMemcpyBatchAsync: its sizes array, then its count; the bytes are the sum of the sizes (0 for

@@ -343,9 +343,12 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
 // recorded are what the operation touches (width x height, the extent's width x height x depth,
 // the elements times their size, the sum of a batch's sizes; 0 for a null parameter struct).
 // cudaMemcpyPeerAsync has no per-thread form; the runtime's others are named _ptsz as above. The
-// driver's cuMemcpy2DAsync, cuMemcpy3DAsync and cuMemcpyBatchAsync are the _v2 symbols (the plain
-// ones take 32-bit pointers, or a batch's failIdx); the resolver answers their names with them
-// from CUDA 13 on and the program keeps the driver's own for an older version asked for.
+// driver's cuMemcpy2DAsync, cuMemcpy3DAsync, cuMemcpyBatchAsync and cuMemcpy3DBatchAsync are the
+// _v2 symbols (the plain ones take 32-bit pointers, or a batch's failIdx); the resolver answers
+// their names with them from CUDA 13 on and the program keeps the driver's own for an older
+// version asked for. Not hooked: the runtime's cudaMemcpyBatchAsync and cudaMemcpy3DBatchAsync,
+// whose one name has CUDA 12.8's prototype (with failIdx) in libcudart.so.12 and another in
+// libcudart.so.13; a wrapper of either prototype would pass the other's arguments wrongly.
 #define CBS_RUNTIME_ASYNC(X, fn_, ...)                                                          \
   X(kCudart, cudaError_t, fn_, cudaErrorInsufficientDriver, kLaunch, __VA_ARGS__)                \
   X(kCudart, cudaError_t, fn_##_ptsz, cudaErrorInsufficientDriver, kLaunch, __VA_ARGS__)
@@ -386,6 +389,9 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
   (CUdeviceptr, dstDevice, Unrecorded), (CUcontext, dstContext, Unrecorded),                     \
   (CUdeviceptr, srcDevice, Unrecorded), (CUcontext, srcContext, Unrecorded),                     \
   (size_t, ByteCount, Bytes), (CUstream, hStream, LaunchStream)
+#define CBS_DRIVER_BATCH_3D_PARAMS                                                              \
+  (size_t, numOps, Batch3DCount), (CUDA_MEMCPY3D_BATCH_OP*, opList, DriverBatch3D),              \
+  (unsigned long long, flags, Unrecorded), (CUstream, hStream, LaunchStream)
 #define CBS_DRIVER_BATCH_PARAMS                                                                 \
   (CUdeviceptr*, dsts, Unrecorded), (CUdeviceptr*, srcs, Unrecorded), (size_t*, sizes, BatchSizes), \
   (size_t, count, BatchCount), (CUmemcpyAttributes*, attrs, Unrecorded),                         \
@@ -394,6 +400,8 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
   CBS_RUNTIME_ASYNC(X, cudaMemcpy2DAsync, CBS_MEMCPY_2D_ASYNC_PARAMS)                            \
   CBS_RUNTIME_ASYNC(X, cudaMemcpy3DAsync, CBS_MEMCPY_3D_ASYNC_PARAMS)                            \
   X(kCudart, cudaError_t, cudaMemcpyPeerAsync, cudaErrorInsufficientDriver, kLaunch, CBS_MEMCPY_PEER_ASYNC_PARAMS) \
+  CBS_RUNTIME_ASYNC(X, cudaMemcpy3DPeerAsync, (const cudaMemcpy3DPeerParms*, p, RuntimeCopy3DPeer),  \
+                    (cudaStream_t, stream, LaunchStream))                                        \
   CBS_RUNTIME_ASYNC(X, cudaMemcpyToSymbolAsync, CBS_MEMCPY_TO_SYMBOL_ASYNC_PARAMS)               \
   CBS_RUNTIME_ASYNC(X, cudaMemcpyFromSymbolAsync, CBS_MEMCPY_FROM_SYMBOL_ASYNC_PARAMS)           \
   CBS_RUNTIME_ASYNC(X, cudaMemcpy2DToArrayAsync, CBS_MEMCPY_2D_TO_ARRAY_ASYNC_PARAMS)            \
@@ -403,10 +411,13 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
   CBS_DRIVER_ASYNC(X, cuMemcpy2DAsync_v2, (const CUDA_MEMCPY2D*, pCopy, DriverCopy2D), (CUstream, hStream, LaunchStream)) \
   CBS_DRIVER_ASYNC(X, cuMemcpy3DAsync_v2, (const CUDA_MEMCPY3D*, pCopy, DriverCopy3D), (CUstream, hStream, LaunchStream)) \
   CBS_DRIVER_ASYNC(X, cuMemcpyPeerAsync, CBS_DRIVER_PEER_PARAMS)                                 \
+  CBS_DRIVER_ASYNC(X, cuMemcpy3DPeerAsync, (const CUDA_MEMCPY3D_PEER*, pCopy, DriverCopy3DPeer),   \
+                   (CUstream, hStream, LaunchStream))                                            \
   CBS_DRIVER_ASYNC(X, cuMemsetD2D8Async, CBS_DRIVER_MEMSET_2D_PARAMS(unsigned char, uc, Bytes))   \
   CBS_DRIVER_ASYNC(X, cuMemsetD2D16Async, CBS_DRIVER_MEMSET_2D_PARAMS(unsigned short, us, Halves)) \
   CBS_DRIVER_ASYNC(X, cuMemsetD2D32Async, CBS_DRIVER_MEMSET_2D_PARAMS(unsigned int, ui, Words))   \
-  CBS_DRIVER_ASYNC(X, cuMemcpyBatchAsync_v2, CBS_DRIVER_BATCH_PARAMS)
+  CBS_DRIVER_ASYNC(X, cuMemcpyBatchAsync_v2, CBS_DRIVER_BATCH_PARAMS)                            \
+  CBS_DRIVER_ASYNC(X, cuMemcpy3DBatchAsync_v2, CBS_DRIVER_BATCH_3D_PARAMS)
 #define CUBLASSPY_LAUNCH_HOOKS(X)                                                               \
   X(kCudart, cudaError_t, cudaLaunchKernel, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
   X(kCudart, cudaError_t, cudaLaunchKernel_ptsz, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \

@@ -79,6 +79,9 @@ TEST(LaunchRingCopies, RuntimeCopiesAndMemsetsFailForRealAndAreEachRecorded) {
       {"cudaMemcpy3DAsync_ptsz", 8 * 4 * 2, kPerThread},
       {"cudaMemcpy3DAsync", 0, kLegacy},  // a null cudaMemcpy3DParms
       {"cudaMemcpyPeerAsync", 100, kLegacy},
+      {"cudaMemcpy3DPeerAsync", 16 * 3 * 5, kLegacy},
+      {"cudaMemcpy3DPeerAsync_ptsz", 16 * 3 * 5, kPerThread},
+      {"cudaMemcpy3DPeerAsync", 0, kLegacy},  // a null cudaMemcpy3DPeerParms
       {"cudaMemcpyToSymbolAsync", 24, kLegacy},
       {"cudaMemcpyToSymbolAsync_ptsz", 24, kPerThread},
       {"cudaMemcpyFromSymbolAsync", 12, kLegacy},
@@ -118,6 +121,12 @@ TEST(LaunchRingCopies, DriverCopiesAndMemsetsAreEachRecorded) {
       {"cuMemcpyBatchAsync_v2", 10 + 20 + 30, s(15)},
       {"cuMemcpyBatchAsync_v2_ptsz", 10 + 20, s(16)},  // a count of 2: the first two sizes
       {"cuMemcpyBatchAsync_v2", 0, s(17)},             // no sizes array
+      {"cuMemcpy3DPeerAsync", 24 * 2 * 3, s(18)},
+      {"cuMemcpy3DPeerAsync_ptsz", 24 * 2 * 3, s(19)},
+      {"cuMemcpy3DPeerAsync", 0, s(20)},  // a null CUDA_MEMCPY3D_PEER
+      {"cuMemcpy3DBatchAsync_v2", 8 * 2 * 1 + 4 * 3 * 2, s(21)},
+      {"cuMemcpy3DBatchAsync_v2_ptsz", 8 * 2 * 1, s(22)},  // a count of 1: the first operation
+      {"cuMemcpy3DBatchAsync_v2", 0, s(23)},                // no operations list
   };
   // Through cuGetProcAddress: the per-thread flag's answers are the _ptsz hooks, the legacy
   // flag's the plain ones; the unversioned names are answered with the _v2 hooks. The program
@@ -133,6 +142,8 @@ TEST(LaunchRingCopies, DriverCopiesAndMemsetsAreEachRecorded) {
       {"cuMemsetD2D16Async", "cuMemsetD2D16Async", 9 * 2 * 2},
       {"cuMemsetD2D32Async", "cuMemsetD2D32Async", 9 * 4 * 2},
       {"cuMemcpyBatchAsync", "cuMemcpyBatchAsync_v2", 5 + 6},
+      {"cuMemcpy3DPeerAsync", "cuMemcpy3DPeerAsync", 24 * 2 * 3},
+      {"cuMemcpy3DBatchAsync", "cuMemcpy3DBatchAsync_v2", 8 * 2 * 1 + 4 * 3 * 2},
   };
   for (const bool per_thread : {true, false}) {
     for (size_t i = 0; i < std::size(lookups); ++i) {

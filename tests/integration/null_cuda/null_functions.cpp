@@ -49,6 +49,8 @@ extern "C" __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(
       {"cuMemsetD2D16Async", a(&cuMemsetD2D16Async), a(&cuMemsetD2D16Async_ptsz)},
       {"cuMemsetD2D32Async", a(&cuMemsetD2D32Async), a(&cuMemsetD2D32Async_ptsz)},
       {"cuMemcpyBatchAsync", a(&cuMemcpyBatchAsync_v2), a(&cuMemcpyBatchAsync_v2_ptsz)},
+      {"cuMemcpy3DPeerAsync", a(&cuMemcpy3DPeerAsync), a(&cuMemcpy3DPeerAsync_ptsz)},
+      {"cuMemcpy3DBatchAsync", a(&cuMemcpy3DBatchAsync_v2), a(&cuMemcpy3DBatchAsync_v2_ptsz)},
   };
   if (symbol == nullptr || pfn == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *pfn = nullptr;

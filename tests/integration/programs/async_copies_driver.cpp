@@ -1,6 +1,6 @@
-// The driver's 2D, 3D, peer and batched copies and its 2D memsets, each once with its
-// per-thread-default-stream form, in a fixed order; and cuMemcpy2DAsync_v2 and
-// cuMemcpy3DAsync_v2 once more with a null parameter struct. Linked against the null CUDA
+// The driver's 2D, 3D, peer, 3D peer and batched copies and its 2D memsets, each once with its
+// per-thread-default-stream form, in a fixed order; and cuMemcpy2DAsync_v2, cuMemcpy3DAsync_v2,
+// cuMemcpy3DPeerAsync and the batches once more with a null parameter struct or array. Linked against the null CUDA
 // stack's libcuda (null_cuda/), which defines these functions and answers CUDA_SUCCESS without
 // touching anything: there is no driver on this machine, and the stand-in has no 2D copies.
 // Stream i is the made-up handle 0x5100 + i (never dereferenced). Then each through
@@ -29,7 +29,8 @@ Fn look_up(const char* name, cuuint64_t flags) {
 
 // Each of them once more through cuGetProcAddress with `flags`; `tag` names the lookup in what is
 // printed ("NAME/TAG STATUS"), stream 0x5200 + i.
-void resolved(cuuint64_t flags, const char* tag, const CUDA_MEMCPY2D& c2, const CUDA_MEMCPY3D& c3) {
+void resolved(cuuint64_t flags, const char* tag, const CUDA_MEMCPY2D& c2, const CUDA_MEMCPY3D& c3,
+              const CUDA_MEMCPY3D_PEER& peer, CUDA_MEMCPY3D_BATCH_OP* ops) {
   char label[96];
   const auto say = [&](const char* name, CUresult rc) {
     std::snprintf(label, sizeof label, "%s/%s", name, tag);
@@ -66,6 +67,13 @@ void resolved(cuuint64_t flags, const char* tag, const CUDA_MEMCPY2D& c2, const 
   if (auto f = look_up<CUresult (*)(CUdeviceptr*, CUdeviceptr*, size_t*, size_t, CUmemcpyAttributes*, size_t*,
                                     size_t, CUstream)>("cuMemcpyBatchAsync", flags)) {
     say("cuMemcpyBatchAsync", f(dsts, srcs, sizes, 2, &attrs, &attrs_idx, 1, s(7)));
+  }
+  if (auto f = look_up<CUresult (*)(const CUDA_MEMCPY3D_PEER*, CUstream)>("cuMemcpy3DPeerAsync", flags)) {
+    say("cuMemcpy3DPeerAsync", f(&peer, s(8)));
+  }
+  if (auto f = look_up<CUresult (*)(size_t, CUDA_MEMCPY3D_BATCH_OP*, unsigned long long, CUstream)>(
+          "cuMemcpy3DBatchAsync", flags)) {
+    say("cuMemcpy3DBatchAsync", f(2, ops, 0, s(9)));
   }
 }
 }  // namespace
@@ -108,7 +116,23 @@ int main() {
          cuMemcpyBatchAsync_v2_ptsz(dsts, srcs, sizes, 2, &attrs, &attrs_idx, 1, stream(16)));
   report("cuMemcpyBatchAsync_v2", cuMemcpyBatchAsync_v2(dsts, srcs, nullptr, 3, &attrs, &attrs_idx, 1, stream(17)));
 
-  resolved(CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, "per-thread", c2, c3);
-  resolved(CU_GET_PROC_ADDRESS_LEGACY_STREAM, "legacy", c2, c3);
+  CUDA_MEMCPY3D_PEER peer{};
+  peer.srcMemoryType = peer.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  peer.srcDevice = src, peer.dstDevice = dst, peer.srcPitch = peer.dstPitch = 64;
+  peer.srcHeight = peer.dstHeight = 2;
+  peer.WidthInBytes = 24, peer.Height = 2, peer.Depth = 3;
+  report("cuMemcpy3DPeerAsync", cuMemcpy3DPeerAsync(&peer, stream(18)));
+  report("cuMemcpy3DPeerAsync_ptsz", cuMemcpy3DPeerAsync_ptsz(&peer, stream(19)));
+  report("cuMemcpy3DPeerAsync", cuMemcpy3DPeerAsync(nullptr, stream(20)));
+
+  CUDA_MEMCPY3D_BATCH_OP ops[2]{};
+  ops[0].extent = {8, 2, 1};
+  ops[1].extent = {4, 3, 2};
+  report("cuMemcpy3DBatchAsync_v2", cuMemcpy3DBatchAsync_v2(2, ops, 0, stream(21)));
+  report("cuMemcpy3DBatchAsync_v2_ptsz", cuMemcpy3DBatchAsync_v2_ptsz(1, ops, 0, stream(22)));
+  report("cuMemcpy3DBatchAsync_v2", cuMemcpy3DBatchAsync_v2(2, nullptr, 0, stream(23)));
+
+  resolved(CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, "per-thread", c2, c3, peer, ops);
+  resolved(CU_GET_PROC_ADDRESS_LEGACY_STREAM, "legacy", c2, c3, peer, ops);
   return 0;
 }

@@ -1,6 +1,6 @@
-// The runtime's 2D, 3D, peer, symbol and array copies and its 2D/3D memsets, each once, with its
-// per-thread-default-stream form (cudaMemcpyPeerAsync has none), in a fixed order; and
-// cudaMemcpy3DAsync once more with a null parameter struct. Run against the REAL CUDA 13
+// The runtime's 2D, 3D, peer, 3D peer, symbol and array copies and its 2D/3D memsets, each once,
+// with its per-thread-default-stream form (cudaMemcpyPeerAsync has none), in a fixed order; and
+// cudaMemcpy3DAsync and cudaMemcpy3DPeerAsync once more with a null parameter struct. Run against the REAL CUDA 13
 // runtime on a machine without a driver, where each fails for real. Prints "NAME STATUS" for each
 // call, so a test can compare with the launch ring. The pointers are never dereferenced: the
 // runtime fails before it reaches them. Streams: the legacy one for the plain forms, the
@@ -35,6 +35,15 @@ int main() {
   report("cudaMemcpy3DAsync", cudaMemcpy3DAsync(nullptr, legacy));  // the null struct: 0 bytes
 
   report("cudaMemcpyPeerAsync", cudaMemcpyPeerAsync(a, 1, b, 0, 100, legacy));
+
+  cudaMemcpy3DPeerParms peer{};
+  peer.srcPtr = make_cudaPitchedPtr(b, 64, 16, 4);
+  peer.dstPtr = make_cudaPitchedPtr(a, 64, 16, 4);
+  peer.srcDevice = 0, peer.dstDevice = 1;
+  peer.extent = make_cudaExtent(16, 3, 5);
+  report("cudaMemcpy3DPeerAsync", cudaMemcpy3DPeerAsync(&peer, legacy));
+  report("cudaMemcpy3DPeerAsync_ptsz", cudaMemcpy3DPeerAsync_ptsz(&peer, per_thread));
+  report("cudaMemcpy3DPeerAsync", cudaMemcpy3DPeerAsync(nullptr, legacy));  // 0 bytes
 
   report("cudaMemcpyToSymbolAsync", cudaMemcpyToSymbolAsync(&symbol, b, 24, 0, h2d, legacy));
   report("cudaMemcpyToSymbolAsync_ptsz", cudaMemcpyToSymbolAsync_ptsz(&symbol, b, 24, 0, h2d, per_thread));
