@@ -55,13 +55,35 @@ def seconds(proc):
     return float(m.group(1)) if m else None
 
 
+# The criteria of the cases whose reports a CPU stand-in can give as well: tests/pytorch/
+# test_gpu_check.py applies them to the same workloads there, so that they are known to hold
+# before a GPU machine's few minutes run them.
+def nan_input_verdict(rep):
+    """--scan inputs: a non-finite-input finding on the Linear's GEMM."""
+    d = find_diagnosis(rep, "non-finite-input")
+    call = call_by_seq(rep, d["call"]) if d and d.get("call") else None
+    return {"ok": bool(d and call and ("gemm" in call["function"].lower() or "Matmul" in call["function"])),
+            "diagnosis": d, "function": call and call["function"]}
+
+
+def fp16_overflow_verdict(rep):
+    """--scan all: the fp16 product beyond 65504 found."""
+    d = find_diagnosis(rep, "half-overflow")
+    return {"ok": d is not None, "diagnosis": d}
+
+
+def missing_device_verdict(rep):
+    """CUDA_VISIBLE_DEVICES=97: the device enumeration's diagnosis."""
+    ids = diagnosis_ids(rep)
+    return {"ok": "invalid-visible-devices" in ids or "no-device" in ids, "diagnoses": ids}
+
+
 def embedding_verdict(rep, rep2):
     """The embedding case's criteria, from the reports of its --sync all run (rep) and its --sync
     run (rep2). Under --sync all the launch recorder pins the device assert on the embedding's own
     kernel (an index_select / gather kernel of at::native), not on the Linear's GEMM, and the
     report names the line of workloads.py that launched it (EMBEDDING-LINE); under --sync the GEMM
-    is not blamed. tests/pytorch/test_gpu_check.py applies them on the CPU
-    stand-in, so that they are known to hold before a GPU runs them."""
+    is not blamed."""
     d = find_diagnosis(rep, "async-error")
     summary = (d or {}).get("summary", "")
     blames_kernel = bool(d) and re.search(r"index|gather|embedding", summary, re.I) is not None and "gemm" not in summary.lower()
@@ -115,16 +137,12 @@ def main():
         "diagnoses": diagnosis_ids(rep)}
 
     # 2. NaN in a Linear input, found by the input scan at that GEMM.
-    proc, rep = run(a.cublasspy, a.out, "nan_input", ["--scan", "inputs"])
-    d = find_diagnosis(rep, "non-finite-input")
-    call = call_by_seq(rep, d["call"]) if d and d.get("call") else None
-    results["nan_input"] = {"ok": bool(d and call and ("gemm" in call["function"].lower() or "Matmul" in call["function"])),
-                            "diagnosis": d, "function": call and call["function"]}
+    _, rep = run(a.cublasspy, a.out, "nan_input", ["--scan", "inputs"])
+    results["nan_input"] = nan_input_verdict(rep)
 
     # 3. fp16 overflow.
-    proc, rep = run(a.cublasspy, a.out, "fp16_overflow", ["--scan", "all"])
-    d = find_diagnosis(rep, "half-overflow")
-    results["fp16_overflow"] = {"ok": d is not None, "diagnosis": d}
+    _, rep = run(a.cublasspy, a.out, "fp16_overflow", ["--scan", "all"])
+    results["fp16_overflow"] = fp16_overflow_verdict(rep)
 
     # 4. Bad pointer through ctypes: --sync pins the illegal address on cublasSgemm_v2.
     proc, rep = run(a.cublasspy, a.out, "bad_pointer", ["--sync"])
@@ -139,9 +157,8 @@ def main():
     results["embedding_out_of_range"] = embedding_verdict(rep, rep2)
 
     # 5. CUDA_VISIBLE_DEVICES naming a device that does not exist.
-    proc, rep = run(a.cublasspy, a.out, "missing_device", env={"CUDA_VISIBLE_DEVICES": "97"})
-    ids = diagnosis_ids(rep)
-    results["missing_device"] = {"ok": "invalid-visible-devices" in ids or "no-device" in ids, "diagnoses": ids}
+    _, rep = run(a.cublasspy, a.out, "missing_device", env={"CUDA_VISIBLE_DEVICES": "97"})
+    results["missing_device"] = missing_device_verdict(rep)
 
     # 6. Scan throughput against copy bandwidth.
     base, _ = run(a.cublasspy, a.out, "scan_throughput.baseline", traced=False)

@@ -1,9 +1,13 @@
-"""The GPU check's embedding case (scripts/gpu/gpu_check.py, issue 14), rehearsed on the CPU
-stand-in: scripts/gpu/workloads.py's own embedding_out_of_range, in real PyTorch in the root,
-where the stand-in makes the first kernel launch (the embedding's index_select) trip a
-device-side assert (710), under CUBLASSPY_SYNC=all and CUBLASSPY_SYNC=1 as `cublasspy run --sync
-all` and `--sync` set them. gpu_check.embedding_verdict's criteria must all hold: a GPU machine's
-few minutes should not be the first time they meet a report.
+"""The GPU check (scripts/gpu-check.sh, scripts/gpu/gpu_check.py) rehearsed on the CPU stand-in:
+scripts/gpu/workloads.py's own programs, in real PyTorch in the root, judged by gpu_check.py's
+own criteria (its *_verdict functions), with the settings `cublasspy run` gives them there. A
+GPU machine's few minutes should not be the first time those criteria meet a report.
+- embedding_out_of_range: the stand-in makes the first kernel launch (the embedding's
+  index_select) trip a device-side assert (710), under CUBLASSPY_SYNC=all and =1;
+- nan_input (CUBLASSPY_SCAN=inputs), fp16_overflow (CUBLASSPY_SCAN=all);
+- missing_device (CUDA_VISIBLE_DEVICES=97).
+Not here: clean_step and scan_throughput (their GEMMs are too large for a CPU) and bad_pointer
+(an illegal address through ctypes needs real device memory).
 Usage: test_gpu_check.py <repository root> <build directory>"""
 import os
 import sys
@@ -17,23 +21,36 @@ def main():
     sys.path.insert(0, gpu)
     import gpu_check  # noqa: E402  (the GPU check's own criteria)
 
-    argv = ["python3", os.path.join(gpu, "workloads.py"), "embedding_out_of_range"]
+    def workload(name, **env):
+        return lambda: s.torch("", argv=["python3", os.path.join(gpu, "workloads.py"), name], env=env)
+
     fault = {"STANDIN_ASYNC_ERROR": "cudaLaunchKernel:1:710"}
-    sync_all, sync = s.parallel(
-        lambda: s.torch("", argv=argv, env=dict(fault, CUBLASSPY_SYNC="all")),
-        lambda: s.torch("", argv=argv, env=dict(fault, CUBLASSPY_SYNC="1")))
-    for name, run in (("--sync all", sync_all), ("--sync", sync)):
+    sync_all, sync, nan, overflow, missing = s.parallel(
+        workload("embedding_out_of_range", CUBLASSPY_SYNC="all", **fault),
+        workload("embedding_out_of_range", CUBLASSPY_SYNC="1", **fault),
+        workload("nan_input", CUBLASSPY_SCAN="inputs"),
+        workload("fp16_overflow", CUBLASSPY_SCAN="all"),
+        workload("missing_device", CUDA_VISIBLE_DEVICES="97"))
+    for name, run in (("embedding --sync all", sync_all), ("embedding --sync", sync)):
         s.check(f"{name}: the workload ran to its end, the assert raised in PyTorch",
                 run.rc == 0 and "ERROR: CUDA error: device-side assert triggered" in run.stdout and run.traces,
                 (run.stdout + run.stderr)[-400:])
+    for name, run in (("nan_input", nan), ("fp16_overflow", overflow), ("missing_device", missing)):
+        s.check(f"{name}: the workload ran to its end, traced", run.rc == 0 and run.traces, (run.stdout + run.stderr)[-400:])
+
     verdict = gpu_check.embedding_verdict(s.report(*sync_all.traces), s.report(*sync.traces))
     for key in ("blames_kernel_sync_all", "gemm_not_blamed_sync", "suspects_name_kernel_sync",
                 "embedding_line_recorded", "embedding_line_shown"):
-        s.check(f"gpu_check's criterion {key}", verdict[key],
+        s.check(f"embedding: gpu_check's criterion {key}", verdict[key],
                 {k: (verdict[k] or {}).get("summary", verdict[k]) if k != "location_sync_all" else verdict[k]
                  for k in ("location_sync_all", "diagnosis_sync_all", "diagnosis_sync")})
-    s.check("gpu_check's verdict: ok (and no --sync all advised to a run that used it)", verdict["ok"],
+    s.check("embedding: gpu_check's verdict ok (and no --sync all advised to a run that used it)", verdict["ok"],
             (verdict["diagnosis_sync_all"] or {}).get("advice", "")[:200])
+    for name, run, judge in (("nan_input", nan, gpu_check.nan_input_verdict),
+                             ("fp16_overflow", overflow, gpu_check.fp16_overflow_verdict),
+                             ("missing_device", missing, gpu_check.missing_device_verdict)):
+        v = judge(s.report(*run.traces)) if run.traces else {"ok": False}
+        s.check(f"{name}: gpu_check's verdict ok", v["ok"], v)
     return s.finish()
 
 
