@@ -72,6 +72,13 @@ def fp16_overflow_verdict(rep):
     return {"ok": d is not None, "diagnosis": d}
 
 
+def bad_pointer_verdict(rep):
+    """--sync: the illegal address pinned on the cublasSgemm_v2 call."""
+    d = find_diagnosis(rep, "async-error")
+    call = call_by_seq(rep, d["call"]) if d and d.get("call") else None
+    return {"ok": bool(call and call["function"] == "cublasSgemm_v2"), "diagnosis": d, "function": call and call["function"]}
+
+
 def missing_device_verdict(rep):
     """CUDA_VISIBLE_DEVICES=97: the device enumeration's diagnosis."""
     ids = diagnosis_ids(rep)
@@ -145,11 +152,8 @@ def main():
     results["fp16_overflow"] = fp16_overflow_verdict(rep)
 
     # 4. Bad pointer through ctypes: --sync pins the illegal address on cublasSgemm_v2.
-    proc, rep = run(a.cublasspy, a.out, "bad_pointer", ["--sync"])
-    d = find_diagnosis(rep, "async-error")
-    call = call_by_seq(rep, d["call"]) if d and d.get("call") else None
-    results["bad_pointer"] = {"ok": bool(call and call["function"] == "cublasSgemm_v2"),
-                              "diagnosis": d, "function": call and call["function"]}
+    _, rep = run(a.cublasspy, a.out, "bad_pointer", ["--sync"])
+    results["bad_pointer"] = bad_pointer_verdict(rep)
 
     # 4b. The field's case (issue 14): an embedding index out of range before a Linear layer.
     _, rep = run(a.cublasspy, a.out, "embedding_out_of_range", ["--sync", "all"])

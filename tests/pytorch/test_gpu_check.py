@@ -5,9 +5,10 @@ GPU machine's few minutes should not be the first time those criteria meet a rep
 - embedding_out_of_range: the stand-in makes the first kernel launch (the embedding's
   index_select) trip a device-side assert (710), under CUBLASSPY_SYNC=all and =1;
 - nan_input (CUBLASSPY_SCAN=inputs), fp16_overflow (CUBLASSPY_SCAN=all);
+- bad_pointer (CUBLASSPY_SYNC=1): the stand-in, like a GPU, faults on an address it never
+  allocated (cudaErrorIllegalAddress, 700, at the next wait);
 - missing_device (CUDA_VISIBLE_DEVICES=97).
-Not here: clean_step and scan_throughput (their GEMMs are too large for a CPU) and bad_pointer
-(an illegal address through ctypes needs real device memory).
+Not here: clean_step and scan_throughput, whose GEMMs are too large for a CPU.
 Usage: test_gpu_check.py <repository root> <build directory>"""
 import os
 import sys
@@ -25,17 +26,18 @@ def main():
         return lambda: s.torch("", argv=["python3", os.path.join(gpu, "workloads.py"), name], env=env)
 
     fault = {"STANDIN_ASYNC_ERROR": "cudaLaunchKernel:1:710"}
-    sync_all, sync, nan, overflow, missing = s.parallel(
+    sync_all, sync, nan, overflow, bad, missing = s.parallel(
         workload("embedding_out_of_range", CUBLASSPY_SYNC="all", **fault),
         workload("embedding_out_of_range", CUBLASSPY_SYNC="1", **fault),
         workload("nan_input", CUBLASSPY_SCAN="inputs"),
         workload("fp16_overflow", CUBLASSPY_SCAN="all"),
+        workload("bad_pointer", CUBLASSPY_SYNC="1"),
         workload("missing_device", CUDA_VISIBLE_DEVICES="97"))
     for name, run in (("embedding --sync all", sync_all), ("embedding --sync", sync)):
         s.check(f"{name}: the workload ran to its end, the assert raised in PyTorch",
                 run.rc == 0 and "ERROR: CUDA error: device-side assert triggered" in run.stdout and run.traces,
                 (run.stdout + run.stderr)[-400:])
-    for name, run in (("nan_input", nan), ("fp16_overflow", overflow), ("missing_device", missing)):
+    for name, run in (("nan_input", nan), ("fp16_overflow", overflow), ("bad_pointer", bad), ("missing_device", missing)):
         s.check(f"{name}: the workload ran to its end, traced", run.rc == 0 and run.traces, (run.stdout + run.stderr)[-400:])
 
     verdict = gpu_check.embedding_verdict(s.report(*sync_all.traces), s.report(*sync.traces))
@@ -48,6 +50,7 @@ def main():
             (verdict["diagnosis_sync_all"] or {}).get("advice", "")[:200])
     for name, run, judge in (("nan_input", nan, gpu_check.nan_input_verdict),
                              ("fp16_overflow", overflow, gpu_check.fp16_overflow_verdict),
+                             ("bad_pointer", bad, gpu_check.bad_pointer_verdict),
                              ("missing_device", missing, gpu_check.missing_device_verdict)):
         v = judge(s.report(*run.traces)) if run.traces else {"ok": False}
         s.check(f"{name}: gpu_check's verdict ok", v["ok"], v)
