@@ -1,8 +1,9 @@
 // The launch ring's 2D, 3D, peer, symbol, array and batched copies and memsets
 // (CBS_ASYNC_COPY_HOOKS in hook_list.h): each call is one launch entry, under the function
 // called, with the bytes it touches, its stream and the status it returned. The runtime's run
-// against the real CUDA 13 runtime, driverless here, where each fails for real; the driver's
-// against the null stack's libcuda (there is no driver to fail), which answers success.
+// against the real CUDA 13 runtime, driverless here, where each fails for real, and a 2D copy
+// that succeeds against the stand-in; the driver's against the null stack's libcuda (there is no
+// driver to fail), which answers success.
 #include <cstdint>
 #include <map>
 #include <sstream>
@@ -97,6 +98,19 @@ TEST(LaunchRingCopies, RuntimeCopiesAndMemsetsFailForRealAndAreEachRecorded) {
   };
   for (int status : check_run("shim_async_copies_runtime", expected)) {
     EXPECT_EQ(status, 35) << "cudaErrorInsufficientDriver: no driver here";
+  }
+}
+
+// A 2D copy that succeeds, on the stand-in (which copies row by row): recorded with the bytes it
+// moved, its stream and status 0, and the program's data is intact (it exits 1 otherwise).
+TEST(LaunchRingCopies, SuccessfulTwoDimensionalCopiesOfRealMemoryAreRecorded) {
+  const std::vector<Expected> expected = {
+      {"cudaMemcpy2DAsync", 24 * 4, kLegacy},
+      {"cudaMemcpy2DAsync_ptsz", 24 * 4, kPerThread},
+      {"cudaDeviceSynchronize", 0, 0},  // a wait: no bytes, no stream
+  };
+  for (int status : check_run("shim_async_copies_standin", expected, on_standin())) {
+    EXPECT_EQ(status, 0) << "cudaSuccess on the stand-in";
   }
 }
 

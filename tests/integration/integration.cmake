@@ -25,13 +25,14 @@ endfunction()
 
 # --- Subject programs linked against the real toolkit (LD_LIBRARY_PATH picks the stand-in) ---
 set(SHIM_IT_TOOLKIT_PROGRAMS driverless_calls sgemm_loop sgemm_threads fork_after_init
-    gemm_ex_half lt_matmul_row_major async_copies_runtime)
+    gemm_ex_half lt_matmul_row_major async_copies_runtime async_copies_standin)
 foreach(p ${SHIM_IT_TOOLKIT_PROGRAMS})
   cublasspy_test_program(shim_${p} ${SHIM_IT_DIR}/programs/${p}.cpp)
   shim_it_unsanitized(shim_${p})
 endforeach()
 # The _ptsz prototypes it calls: the shim's own declarations (src/spec/per_thread_runtime.h).
 target_include_directories(shim_async_copies_runtime PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_include_directories(shim_async_copies_standin PRIVATE ${PROJECT_SOURCE_DIR}/src)
 
 # A library whose constructor calls cublasCreate_v2, and the program that links it.
 add_library(shim_create_in_constructor SHARED ${SHIM_IT_DIR}/programs/create_in_constructor.cpp)

@@ -202,6 +202,21 @@ cudaError_t memcpy_async_named(const char* name, void* dst, const void* src, siz
   return finish(copy(drv, dst, src, count, kind), fault);
 }
 
+// A 2D copy: `height` rows of `width` bytes, each a 1D copy checked as cudaMemcpy's is. A pitch
+// narrower than the width is CUDA's cudaErrorInvalidPitchValue.
+cudaError_t memcpy_2d_async_named(const char* name, void* dst, size_t dpitch, const void* src, size_t spitch,
+                                  size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
+  STANDIN_RUNTIME_ENTRY(name);
+  STANDIN_RUNTIME_CONTEXT();
+  if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
+  if (height > 1 && (width > dpitch || width > spitch)) return record(cudaErrorInvalidPitchValue);
+  cudaError_t e = cudaSuccess;
+  for (size_t row = 0; row < height && e == cudaSuccess; ++row) {
+    e = copy(drv, static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width, kind);
+  }
+  return finish(e, fault);
+}
+
 cudaError_t memset_async_named(const char* name, void* devPtr, int value, size_t count, cudaStream_t stream) {
   STANDIN_RUNTIME_ENTRY(name);
   STANDIN_RUNTIME_CONTEXT();
@@ -229,6 +244,17 @@ STANDIN_EXPORT cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t co
 STANDIN_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
                                                 cudaStream_t stream) {
   return memcpy_async_named("cudaMemcpyAsync_ptsz", dst, src, count, kind, stream);
+}
+
+STANDIN_EXPORT cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                                             size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  return memcpy_2d_async_named("cudaMemcpy2DAsync", dst, dpitch, src, spitch, width, height, kind, stream);
+}
+
+STANDIN_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void* dst, size_t dpitch, const void* src, size_t spitch,
+                                                  size_t width, size_t height, enum cudaMemcpyKind kind,
+                                                  cudaStream_t stream) {
+  return memcpy_2d_async_named("cudaMemcpy2DAsync_ptsz", dst, dpitch, src, spitch, width, height, kind, stream);
 }
 
 STANDIN_EXPORT cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
