@@ -107,38 +107,40 @@ using Words = Elements<4>;
 struct Rows : LaunchArg<format::ArgKind::kUInt> {
   static void launch(LaunchContext& c, size_t height) { c.bytes *= height; }
 };
+// A 3D extent's volume: a cudaExtent's or a CUextent3D's width x height x depth.
+template <typename Extent>
+uint64_t volume(const Extent& e) {
+  return uint64_t{e.width} * e.height * e.depth;
+}
 // cudaMemset3DAsync's extent, in bytes (a memset's extent is given in bytes).
 struct Extent3D : LaunchArg<format::ArgKind::kUInt, format::ArgRole::kByteCount> {
-  static void launch(LaunchContext& c, const cudaExtent& e) { c.bytes = e.width * e.height * e.depth; }
+  static void launch(LaunchContext& c, const cudaExtent& e) { c.bytes = volume(e); }
 };
 // The copy's parameter struct, read before the call as the call itself reads it; a null one is
-// the call's own error to report (0 bytes). cudaMemcpy3DParms's extent counts elements of an
-// array where one is involved: recorded as given.
-struct RuntimeCopy3D : LaunchArg<format::ArgKind::kPointer> {
-  static void launch(LaunchContext& c, const cudaMemcpy3DParms* p) {
-    if (p != nullptr) c.bytes = p->extent.width * p->extent.height * p->extent.depth;
+// the call's own error to report (0 bytes). The runtime's (cudaMemcpy3DParms,
+// cudaMemcpy3DPeerParms) give an extent, which counts elements of an array where one is
+// involved: recorded as given. The driver's give the width in bytes.
+template <typename Parms>
+struct RuntimeCopyExtent : LaunchArg<format::ArgKind::kPointer> {
+  static void launch(LaunchContext& c, const Parms* p) {
+    if (p != nullptr) c.bytes = volume(p->extent);
   }
 };
-struct RuntimeCopy3DPeer : LaunchArg<format::ArgKind::kPointer> {
-  static void launch(LaunchContext& c, const cudaMemcpy3DPeerParms* p) {
-    if (p != nullptr) c.bytes = p->extent.width * p->extent.height * p->extent.depth;
-  }
-};
+using RuntimeCopy3D = RuntimeCopyExtent<cudaMemcpy3DParms>;
+using RuntimeCopy3DPeer = RuntimeCopyExtent<cudaMemcpy3DPeerParms>;
 struct DriverCopy2D : LaunchArg<format::ArgKind::kPointer> {
   static void launch(LaunchContext& c, const CUDA_MEMCPY2D* p) {
     if (p != nullptr) c.bytes = p->WidthInBytes * p->Height;
   }
 };
-struct DriverCopy3D : LaunchArg<format::ArgKind::kPointer> {
-  static void launch(LaunchContext& c, const CUDA_MEMCPY3D* p) {
+template <typename Copy>
+struct DriverCopyVolume : LaunchArg<format::ArgKind::kPointer> {
+  static void launch(LaunchContext& c, const Copy* p) {
     if (p != nullptr) c.bytes = p->WidthInBytes * p->Height * p->Depth;
   }
 };
-struct DriverCopy3DPeer : LaunchArg<format::ArgKind::kPointer> {
-  static void launch(LaunchContext& c, const CUDA_MEMCPY3D_PEER* p) {
-    if (p != nullptr) c.bytes = p->WidthInBytes * p->Height * p->Depth;
-  }
-};
+using DriverCopy3D = DriverCopyVolume<CUDA_MEMCPY3D>;
+using DriverCopy3DPeer = DriverCopyVolume<CUDA_MEMCPY3D_PEER>;
 // cuMemcpy3DBatchAsync: its count, then its operations; the bytes are the sum of their extents
 // (0 for a null list; an extent's width counts elements where an operand is an array, as for
 // the 3D copies).
@@ -149,7 +151,7 @@ struct DriverBatch3D : LaunchArg<format::ArgKind::kPointer> {
   static void launch(LaunchContext& c, const CUDA_MEMCPY3D_BATCH_OP* ops) {
     if (ops == nullptr) return;
     uint64_t total = 0;
-    for (size_t i = 0; i < c.batch_ops; ++i) total += ops[i].extent.width * ops[i].extent.height * ops[i].extent.depth;
+    for (size_t i = 0; i < c.batch_ops; ++i) total += volume(ops[i].extent);
     c.bytes = total;
   }
 };

@@ -43,7 +43,7 @@ OTHER_REQUIRED = ["cudaGetDeviceCount", "cuInit", "cuDeviceGetCount", "cuGetProc
                   "cuMemcpyDtoHAsync_v2_ptsz", "cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync_v2_ptsz",
                   "cuMemsetD8Async", "cuMemsetD8Async_ptsz", "cuMemsetD16Async", "cuMemsetD16Async_ptsz",
                   "cuMemsetD32Async", "cuMemsetD32Async_ptsz",
-                  # the 2D, 3D, peer, symbol, array and batched ones (cudaMemcpyPeerAsync has no _ptsz)
+                  # the 2D, 3D, peer, 3D peer, symbol, array and batched ones (cudaMemcpyPeerAsync has no _ptsz)
                   "cudaMemcpy2DAsync", "cudaMemcpy2DAsync_ptsz", "cudaMemcpy3DAsync", "cudaMemcpy3DAsync_ptsz",
                   "cudaMemcpyPeerAsync", "cudaMemcpyToSymbolAsync", "cudaMemcpyToSymbolAsync_ptsz",
                   "cudaMemcpyFromSymbolAsync", "cudaMemcpyFromSymbolAsync_ptsz", "cudaMemcpy2DToArrayAsync",
@@ -52,7 +52,9 @@ OTHER_REQUIRED = ["cudaGetDeviceCount", "cuInit", "cuDeviceGetCount", "cuGetProc
                   "cuMemcpy2DAsync_v2", "cuMemcpy2DAsync_v2_ptsz", "cuMemcpy3DAsync_v2", "cuMemcpy3DAsync_v2_ptsz",
                   "cuMemcpyPeerAsync", "cuMemcpyPeerAsync_ptsz", "cuMemsetD2D8Async", "cuMemsetD2D8Async_ptsz",
                   "cuMemsetD2D16Async", "cuMemsetD2D16Async_ptsz", "cuMemsetD2D32Async", "cuMemsetD2D32Async_ptsz",
-                  "cuMemcpyBatchAsync_v2", "cuMemcpyBatchAsync_v2_ptsz"]
+                  "cuMemcpyBatchAsync_v2", "cuMemcpyBatchAsync_v2_ptsz",
+                  "cudaMemcpy3DPeerAsync", "cudaMemcpy3DPeerAsync_ptsz", "cuMemcpy3DPeerAsync",
+                  "cuMemcpy3DPeerAsync_ptsz", "cuMemcpy3DBatchAsync_v2", "cuMemcpy3DBatchAsync_v2_ptsz"]
 
 
 def defined_symbols(path):
