@@ -1,8 +1,8 @@
 """Benchmark (not a test): a real PyTorch loop of small torch.mm on the CUDA 12 stand-in, with
 and without the shim (trace mode), runs interleaved in one invocation. Prints the median
 whole-process wall time and the median time of the loop alone, their ratios against the
-baseline of the same run, and the median ratio of each process to the baseline process run just
-before it ("paired"). The loop is timed inside the program, LOOPS times in each process after
+baseline of the same run, and the median ratio of each process to the baseline process of its
+round ("paired"), with that ratio's quartiles. The loop is timed inside the program, LOOPS times in each process after
 a warm-up loop; a process's figure is the median of its loops. (Not the fastest: that would also
 leave out what the shim costs now and then, such as a page of the trace written back.)
 Usage: bench_mm_loop.py <repository root> <build directory> [CALLS] [REPETITIONS] [--against BUILD]
@@ -12,8 +12,9 @@ Usage: bench_mm_loop.py <repository root> <build directory> [CALLS] [REPETITIONS
 against its parent in the same run. --control adds a second variant without the shim: what it
 "costs" is the method's own bias and noise, the floor below which a ratio means nothing.
 --disabled adds the shim preloaded with CUBLASSPY_DISABLE=1 (interposed, nothing recorded).
-The variants run in a rotated order, so none always runs right after the baseline. The second form runs one process, in trace mode or without the shim, and nothing else, for a
-profiler around it (`perf record -F 8000 -- python3 tests/pytorch/bench_mm_loop.py . build 150000
+Each round runs every variant once, in an order rotated from round to round, so that none always
+runs right after the baseline. The second form runs one process, in trace mode or without the
+shim, and nothing else, for a profiler around it (`perf record -F 8000 -- python3 tests/pytorch/bench_mm_loop.py . build 150000
 --traced-once`, then the same with --baseline-once to compare sample counts).
 """
 import statistics
