@@ -103,6 +103,10 @@ function(shim_it_null_library target soname map define)
   shim_it_unsanitized(${target})
 endfunction()
 shim_it_null_library(shim_null_cuda libcuda.so.1 libcuda.map NULL_CUDA_DRIVER)
+# Its cuGetProcAddress hands out its own functions, as the real driver does, not the exports the
+# preloaded shim interposes on: the shim must tell which of its hooks each one is the real
+# function of (and a name with two ABIs, which one).
+target_link_options(shim_null_cuda PRIVATE -Wl,-Bsymbolic-functions)
 shim_it_null_library(shim_null_cudart libcudart.so.13 libcudart.map NULL_CUDA_CUDART)
 shim_it_null_library(shim_null_cublaslt libcublasLt.so.13 libcublasLt.map NULL_CUDA_CUBLASLT)
 shim_it_null_library(shim_null_cublas libcublas.so.13 libcublas.map NULL_CUDA_CUBLAS
