@@ -51,21 +51,26 @@ namespace {
 // wrapped at the PLT only; a program that looks them up keeps the driver's function.
 bool abi_depends_on_version(const char* symbol) { return std::strcmp(symbol, "cuCtxSynchronize") == 0; }
 
-// The driver hook a look-up of `symbol` answers. Names are asked for without their version
-// suffix: "cuMemcpyHtoDAsync" is answered with cuMemcpyHtoDAsync_v2 (from CUDA 3.2 on), so the
-// hook of `symbol`_v2 serves where the shim has none of that name (`versioned`); -1 if neither.
-int driver_hook(const char* symbol, bool* versioned) {
-  *versioned = false;
-  int id = find_hook(symbol);
-  if (id < 0) {
-    char name[format::kFunctionNameBytes];
-    const int n = std::snprintf(name, sizeof name, "%s_v2", symbol);
-    if (n < 0 || static_cast<size_t>(n) >= sizeof name) return -1;
-    id = find_hook(name);
-    *versioned = id >= 0;
-  }
-  if (id < 0 || hook_library(static_cast<uint16_t>(id)) != Library::kCuda) return -1;
-  return id;
+// The driver hooks a look-up of `symbol` may answer. Names are asked for without their version
+// suffix, and from the version that introduced it the driver answers one with its _v2 function
+// ("cuMemcpyHtoDAsync" with cuMemcpyHtoDAsync_v2 from CUDA 3.2 on, "cuMemcpyBatchAsync" with
+// cuMemcpyBatchAsync_v2 from CUDA 13): `plain` is the hook of the name itself, `versioned` the
+// hook of `symbol`_v2; -1 where the shim has none.
+struct DriverHooks {
+  int plain = -1;
+  int versioned = -1;
+};
+int driver_hook_named(const char* name) {
+  const int id = find_hook(name);
+  return id >= 0 && hook_library(static_cast<uint16_t>(id)) == Library::kCuda ? id : -1;
+}
+DriverHooks driver_hooks(const char* symbol) {
+  DriverHooks hooks;
+  hooks.plain = driver_hook_named(symbol);
+  char name[format::kFunctionNameBytes];
+  const int n = std::snprintf(name, sizeof name, "%s_v2", symbol);
+  if (n >= 0 && static_cast<size_t>(n) < sizeof name) hooks.versioned = driver_hook_named(name);
+  return hooks;
 }
 
 // Whether `fn`, which the driver handed out, is the real function of hook `id` (or the hook
@@ -81,9 +86,15 @@ int per_thread_hook(uint16_t base, void* fn) {
   char name[format::kFunctionNameBytes];
   const int n = std::snprintf(name, sizeof name, "%s_ptsz", hook_name(base));
   if (n < 0 || static_cast<size_t>(n) >= sizeof name) return -1;
-  const int id = find_hook(name);
-  if (id < 0 || hook_library(static_cast<uint16_t>(id)) != Library::kCuda) return -1;
-  return is_real_of(static_cast<uint16_t>(id), fn) ? id : -1;
+  const int id = driver_hook_named(name);
+  return id >= 0 && is_real_of(static_cast<uint16_t>(id), fn) ? id : -1;
+}
+
+// The hook to hand out for `fn`, which the driver answered a look-up with, when `fn` is the
+// real function of hook `id` or of its per-thread form; else -1.
+int hook_for(uint16_t id, void* fn) {
+  if (const int per_thread = per_thread_hook(id, fn); per_thread >= 0) return per_thread;
+  return is_real_of(id, fn) ? id : -1;
 }
 
 // After a successful look-up: swap in the shim's function where it has one.
@@ -95,21 +106,24 @@ void redirect(const char* symbol, void** pfn) {
     *pfn = own;
     return;
   }
-  bool versioned = false;
-  const int found = driver_hook(symbol, &versioned);
-  if (found < 0) return;
-  const uint16_t id = static_cast<uint16_t>(found);
-  if (const int per_thread = per_thread_hook(id, *pfn); per_thread >= 0) {
-    *pfn = hook_address(static_cast<uint16_t>(per_thread));
-    return;
+  const DriverHooks hooks = driver_hooks(symbol);
+  if (hooks.plain < 0 && hooks.versioned < 0) return;
+  // A name only the shim's hook of that name can answer: what the driver handed out (unless it
+  // is the per-thread form) is that hook's real function, remembered.
+  if (hooks.versioned < 0 && per_thread_hook(static_cast<uint16_t>(hooks.plain), *pfn) < 0) {
+    remember_real(Library::kCuda, static_cast<uint16_t>(hooks.plain), *pfn);
   }
-  // A versioned name answers the older ABI to an older version asked for (cuMemcpyHtoDAsync with
-  // 32-bit device pointers): never remembered as the _v2's real function, only compared with it.
-  if (!versioned) remember_real(Library::kCuda, id, *pfn);
-  // The wrapper calls the one real function remembered for its name: when the driver hands out
-  // another for it that is no per-thread form the shim hooks, the program keeps the driver's own.
-  if (!is_real_of(id, *pfn)) return;
-  *pfn = hook_address(id);
+  // A name with a _v2 answers either ABI, depending on the version asked (cuMemcpyHtoDAsync's
+  // 32-bit device pointers, or a batch's failIdx): never remembered as either's real function,
+  // only compared with them. When the driver hands out a function that is neither's (nor their
+  // per-thread forms'), the program keeps the driver's own.
+  for (const int id : {hooks.versioned, hooks.plain}) {
+    if (id < 0) continue;
+    if (const int hook = hook_for(static_cast<uint16_t>(id), *pfn); hook >= 0) {
+      *pfn = hook_address(static_cast<uint16_t>(hook));
+      return;
+    }
+  }
 }
 
 }  // namespace

@@ -20,6 +20,19 @@
 // translation unit that includes the headers expands an entry (hooks.cpp, hooks_legacy.cpp).
 #include <cstdint>
 
+// cuda.h maps the names cuMemcpyBatchAsync and cuMemcpy3DBatchAsync to their CUDA 13 forms
+// (_v2) with macros, but the list also names the CUDA 12.8 functions of those very names, which
+// the driver still exports for programs built against 12.8 or 12.9. A macro would turn an
+// entry's name into the _v2 one wherever the list is expanded, so where the CUDA headers are
+// in reach the header is included here, first, and the two macros undone (a translation unit
+// that calls the _v2 functions names them). Where they are not (the replay's signatures, which
+// only stringize the list), no macro can rename an entry.
+#if __has_include(<cuda.h>)
+#include <cuda.h>
+#undef cuMemcpyBatchAsync
+#undef cuMemcpy3DBatchAsync
+#endif
+
 #include "trace/trace_format.h"
 
 namespace cublasspy {
@@ -343,12 +356,14 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
 // recorded are what the operation touches (width x height, the extent's width x height x depth,
 // the elements times their size, the sum of a batch's sizes; 0 for a null parameter struct).
 // cudaMemcpyPeerAsync has no per-thread form; the runtime's others are named _ptsz as above. The
-// driver's cuMemcpy2DAsync, cuMemcpy3DAsync, cuMemcpyBatchAsync and cuMemcpy3DBatchAsync are the
-// _v2 symbols (the plain ones take 32-bit pointers, or a batch's failIdx); the resolver answers
-// their names with them from CUDA 13 on and the program keeps the driver's own for an older
-// version asked for. Not hooked: the runtime's cudaMemcpyBatchAsync and cudaMemcpy3DBatchAsync,
-// whose one name has CUDA 12.8's prototype (with failIdx) in libcudart.so.12 and another in
-// libcudart.so.13; a wrapper of either prototype would pass the other's arguments wrongly.
+// driver's cuMemcpy2DAsync and cuMemcpy3DAsync are the _v2 symbols (the plain ones take 32-bit
+// pointers); the resolver answers their names with them, and the program keeps the driver's own
+// for an older version asked for. Its batches are hooked in both forms, CUDA 13's _v2 and CUDA
+// 12.8's plain ones with failIdx, and a look-up of the name gets the hook of whichever the driver
+// answered for the version asked (driver_entry_points.cpp). Not hooked: the runtime's
+// cudaMemcpyBatchAsync and cudaMemcpy3DBatchAsync, whose one name has CUDA 12.8's prototype (with
+// failIdx) in libcudart.so.12 and another in libcudart.so.13; a wrapper of either prototype
+// would pass the other's arguments wrongly.
 #define CBS_RUNTIME_ASYNC(X, fn_, ...)                                                          \
   X(kCudart, cudaError_t, fn_, cudaErrorInsufficientDriver, kLaunch, __VA_ARGS__)                \
   X(kCudart, cudaError_t, fn_##_ptsz, cudaErrorInsufficientDriver, kLaunch, __VA_ARGS__)
@@ -396,6 +411,17 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
   (CUdeviceptr*, dsts, Unrecorded), (CUdeviceptr*, srcs, Unrecorded), (size_t*, sizes, BatchSizes), \
   (size_t, count, BatchCount), (CUmemcpyAttributes*, attrs, Unrecorded),                         \
   (size_t*, attrsIdxs, Unrecorded), (size_t, numAttrs, Unrecorded), (CUstream, hStream, LaunchStream)
+// CUDA 12.8's batches, the plain names: the same, with failIdx (where the driver reports the
+// operation that failed) before the stream.
+#define CBS_DRIVER_BATCH_3D_FAIL_INDEX_PARAMS                                                   \
+  (size_t, numOps, Batch3DCount), (CUDA_MEMCPY3D_BATCH_OP*, opList, DriverBatch3D),              \
+  (size_t*, failIdx, Unrecorded), (unsigned long long, flags, Unrecorded),                       \
+  (CUstream, hStream, LaunchStream)
+#define CBS_DRIVER_BATCH_FAIL_INDEX_PARAMS                                                      \
+  (CUdeviceptr*, dsts, Unrecorded), (CUdeviceptr*, srcs, Unrecorded), (size_t*, sizes, BatchSizes), \
+  (size_t, count, BatchCount), (CUmemcpyAttributes*, attrs, Unrecorded),                         \
+  (size_t*, attrsIdxs, Unrecorded), (size_t, numAttrs, Unrecorded), (size_t*, failIdx, Unrecorded), \
+  (CUstream, hStream, LaunchStream)
 #define CBS_ASYNC_COPY_HOOKS(X)                                                                 \
   CBS_RUNTIME_ASYNC(X, cudaMemcpy2DAsync, CBS_MEMCPY_2D_ASYNC_PARAMS)                            \
   CBS_RUNTIME_ASYNC(X, cudaMemcpy3DAsync, CBS_MEMCPY_3D_ASYNC_PARAMS)                            \
@@ -417,7 +443,9 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
   CBS_DRIVER_ASYNC(X, cuMemsetD2D16Async, CBS_DRIVER_MEMSET_2D_PARAMS(unsigned short, us, Halves)) \
   CBS_DRIVER_ASYNC(X, cuMemsetD2D32Async, CBS_DRIVER_MEMSET_2D_PARAMS(unsigned int, ui, Words))   \
   CBS_DRIVER_ASYNC(X, cuMemcpyBatchAsync_v2, CBS_DRIVER_BATCH_PARAMS)                            \
-  CBS_DRIVER_ASYNC(X, cuMemcpy3DBatchAsync_v2, CBS_DRIVER_BATCH_3D_PARAMS)
+  CBS_DRIVER_ASYNC(X, cuMemcpy3DBatchAsync_v2, CBS_DRIVER_BATCH_3D_PARAMS)                       \
+  CBS_DRIVER_ASYNC(X, cuMemcpyBatchAsync, CBS_DRIVER_BATCH_FAIL_INDEX_PARAMS)                    \
+  CBS_DRIVER_ASYNC(X, cuMemcpy3DBatchAsync, CBS_DRIVER_BATCH_3D_FAIL_INDEX_PARAMS)
 #define CUBLASSPY_LAUNCH_HOOKS(X)                                                               \
   X(kCudart, cudaError_t, cudaLaunchKernel, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
   X(kCudart, cudaError_t, cudaLaunchKernel_ptsz, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \

@@ -3,7 +3,7 @@
 // called, with the bytes it touches, its stream and the status it returned. The runtime's run
 // against the real CUDA 13 runtime, driverless here, where each fails for real, and a 2D copy
 // that succeeds against the stand-in; the driver's against the null stack's libcuda (there is no
-// driver to fail), which answers success.
+// driver to fail), which answers success, and whose cuGetProcAddress hands out its own functions.
 #include <cstdint>
 #include <map>
 #include <sstream>
@@ -141,6 +141,12 @@ TEST(LaunchRingCopies, DriverCopiesAndMemsetsAreEachRecorded) {
       {"cuMemcpy3DBatchAsync_v2", 8 * 2 * 1 + 4 * 3 * 2, s(21)},
       {"cuMemcpy3DBatchAsync_v2_ptsz", 8 * 2 * 1, s(22)},  // a count of 1: the first operation
       {"cuMemcpy3DBatchAsync_v2", 0, s(23)},                // no operations list
+      // CUDA 12.8's, with failIdx before the stream: a wrapper that took them for the _v2's would
+      // record the failIdx pointer as the stream.
+      {"cuMemcpyBatchAsync", 10 + 20 + 30, s(24)},
+      {"cuMemcpyBatchAsync_ptsz", 10, s(25)},
+      {"cuMemcpy3DBatchAsync", 8 * 2 * 1 + 4 * 3 * 2, s(26)},
+      {"cuMemcpy3DBatchAsync_ptsz", 8 * 2 * 1, s(27)},
   };
   // Through cuGetProcAddress: the per-thread flag's answers are the _ptsz hooks, the legacy
   // flag's the plain ones; the unversioned names are answered with the _v2 hooks. The program
@@ -164,6 +170,15 @@ TEST(LaunchRingCopies, DriverCopiesAndMemsetsAreEachRecorded) {
       expected.push_back({std::string(lookups[i].hook) + (per_thread ? "_ptsz" : ""), lookups[i].bytes, r(i + 1),
                           std::string(lookups[i].name) + (per_thread ? "/per-thread" : "/legacy")});
     }
+  }
+  // The batches' names asked for by CUDA 12.8: the hooks of CUDA 12.8's functions, so the same
+  // name gets either ABI's hook, never the other's (a _v2 hook called with failIdx would take it
+  // for the stream).
+  const auto older = [](uint64_t i) { return uint64_t{0x5300} + i; };
+  for (const bool per_thread : {true, false}) {
+    const std::string suffix = per_thread ? "_ptsz" : "", tag = per_thread ? "/per-thread-12.8" : "/legacy-12.8";
+    expected.push_back({"cuMemcpyBatchAsync" + suffix, 7 + 8, older(1), "cuMemcpyBatchAsync" + tag});
+    expected.push_back({"cuMemcpy3DBatchAsync" + suffix, 8 * 2 * 1, older(2), "cuMemcpy3DBatchAsync" + tag});
   }
   for (int status : check_run("shim_async_copies_driver", expected)) {
     EXPECT_EQ(status, 0) << "the null driver answers CUDA_SUCCESS";

@@ -54,7 +54,10 @@ OTHER_REQUIRED = ["cudaGetDeviceCount", "cuInit", "cuDeviceGetCount", "cuGetProc
                   "cuMemsetD2D16Async", "cuMemsetD2D16Async_ptsz", "cuMemsetD2D32Async", "cuMemsetD2D32Async_ptsz",
                   "cuMemcpyBatchAsync_v2", "cuMemcpyBatchAsync_v2_ptsz",
                   "cudaMemcpy3DPeerAsync", "cudaMemcpy3DPeerAsync_ptsz", "cuMemcpy3DPeerAsync",
-                  "cuMemcpy3DPeerAsync_ptsz", "cuMemcpy3DBatchAsync_v2", "cuMemcpy3DBatchAsync_v2_ptsz"]
+                  "cuMemcpy3DPeerAsync_ptsz", "cuMemcpy3DBatchAsync_v2", "cuMemcpy3DBatchAsync_v2_ptsz",
+                  # CUDA 12.8's batches, the plain names with failIdx
+                  "cuMemcpyBatchAsync", "cuMemcpyBatchAsync_ptsz", "cuMemcpy3DBatchAsync",
+                  "cuMemcpy3DBatchAsync_ptsz"]
 
 
 def defined_symbols(path):

@@ -1,11 +1,13 @@
 // The driver's 2D, 3D, peer, 3D peer and batched copies and its 2D memsets, each once with its
 // per-thread-default-stream form, in a fixed order; and cuMemcpy2DAsync_v2, cuMemcpy3DAsync_v2,
-// cuMemcpy3DPeerAsync and the batches once more with a null parameter struct or array. Linked against the null CUDA
+// cuMemcpy3DPeerAsync and the batches once more with a null parameter struct or array, then
+// CUDA 12.8's batches (the plain names, with failIdx) with theirs. Linked against the null CUDA
 // stack's libcuda (null_cuda/), which defines these functions and answers CUDA_SUCCESS without
 // touching anything: there is no driver on this machine, and the stand-in has no 2D copies.
 // Stream i is the made-up handle 0x5100 + i (never dereferenced). Then each through
 // cuGetProcAddress by its unversioned name, with the per-thread flag, then the legacy one (the
-// null libcuda answers those names as the driver does). Prints "NAME STATUS" per call.
+// null libcuda answers those names as the driver does), and the batches by name for CUDA 12.8.
+// Prints "NAME STATUS" per call.
 #define __CUDA_API_VERSION_INTERNAL  // declares the plain and the _ptsz forms
 #include <cuda.h>
 
@@ -19,10 +21,10 @@ CUstream stream(uintptr_t i) { return reinterpret_cast<CUstream>(uintptr_t{0x510
 // A driver function looked up by its unversioned name, as a program with the static runtime does
 // (through the shim's cuGetProcAddress_v2); null when not found.
 template <typename Fn>
-Fn look_up(const char* name, cuuint64_t flags) {
+Fn look_up(const char* name, cuuint64_t flags, int cuda_version = 13000) {
   void* fn = nullptr;
   CUdriverProcAddressQueryResult found{};
-  const CUresult rc = cuGetProcAddress_v2(name, &fn, 13000, flags, &found);
+  const CUresult rc = cuGetProcAddress_v2(name, &fn, cuda_version, flags, &found);
   if (rc != CUDA_SUCCESS || fn == nullptr) std::printf("cuGetProcAddress %s %d\n", name, static_cast<int>(rc));
   return reinterpret_cast<Fn>(fn);
 }
@@ -74,6 +76,29 @@ void resolved(cuuint64_t flags, const char* tag, const CUDA_MEMCPY2D& c2, const 
   if (auto f = look_up<CUresult (*)(size_t, CUDA_MEMCPY3D_BATCH_OP*, unsigned long long, CUstream)>(
           "cuMemcpy3DBatchAsync", flags)) {
     say("cuMemcpy3DBatchAsync", f(2, ops, 0, s(9)));
+  }
+}
+
+// The batches looked up as a program built against CUDA 12.8 asks for them: the driver answers
+// their CUDA 12.8 functions, with failIdx. Streams 0x5300 + i.
+void resolved_before_13(cuuint64_t flags, const char* tag, CUDA_MEMCPY3D_BATCH_OP* ops) {
+  char label[96];
+  const auto say = [&](const char* name, CUresult rc) {
+    std::snprintf(label, sizeof label, "%s/%s-12.8", name, tag);
+    report(label, rc);
+  };
+  const auto s = [](uintptr_t i) { return reinterpret_cast<CUstream>(uintptr_t{0x5300} + i); };
+  CUdeviceptr dsts[2] = {0xD000, 0xD100}, srcs[2] = {0xE000, 0xE100};
+  size_t sizes[2] = {7, 8};
+  CUmemcpyAttributes attrs{};
+  size_t attrs_idx = 0, fail_idx = 0;
+  if (auto f = look_up<CUresult (*)(CUdeviceptr*, CUdeviceptr*, size_t*, size_t, CUmemcpyAttributes*, size_t*,
+                                    size_t, size_t*, CUstream)>("cuMemcpyBatchAsync", flags, 12080)) {
+    say("cuMemcpyBatchAsync", f(dsts, srcs, sizes, 2, &attrs, &attrs_idx, 1, &fail_idx, s(1)));
+  }
+  if (auto f = look_up<CUresult (*)(size_t, CUDA_MEMCPY3D_BATCH_OP*, size_t*, unsigned long long, CUstream)>(
+          "cuMemcpy3DBatchAsync", flags, 12080)) {
+    say("cuMemcpy3DBatchAsync", f(1, ops, &fail_idx, 0, s(2)));
   }
 }
 }  // namespace
@@ -132,7 +157,18 @@ int main() {
   report("cuMemcpy3DBatchAsync_v2_ptsz", cuMemcpy3DBatchAsync_v2_ptsz(1, ops, 0, stream(22)));
   report("cuMemcpy3DBatchAsync_v2", cuMemcpy3DBatchAsync_v2(2, nullptr, 0, stream(23)));
 
+  // CUDA 12.8's batches, which the driver still exports by the plain names: failIdx before the
+  // stream.
+  size_t fail_idx = 0;
+  report("cuMemcpyBatchAsync", cuMemcpyBatchAsync(dsts, srcs, sizes, 3, &attrs, &attrs_idx, 1, &fail_idx, stream(24)));
+  report("cuMemcpyBatchAsync_ptsz",
+         cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, 1, &attrs, &attrs_idx, 1, &fail_idx, stream(25)));
+  report("cuMemcpy3DBatchAsync", cuMemcpy3DBatchAsync(2, ops, &fail_idx, 0, stream(26)));
+  report("cuMemcpy3DBatchAsync_ptsz", cuMemcpy3DBatchAsync_ptsz(1, ops, &fail_idx, 0, stream(27)));
+
   resolved(CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, "per-thread", c2, c3, peer, ops);
   resolved(CU_GET_PROC_ADDRESS_LEGACY_STREAM, "legacy", c2, c3, peer, ops);
+  resolved_before_13(CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, "per-thread", ops);
+  resolved_before_13(CU_GET_PROC_ADDRESS_LEGACY_STREAM, "legacy", ops);
   return 0;
 }
