@@ -13,11 +13,14 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
+#include <cstdint>
 #include <cstring>
 
 #include "call_locations.h"
 #include "common/cuda_errors.h"
 #include "hook_expansion.h"
+#include "real_functions.h"
 #include "shim_driver.h"
 #include "spec/per_thread_runtime.h"
 
@@ -118,7 +121,7 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
   if (e == nullptr) return invoke(fn);
 
   LaunchContext lc;
-  fill(lc);
+  fill(lc, fn);
   e->function_id = id;
   e->tid = current_tid(ts);
   e->start_ns = call_clock::now().ns;
@@ -165,6 +168,24 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
   return ret;
 }
 
+// Whether `real`, the real function of the runtime's batch hook kId, has CUDA 12.8's prototype:
+// libcudart.so.12 defines it under that version node (hook_list.h, CBS_RUNTIME_BATCH_HOOKS).
+// Asked once per hook: a hook's default binding, once found, stays.
+template <FnId kId>
+bool takes_fail_index(void* real) {
+  static constinit std::atomic<int> known{-1};  // -1: not asked yet; constinit, so no guard
+  int answer = known.load(std::memory_order_relaxed);
+  if (answer < 0) [[unlikely]] {
+    const uint16_t id = static_cast<uint16_t>(kId);
+    ThreadState& ts = thread_state();
+    ts.internal++;  // the dynamic linker's work is the shim's, not the program's
+    answer = defined_with_version(real, hook_name(id), "libcudart.so.12") ? 1 : 0;
+    ts.internal--;
+    known.store(answer, std::memory_order_relaxed);
+  }
+  return answer == 1;
+}
+
 }  // namespace
 }  // namespace cublasspy
 
@@ -175,11 +196,41 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
     static_assert(sizeof(static_cast<Real>(&::fn_)) != 0,                                       \
                   "hook_list.h prototype differs from the CUDA header: " #fn_);                 \
     return ::cublasspy::record_launch<::cublasspy::FnId::k##fn_, ::cublasspy::Family::family_, ret_>( \
-        fail_, [&]([[maybe_unused]] ::cublasspy::LaunchContext& lc) { CBS_MAP_SEMI(CBS_LAUNCH_ARG, __VA_ARGS__) }, \
+        fail_, [&]([[maybe_unused]] ::cublasspy::LaunchContext& lc, void*) { CBS_MAP_SEMI(CBS_LAUNCH_ARG, __VA_ARGS__) }, \
         [&](void* real) { return ::cublasspy::call_real<Real>(real CBS_MAP_AFTER_COMMA(CBS_NAME, __VA_ARGS__)); }); \
   }
 
-CUBLASSPY_LAUNCH_HOOKS(CBS_DEFINE_LAUNCH_WRAPPER)
+CBS_ONE_PROTOTYPE_LAUNCH_HOOKS(CBS_DEFINE_LAUNCH_WRAPPER)
+
+// The runtime's batches: CUDA 13's parameters and one word more, `stream_if_12_8`, where CUDA
+// 12.8's prototype has its stream (hook_list.h). Every word is handed on, so a real function of
+// either prototype gets its own arguments: x86-64's and AArch64's calling conventions put the
+// n-th word argument in the same register or stack slot whatever the number of arguments, and
+// the caller removes its own, so the word a CUDA 13 caller did not pass (a register, or a slot
+// of the caller's frame) is read, never written, and a CUDA 13 real function ignores it. The symbol is the hook's own name (the asm label): the C++ name
+// cannot be, as the header declares that name with CUDA 13's prototype alone.
+#define CBS_DEFINE_BATCH_WRAPPER(lib_, ret_, fn_, fail_, family_, ...)                         \
+  CUBLASSPY_EXPORT ret_ cbs_batch_##fn_(CBS_MAP_COMMA(CBS_PARAM, __VA_ARGS__), uintptr_t stream_if_12_8) \
+      __asm__(#fn_);                                                                            \
+  ret_ cbs_batch_##fn_(CBS_MAP_COMMA(CBS_PARAM, __VA_ARGS__), uintptr_t stream_if_12_8) {      \
+    using Real = CBS_REAL_TYPE(ret_, __VA_ARGS__);                                              \
+    static_assert(sizeof(static_cast<Real>(&::fn_)) != 0,                                       \
+                  "hook_list.h prototype differs from the CUDA header: " #fn_);                 \
+    using EitherPrototype = ret_ (*)(CBS_MAP_COMMA(CBS_TYPE, __VA_ARGS__), uintptr_t);         \
+    constexpr auto kId = ::cublasspy::FnId::k##fn_;                                             \
+    return ::cublasspy::record_launch<kId, ::cublasspy::Family::family_, ret_>(                 \
+        fail_,                                                                                  \
+        [&](::cublasspy::LaunchContext& lc, void* real) {                                       \
+          CBS_MAP_SEMI(CBS_LAUNCH_ARG, __VA_ARGS__);                                            \
+          if (::cublasspy::takes_fail_index<kId>(real)) lc.stream = stream_if_12_8;              \
+        },                                                                                      \
+        [&](void* real) {                                                                       \
+          return ::cublasspy::call_real<EitherPrototype>(real CBS_MAP_AFTER_COMMA(CBS_NAME, __VA_ARGS__), \
+                                                         stream_if_12_8);                       \
+        });                                                                                     \
+  }
+
+CBS_RUNTIME_BATCH_HOOKS(CBS_DEFINE_BATCH_WRAPPER)
 
 namespace cublasspy {
 extern const HookInfo kLaunchHooks[] = {CUBLASSPY_LAUNCH_HOOKS(CBS_HOOK_INFO)};

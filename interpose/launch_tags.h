@@ -141,21 +141,22 @@ struct DriverCopyVolume : LaunchArg<format::ArgKind::kPointer> {
 };
 using DriverCopy3D = DriverCopyVolume<CUDA_MEMCPY3D>;
 using DriverCopy3DPeer = DriverCopyVolume<CUDA_MEMCPY3D_PEER>;
-// cuMemcpy3DBatchAsync: its count, then its operations; the bytes are the sum of their extents
-// (0 for a null list; an extent's width counts elements where an operand is an array, as for
-// the 3D copies).
+// cu/cudaMemcpy3DBatchAsync: its count, then its operations (CUDA_MEMCPY3D_BATCH_OP or
+// cudaMemcpy3DBatchOp); the bytes are the sum of their extents (0 for a null list; an extent's
+// width counts elements where an operand is an array, as for the 3D copies).
 struct Batch3DCount : LaunchArg<format::ArgKind::kUInt> {
   static void launch(LaunchContext& c, size_t count) { c.batch_ops = count; }
 };
-struct DriverBatch3D : LaunchArg<format::ArgKind::kPointer> {
-  static void launch(LaunchContext& c, const CUDA_MEMCPY3D_BATCH_OP* ops) {
+struct Batch3DOps : LaunchArg<format::ArgKind::kPointer> {
+  template <typename Op>
+  static void launch(LaunchContext& c, const Op* ops) {
     if (ops == nullptr) return;
     uint64_t total = 0;
     for (size_t i = 0; i < c.batch_ops; ++i) total += volume(ops[i].extent);
     c.bytes = total;
   }
 };
-// cuMemcpyBatchAsync: its sizes array, then its count; the bytes are the sum of the sizes (0 for
+// cu/cudaMemcpyBatchAsync: its sizes array, then its count; the bytes are the sum of the sizes (0 for
 // a null array).
 struct BatchSizes : LaunchArg<format::ArgKind::kPointer> {
   static void launch(LaunchContext& c, const size_t* sizes) { c.batch_sizes = sizes; }

@@ -162,6 +162,16 @@ void* open_loaded(Library lib) {
 
 void* find_loaded_symbol(Library lib, const char* name) { return symbol_in(open_loaded(lib), name); }
 
+bool defined_with_version(const void* real, const char* name, const char* version) {
+  Dl_info info;
+  if (real == nullptr || dladdr(real, &info) == 0 || info.dli_fname == nullptr) return false;
+  void* handle = real_dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (handle == nullptr) return false;
+  const bool same = dlvsym(handle, name, version) == real;
+  dlclose(handle);
+  return same;
+}
+
 void remember_real(Library lib, uint16_t id, void* real) {
   if (real == nullptr || real == hook_address(id)) return;
   Dl_info info;

@@ -53,6 +53,12 @@ void* open_loaded(Library lib);
 // uncached, so callers keep the result. The shim's own calls go through shim_driver.h instead.
 void* find_loaded_symbol(Library lib, const char* name);
 
+// Whether `real`, a loaded library's function `name`, is that library's definition of `name`
+// under the symbol version `version` ("libcudart.so.12"): the version node names the ABI a
+// library was built for, whatever file name it was loaded by. Asks the dynamic linker (its lock),
+// so callers keep the answer.
+bool defined_with_version(const void* real, const char* name, const char* version);
+
 // The shim's cuGetProcAddress(_v2) when `symbol` names one of them (`real` is what the driver
 // or dlsym returned, remembered), else nullptr. driver_entry_points.cpp.
 void* own_resolver(const char* symbol, void* real);

@@ -360,10 +360,8 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
 // pointers); the resolver answers their names with them, and the program keeps the driver's own
 // for an older version asked for. Its batches are hooked in both forms, CUDA 13's _v2 and CUDA
 // 12.8's plain ones with failIdx, and a look-up of the name gets the hook of whichever the driver
-// answered for the version asked (driver_entry_points.cpp). Not hooked: the runtime's
-// cudaMemcpyBatchAsync and cudaMemcpy3DBatchAsync, whose one name has CUDA 12.8's prototype (with
-// failIdx) in libcudart.so.12 and another in libcudart.so.13; a wrapper of either prototype
-// would pass the other's arguments wrongly.
+// answered for the version asked (driver_entry_points.cpp). The runtime's batches have one name
+// for two prototypes: CBS_RUNTIME_BATCH_HOOKS below.
 #define CBS_RUNTIME_ASYNC(X, fn_, ...)                                                          \
   X(kCudart, cudaError_t, fn_, cudaErrorInsufficientDriver, kLaunch, __VA_ARGS__)                \
   X(kCudart, cudaError_t, fn_##_ptsz, cudaErrorInsufficientDriver, kLaunch, __VA_ARGS__)
@@ -405,7 +403,7 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
   (CUdeviceptr, srcDevice, Unrecorded), (CUcontext, srcContext, Unrecorded),                     \
   (size_t, ByteCount, Bytes), (CUstream, hStream, LaunchStream)
 #define CBS_DRIVER_BATCH_3D_PARAMS                                                              \
-  (size_t, numOps, Batch3DCount), (CUDA_MEMCPY3D_BATCH_OP*, opList, DriverBatch3D),              \
+  (size_t, numOps, Batch3DCount), (CUDA_MEMCPY3D_BATCH_OP*, opList, Batch3DOps),              \
   (unsigned long long, flags, Unrecorded), (CUstream, hStream, LaunchStream)
 #define CBS_DRIVER_BATCH_PARAMS                                                                 \
   (CUdeviceptr*, dsts, Unrecorded), (CUdeviceptr*, srcs, Unrecorded), (size_t*, sizes, BatchSizes), \
@@ -414,7 +412,7 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
 // CUDA 12.8's batches, the plain names: the same, with failIdx (where the driver reports the
 // operation that failed) before the stream.
 #define CBS_DRIVER_BATCH_3D_FAIL_INDEX_PARAMS                                                   \
-  (size_t, numOps, Batch3DCount), (CUDA_MEMCPY3D_BATCH_OP*, opList, DriverBatch3D),              \
+  (size_t, numOps, Batch3DCount), (CUDA_MEMCPY3D_BATCH_OP*, opList, Batch3DOps),              \
   (size_t*, failIdx, Unrecorded), (unsigned long long, flags, Unrecorded),                       \
   (CUstream, hStream, LaunchStream)
 #define CBS_DRIVER_BATCH_FAIL_INDEX_PARAMS                                                      \
@@ -446,7 +444,24 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
   CBS_DRIVER_ASYNC(X, cuMemcpy3DBatchAsync_v2, CBS_DRIVER_BATCH_3D_PARAMS)                       \
   CBS_DRIVER_ASYNC(X, cuMemcpyBatchAsync, CBS_DRIVER_BATCH_FAIL_INDEX_PARAMS)                    \
   CBS_DRIVER_ASYNC(X, cuMemcpy3DBatchAsync, CBS_DRIVER_BATCH_3D_FAIL_INDEX_PARAMS)
-#define CUBLASSPY_LAUNCH_HOOKS(X)                                                               \
+// The runtime's batches, as CUDA 13 declares them. libcudart.so.12 (CUDA 12.8 and 12.9) exports
+// the same names with another prototype, one word longer: failIdx (where it reports the copy
+// that failed) comes before the stream, which is then the word after the last of CUDA 13's.
+// Their wrappers take that word too (launch_hooks.cpp) and record the stream from the word the
+// real function's prototype puts it in; the other parameters the record reads are where CUDA 13
+// has them in both.
+#define CBS_RUNTIME_BATCH_PARAMS                                                                \
+  (void* const*, dsts, Unrecorded), (const void* const*, srcs, Unrecorded),                      \
+  (const size_t*, sizes, BatchSizes), (size_t, count, BatchCount),                               \
+  (cudaMemcpyAttributes*, attrs, Unrecorded), (size_t*, attrsIdxs, Unrecorded),                  \
+  (size_t, numAttrs, Unrecorded), (cudaStream_t, stream, LaunchStream)
+#define CBS_RUNTIME_BATCH_3D_PARAMS                                                             \
+  (size_t, numOps, Batch3DCount), (cudaMemcpy3DBatchOp*, opList, Batch3DOps),                    \
+  (unsigned long long, flags, Unrecorded), (cudaStream_t, stream, LaunchStream)
+#define CBS_RUNTIME_BATCH_HOOKS(X)                                                              \
+  CBS_RUNTIME_ASYNC(X, cudaMemcpyBatchAsync, CBS_RUNTIME_BATCH_PARAMS)                           \
+  CBS_RUNTIME_ASYNC(X, cudaMemcpy3DBatchAsync, CBS_RUNTIME_BATCH_3D_PARAMS)
+#define CBS_ONE_PROTOTYPE_LAUNCH_HOOKS(X)                                                       \
   X(kCudart, cudaError_t, cudaLaunchKernel, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
   X(kCudart, cudaError_t, cudaLaunchKernel_ptsz, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
   X(kCudart, cudaError_t, __cudaLaunchKernel, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_HANDLE_LAUNCH_PARAMS) \
@@ -475,6 +490,8 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
                    CBS_DRIVER_COPY_PARAMS(CUdeviceptr, dstDevice, CUdeviceptr, srcDevice))        \
   CBS_ASYNC_COPY_HOOKS(X)                                                                        \
   CUBLASSPY_SURFACE_HOOKS(X)
+// Every launch hook: those of one prototype, and the runtime's batches of two.
+#define CUBLASSPY_LAUNCH_HOOKS(X) CBS_ONE_PROTOTYPE_LAUNCH_HOOKS(X) CBS_RUNTIME_BATCH_HOOKS(X)
 
 // Where asynchronous errors surface: waits, queries and the runtime's last error. They are
 // called as often as kernels are launched (PyTorch checks cudaGetLastError after each), so they

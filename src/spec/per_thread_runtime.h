@@ -1,7 +1,7 @@
 // The CUDA runtime's per-thread-default-stream forms that the hook list names. A program built
 // with --default-stream per-thread (or CUDA_API_PER_THREAD_DEFAULT_STREAM) calls them in place of
 // the plain names; cuda_runtime_api.h declares them only to such programs, under the plain names.
-// Same prototypes as the plain forms.
+// Same prototypes as the plain forms (CUDA 13's, for the batches: hook_list.h).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -21,6 +21,9 @@ cudaError_t cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t, size_t, size_t, const voi
                                           cudaMemcpyKind, cudaStream_t);
 cudaError_t cudaMemcpy2DFromArrayAsync_ptsz(void*, size_t, cudaArray_const_t, size_t, size_t, size_t, size_t,
                                             cudaMemcpyKind, cudaStream_t);
+cudaError_t cudaMemcpyBatchAsync_ptsz(void* const*, const void* const*, const size_t*, size_t, cudaMemcpyAttributes*,
+                                      size_t*, size_t, cudaStream_t);
+cudaError_t cudaMemcpy3DBatchAsync_ptsz(size_t, cudaMemcpy3DBatchOp*, unsigned long long, cudaStream_t);
 cudaError_t cudaMemset2DAsync_ptsz(void*, size_t, int, size_t, size_t, cudaStream_t);
 cudaError_t cudaMemset3DAsync_ptsz(cudaPitchedPtr, int, cudaExtent, cudaStream_t);
 cudaError_t cudaMemcpy_ptds(void*, const void*, size_t, cudaMemcpyKind);

@@ -1,8 +1,9 @@
 // The launch ring's 2D, 3D, peer, symbol, array and batched copies and memsets
 // (CBS_ASYNC_COPY_HOOKS in hook_list.h): each call is one launch entry, under the function
 // called, with the bytes it touches, its stream and the status it returned. The runtime's run
-// against the real CUDA 13 runtime, driverless here, where each fails for real, and a 2D copy
-// that succeeds against the stand-in; the driver's against the null stack's libcuda (there is no
+// against the real CUDA 13 runtime, driverless here, where each fails for real, its batches also
+// with CUDA 12.8's prototypes against a libcudart.so.12 of those, and a 2D copy that succeeds
+// against the stand-in; the driver's against the null stack's libcuda (there is no
 // driver to fail), which answers success, and whose cuGetProcAddress hands out its own functions.
 #include <cstdint>
 #include <map>
@@ -95,10 +96,30 @@ TEST(LaunchRingCopies, RuntimeCopiesAndMemsetsFailForRealAndAreEachRecorded) {
       {"cudaMemset2DAsync_ptsz", 40 * 7, kPerThread},
       {"cudaMemset3DAsync", 16 * 4 * 3, kLegacy},
       {"cudaMemset3DAsync_ptsz", 16 * 4 * 3, kPerThread},
+      {"cudaMemcpyBatchAsync", 40 + 24, kLegacy},
+      {"cudaMemcpyBatchAsync_ptsz", 40, kPerThread},
+      {"cudaMemcpy3DBatchAsync", 6 * 2 * 2 + 3 * 3 * 1, kLegacy},
+      {"cudaMemcpy3DBatchAsync_ptsz", 6 * 2 * 2 + 3 * 3 * 1, kPerThread},
   };
   for (int status : check_run("shim_async_copies_runtime", expected)) {
     EXPECT_EQ(status, 35) << "cudaErrorInsufficientDriver: no driver here";
   }
+}
+
+// The runtime's batches as a program built with CUDA 12.8 calls them, with failIdx before the
+// stream, on a libcudart.so.12 of that prototype (which answers with success): the shim's one
+// wrapper of each name records the stream from 12.8's place for it, and hands every argument on
+// in its place (the program exits 1 when the library saw another stream).
+TEST(LaunchRingCopies, RuntimeBatchesOfCuda12_8AreRecordedWithTheirStream) {
+  const std::vector<Expected> expected = {
+      {"cudaMemcpyBatchAsync", 10 + 20 + 30, kLegacy},
+      {"cudaMemcpyBatchAsync_ptsz", 20 + 30, kPerThread},
+      {"cudaMemcpyBatchAsync", 0, 0x5500},  // a null sizes array
+      {"cudaMemcpy3DBatchAsync", 4 * 3 * 2 + 5, kLegacy},
+      {"cudaMemcpy3DBatchAsync_ptsz", 4 * 3 * 2, kPerThread},
+      {"cudaMemcpy3DBatchAsync", 0, 0x5500},  // a null list
+  };
+  for (int status : check_run("shim_async_batches_12_8", expected)) EXPECT_EQ(status, 0);
 }
 
 // A 2D copy that succeeds, on the stand-in (which copies row by row): recorded with the bytes it

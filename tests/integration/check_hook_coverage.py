@@ -57,7 +57,10 @@ OTHER_REQUIRED = ["cudaGetDeviceCount", "cuInit", "cuDeviceGetCount", "cuGetProc
                   "cuMemcpy3DPeerAsync_ptsz", "cuMemcpy3DBatchAsync_v2", "cuMemcpy3DBatchAsync_v2_ptsz",
                   # CUDA 12.8's batches, the plain names with failIdx
                   "cuMemcpyBatchAsync", "cuMemcpyBatchAsync_ptsz", "cuMemcpy3DBatchAsync",
-                  "cuMemcpy3DBatchAsync_ptsz"]
+                  "cuMemcpy3DBatchAsync_ptsz",
+                  # the runtime's batches, one wrapper for CUDA 13's prototype and CUDA 12.8's
+                  "cudaMemcpyBatchAsync", "cudaMemcpyBatchAsync_ptsz", "cudaMemcpy3DBatchAsync",
+                  "cudaMemcpy3DBatchAsync_ptsz"]
 
 
 def defined_symbols(path):

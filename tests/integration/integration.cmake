@@ -88,19 +88,24 @@ shim_it_place(shim_say_hello)
 # under the version node the real library uses.
 set(SHIM_IT_HOOK_INCLUDES ${SHIM_IT_DIR} ${SHIM_IT_DIR}/null_cuda ${PROJECT_SOURCE_DIR}/interpose
     ${PROJECT_SOURCE_DIR}/src)
-function(shim_it_null_library target soname map define)
-  add_library(${target} SHARED ${SHIM_IT_DIR}/null_cuda/null_functions.cpp ${ARGN})
+# shim_it_null_soname(target soname map dir): the library `target` as file and soname `soname`
+# in `dir`, its symbols under the version script null_cuda/`map`.
+function(shim_it_null_soname target soname map dir)
   set_target_properties(${target} PROPERTIES
     PREFIX "" OUTPUT_NAME ${soname} SUFFIX "" NO_SONAME ON
-    LIBRARY_OUTPUT_DIRECTORY ${SHIM_IT_NULL_CUDA_DIR}
+    LIBRARY_OUTPUT_DIRECTORY ${dir}
     CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
     LINK_DEPENDS ${SHIM_IT_DIR}/null_cuda/${map})
-  target_compile_definitions(${target} PRIVATE ${define})
-  target_include_directories(${target} PRIVATE ${SHIM_IT_HOOK_INCLUDES})
   target_link_libraries(${target} PRIVATE cuda_headers)
   target_link_options(${target} PRIVATE -Wl,-soname,${soname}
                       -Wl,--version-script=${SHIM_IT_DIR}/null_cuda/${map} -Wl,--no-undefined)
   shim_it_unsanitized(${target})
+endfunction()
+function(shim_it_null_library target soname map define)
+  add_library(${target} SHARED ${SHIM_IT_DIR}/null_cuda/null_functions.cpp ${ARGN})
+  shim_it_null_soname(${target} ${soname} ${map} ${SHIM_IT_NULL_CUDA_DIR})
+  target_compile_definitions(${target} PRIVATE ${define})
+  target_include_directories(${target} PRIVATE ${SHIM_IT_HOOK_INCLUDES})
 endfunction()
 shim_it_null_library(shim_null_cuda libcuda.so.1 libcuda.map NULL_CUDA_DRIVER)
 # Its cuGetProcAddress hands out its own functions, as the real driver does, not the exports the
@@ -131,6 +136,15 @@ target_link_libraries(shim_async_copies_driver PRIVATE cuda_headers shim_null_cu
 set_target_properties(shim_async_copies_driver PROPERTIES BUILD_RPATH ${SHIM_IT_NULL_CUDA_DIR})
 shim_it_place(shim_async_copies_driver)
 
+# The runtime's batches with CUDA 12.8's prototypes, on a libcudart.so.12 of those alone, in a
+# folder of its own (a libcudart.so.12 in null_cuda/ would be found by programs that ask for one).
+add_library(shim_null_cudart_12_8 SHARED ${SHIM_IT_DIR}/null_cuda/cudart_12_8_batches.cpp)
+shim_it_null_soname(shim_null_cudart_12_8 libcudart.so.12 libcudart12.map ${CMAKE_BINARY_DIR}/null_cudart_12_8)
+add_executable(shim_async_batches_12_8 ${SHIM_IT_DIR}/programs/async_batches_12_8.cpp)
+target_link_libraries(shim_async_batches_12_8 PRIVATE cuda_headers shim_null_cudart_12_8)
+set_target_properties(shim_async_batches_12_8 PROPERTIES BUILD_RPATH ${CMAKE_BINARY_DIR}/null_cudart_12_8)
+shim_it_place(shim_async_batches_12_8)
+
 # --- The tests ------------------------------------------------------------------------------
 # Paths, the Python interpreter and the process helpers: tests/support/support.cmake.
 add_executable(shim_integration_test
@@ -153,7 +167,8 @@ target_link_libraries(shim_integration_test PRIVATE cublasspy_test_support GTest
 target_compile_options(shim_integration_test PRIVATE -Wall -Wextra)
 add_dependencies(shim_integration_test cublasspy shim_dlopen_local shim_runpath_dlopen
                  shim_puts_wrapper shim_say_hello shim_constructor_user shim_cudnn_unresolved
-                 shim_failing_dlopen shim_gemm_without_driver shim_async_copies_driver)
+                 shim_failing_dlopen shim_gemm_without_driver shim_async_copies_driver
+                 shim_async_batches_12_8)
 foreach(p ${SHIM_IT_TOOLKIT_PROGRAMS})
   add_dependencies(shim_integration_test shim_${p})
 endforeach()

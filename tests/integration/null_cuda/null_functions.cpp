@@ -13,6 +13,7 @@ CUBLASSPY_HOOKS(NULL_DEFINE)
 // The launch ring's 2D, 3D, peer, symbol, array and batched copies and memsets, for a program
 // that calls the driver's with no driver here (programs/async_copies_driver.cpp).
 CBS_ASYNC_COPY_HOOKS(NULL_DEFINE)
+CBS_RUNTIME_BATCH_HOOKS(NULL_DEFINE)  // CUDA 13's prototype: this is libcudart.so.13
 
 #if defined(NULL_CUDA_CUBLASLT)
 // Not hooked, but the shim asks them about descriptors it never saw being made (the made-up

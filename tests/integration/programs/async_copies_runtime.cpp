@@ -1,4 +1,5 @@
-// The runtime's 2D, 3D, peer, 3D peer, symbol and array copies and its 2D/3D memsets, each once,
+// The runtime's 2D, 3D, peer, 3D peer, symbol, array and batched copies (CUDA 13's prototypes)
+// and its 2D/3D memsets, each once,
 // with its per-thread-default-stream form (cudaMemcpyPeerAsync has none), in a fixed order; and
 // cudaMemcpy3DAsync and cudaMemcpy3DPeerAsync once more with a null parameter struct. Run against the REAL CUDA 13
 // runtime on a machine without a driver, where each fails for real. Prints "NAME STATUS" for each
@@ -65,5 +66,19 @@ int main() {
   const cudaPitchedPtr pitched = make_cudaPitchedPtr(a, 64, 16, 4);
   report("cudaMemset3DAsync", cudaMemset3DAsync(pitched, 0, make_cudaExtent(16, 4, 3), legacy));
   report("cudaMemset3DAsync_ptsz", cudaMemset3DAsync_ptsz(pitched, 0, make_cudaExtent(16, 4, 3), per_thread));
+
+  void* dsts[2] = {a, a + 64};
+  const void* srcs[2] = {b, b + 64};
+  const size_t sizes[2] = {40, 24};
+  cudaMemcpyAttributes attrs{};
+  size_t attrs_index = 0;
+  report("cudaMemcpyBatchAsync", cudaMemcpyBatchAsync(dsts, srcs, sizes, 2, &attrs, &attrs_index, 1, legacy));
+  report("cudaMemcpyBatchAsync_ptsz",
+         cudaMemcpyBatchAsync_ptsz(dsts, srcs, sizes, 1, &attrs, &attrs_index, 1, per_thread));
+  cudaMemcpy3DBatchOp ops[2] = {};
+  ops[0].extent = make_cudaExtent(6, 2, 2);
+  ops[1].extent = make_cudaExtent(3, 3, 1);
+  report("cudaMemcpy3DBatchAsync", cudaMemcpy3DBatchAsync(2, ops, 0, legacy));
+  report("cudaMemcpy3DBatchAsync_ptsz", cudaMemcpy3DBatchAsync_ptsz(2, ops, 0, per_thread));
   return 0;
 }
