@@ -2,8 +2,8 @@
 // (CBS_ASYNC_COPY_HOOKS in hook_list.h): each call is one launch entry, under the function
 // called, with the bytes it touches, its stream and the status it returned. The runtime's run
 // against the real CUDA 13 runtime, driverless here, where each fails for real, its batches also
-// with CUDA 12.8's prototypes against a libcudart.so.12 of those, and a 2D copy that succeeds
-// against the stand-in; the driver's against the null stack's libcuda (there is no
+// with CUDA 12.8's prototypes against a libcudart.so.12 of those, and 2D and 3D copies that
+// succeed against the stand-in; the driver's against the null stack's libcuda (there is no
 // driver to fail), which answers success, and whose cuGetProcAddress hands out its own functions.
 #include <cstdint>
 #include <map>
@@ -122,12 +122,15 @@ TEST(LaunchRingCopies, RuntimeBatchesOfCuda12_8AreRecordedWithTheirStream) {
   for (int status : check_run("shim_async_batches_12_8", expected)) EXPECT_EQ(status, 0);
 }
 
-// A 2D copy that succeeds, on the stand-in (which copies row by row): recorded with the bytes it
-// moved, its stream and status 0, and the program's data is intact (it exits 1 otherwise).
-TEST(LaunchRingCopies, SuccessfulTwoDimensionalCopiesOfRealMemoryAreRecorded) {
+// 2D and 3D copies that succeed, on the stand-in (which copies row by row): recorded with the
+// bytes they moved, their stream and status 0, and the program's data is intact (it exits 1
+// otherwise).
+TEST(LaunchRingCopies, SuccessfulTwoAndThreeDimensionalCopiesOfRealMemoryAreRecorded) {
   const std::vector<Expected> expected = {
       {"cudaMemcpy2DAsync", 24 * 4, kLegacy},
       {"cudaMemcpy2DAsync_ptsz", 24 * 4, kPerThread},
+      {"cudaMemcpy3DAsync", 24 * 4 * 3, kLegacy},
+      {"cudaMemcpy3DAsync_ptsz", 24 * 4 * 3, kPerThread},
       {"cudaDeviceSynchronize", 0, 0},  // a wait: no bytes, no stream
   };
   for (int status : check_run("shim_async_copies_standin", expected, on_standin())) {

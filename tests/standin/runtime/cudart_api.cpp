@@ -217,6 +217,29 @@ cudaError_t memcpy_2d_async_named(const char* name, void* dst, size_t dpitch, co
   return finish(e, fault);
 }
 
+// A 3D copy between pitched pointers: `depth` slices of `height` rows of `width` bytes (a pitched
+// pointer's extent counts bytes), each row a 1D copy checked as cudaMemcpy's is, from each end's
+// position, whose rows are `pitch` and whose slices `ysize` rows apart. CUDA arrays are not
+// modelled (cudaErrorInvalidValue); a pitch narrower than the width is cudaErrorInvalidPitchValue.
+cudaError_t memcpy_3d_async_named(const char* name, const cudaMemcpy3DParms* p, cudaStream_t stream) {
+  STANDIN_RUNTIME_ENTRY(name);
+  if (p == nullptr || p->srcArray != nullptr || p->dstArray != nullptr) return record(cudaErrorInvalidValue);
+  STANDIN_RUNTIME_CONTEXT();
+  if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
+  const cudaExtent e = p->extent;
+  if (e.width > p->dstPtr.pitch || e.width > p->srcPtr.pitch) return record(cudaErrorInvalidPitchValue);
+  const auto row_of = [](const cudaPitchedPtr& ptr, const cudaPos& pos, size_t z, size_t y) {
+    return static_cast<char*>(ptr.ptr) + ((pos.z + z) * ptr.ysize + pos.y + y) * ptr.pitch + pos.x;
+  };
+  cudaError_t err = cudaSuccess;
+  for (size_t z = 0; z < e.depth && err == cudaSuccess; ++z) {
+    for (size_t y = 0; y < e.height && err == cudaSuccess; ++y) {
+      err = copy(drv, row_of(p->dstPtr, p->dstPos, z, y), row_of(p->srcPtr, p->srcPos, z, y), e.width, p->kind);
+    }
+  }
+  return finish(err, fault);
+}
+
 cudaError_t memset_async_named(const char* name, void* devPtr, int value, size_t count, cudaStream_t stream) {
   STANDIN_RUNTIME_ENTRY(name);
   STANDIN_RUNTIME_CONTEXT();
@@ -255,6 +278,14 @@ STANDIN_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void* dst, size_t dpitch, cons
                                                   size_t width, size_t height, enum cudaMemcpyKind kind,
                                                   cudaStream_t stream) {
   return memcpy_2d_async_named("cudaMemcpy2DAsync_ptsz", dst, dpitch, src, spitch, width, height, kind, stream);
+}
+
+STANDIN_EXPORT cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms* p, cudaStream_t stream) {
+  return memcpy_3d_async_named("cudaMemcpy3DAsync", p, stream);
+}
+
+STANDIN_EXPORT cudaError_t cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms* p, cudaStream_t stream) {
+  return memcpy_3d_async_named("cudaMemcpy3DAsync_ptsz", p, stream);
 }
 
 STANDIN_EXPORT cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
