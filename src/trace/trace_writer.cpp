@@ -50,13 +50,17 @@ inline void prefetch_line_for_writing(const char* p) {
 // kPrefetchAhead calls ahead, not one: a program's calls come in bursts (PyTorch makes three
 // handle setters and a GEMM within half a microsecond, then computes for microseconds), and a
 // slot asked for one call ahead has not arrived when that call comes. The lines are the three
-// every record writes (the fixed fields, alpha to check_detail, the first argument slots); a
-// GEMM's further slots and pending_error are stores the real call's time covers. Chosen by
-// `perf record` samples in the shim, docs/BENCHMARKS.md "Session 10".
+// every record writes (the fixed fields, alpha to check_detail, the first argument slots) and
+// pending_error's, which every GEMM clears before its real call: that one store to a cold line
+// held the store buffer, and the wrapper stalled on the stores of the real call's arguments
+// (a third of the shim's samples in the loop, on cublasSgemm_v2's pushes). A GEMM's further
+// argument slots are stores the real call's time covers. Chosen by `perf record` samples in the
+// shim, docs/BENCHMARKS.md "Session 10" and "Session 11".
 constexpr uint64_t kPrefetchAhead = 4;
 void prefetch_for_writing(const RecordSlot* slot) {
   const char* p = reinterpret_cast<const char*>(slot);
   for (size_t line = 0; line < 3; ++line) prefetch_line_for_writing(p + 64 * line);
+  prefetch_line_for_writing(p + offsetof(RecordSlot, pending_error));
 }
 
 uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
