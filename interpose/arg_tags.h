@@ -149,6 +149,12 @@ struct Setter : Plain<K, R> {
     }
   }
 };
+// A call with a Setter parameter is stamped once, at entry (format::kFlagStampedOnce): its
+// duration would measure the shim more than the call.
+template <typename Tag>
+inline constexpr bool kSetsHandleState = false;
+template <ArgKind K, auto Field, ArgRole R>
+inline constexpr bool kSetsHandleState<Setter<K, Field, R>> = true;
 using StreamSet = Setter<ArgKind::kPointer, &HandleState::stream, ArgRole::kStream>;
 using WorkspaceSet = Setter<ArgKind::kPointer, &HandleState::workspace, ArgRole::kWorkspace>;
 using WorkspaceBytesSet = Setter<ArgKind::kUInt, &HandleState::workspace_bytes, ArgRole::kWorkspaceBytes>;

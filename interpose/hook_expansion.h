@@ -30,6 +30,7 @@ using ::cublasspy::Role;
 #define CBS_AFTER(type, name, tag) \
   ::cublasspy::tags::tag::after(ctx, ctx.slot, name, status), ctx.slot += ::cublasspy::tags::tag::kSlots
 #define CBS_SLOTS(type, name, tag) + ::cublasspy::tags::tag::kSlots
+#define CBS_SETS_STATE(type, name, tag) || ::cublasspy::tags::kSetsHandleState<::cublasspy::tags::tag>
 #define CBS_DERIVED(type, name, tag) + ::cublasspy::tags::tag::kDerived
 
 // The real function's type, as the hook list spells it.
@@ -44,8 +45,9 @@ using ::cublasspy::Role;
 #define CBS_RECORD_CALL(ret_, fn_, fail_, call_, ...)                                          \
   constexpr int kParams = 0 CBS_MAP_SPACE(CBS_SLOTS, __VA_ARGS__);                              \
   static_assert(kParams CBS_MAP_SEMI_PLUS(__VA_ARGS__) <= ::cublasspy::format::kMaxArgs);       \
+  constexpr bool kStampedOnce = false CBS_MAP_SPACE(CBS_SETS_STATE, __VA_ARGS__);               \
   return ::cublasspy::intercept<::cublasspy::FnId::k##fn_, ret_,                                \
-                               kParams CBS_MAP_SEMI_PLUS(__VA_ARGS__)>(                          \
+                               kParams CBS_MAP_SEMI_PLUS(__VA_ARGS__), kStampedOnce>(            \
       fail_, __builtin_return_address(0),                                                       \
       [&](::cublasspy::CallContext& ctx) {                                                      \
         ctx.slot = 0;                                                                           \

@@ -38,8 +38,9 @@ inline constexpr bool kReturnsValue = std::is_integral_v<Ret> && !std::is_same_v
 
 // kValueSlot: where a value-returning function's result goes (CBS_RECORD_CALL passes the slot
 // after the parameters' and the derived ones).
-template <FnId kId, typename Ret, int kValueSlot = -1, typename Fail, typename Before, typename Late, typename Invoke,
-          typename After>
+// kStampedOnce: a handle setter, whose record keeps its start and no duration.
+template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false, typename Fail, typename Before,
+          typename Late, typename Invoke, typename After>
 Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late, Invoke&& invoke,
               After&& after) {
   constexpr uint16_t id = static_cast<uint16_t>(kId);
@@ -51,6 +52,10 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   begin_call(frame, ts, id, &local);
   format::RecordSlot* slot = frame.slot;
   format::Record& rec = slot->call;
+  if constexpr (kStampedOnce) {
+    frame.timed = false;
+    rec.flags |= format::kFlagStampedOnce;
+  }
   Runtime* rt = frame.rt;
   CallContext ctx{rec, slot->scan, caller};
   // Only the grouped GEMMs carry a group table (a few KiB of stack), and only while they run.

@@ -87,6 +87,7 @@ enum RecordFlags : uint32_t {
   kFlagScanned = 1u << 5,       // scan[] is filled
   kFlagAsyncPinned = 1u << 6,   // async_status was found by synchronizing after this call
   kFlagUnresolved = 1u << 7,    // the real function could not be found; status is the stand-in
+  kFlagStampedOnce = 1u << 8,   // a handle setter: stamped at entry only, duration_ns not measured (0)
 };
 
 // How a reader interprets an argument slot. Values are stable: append only.

@@ -291,7 +291,7 @@ const std::vector<FieldFact> kFields = {
 #define CBS_RECORD_FLAGS_VALUES(X)                                                             \
   X(RecordFlags, kFlagNested) X(RecordFlags, kFlagAlphaKnown) X(RecordFlags, kFlagBetaKnown)   \
   X(RecordFlags, kFlagCrashed) X(RecordFlags, kFlagSynced) X(RecordFlags, kFlagScanned)        \
-  X(RecordFlags, kFlagAsyncPinned) X(RecordFlags, kFlagUnresolved)
+  X(RecordFlags, kFlagAsyncPinned) X(RecordFlags, kFlagUnresolved) X(RecordFlags, kFlagStampedOnce)
 #define CBS_END_STATE_VALUES(X) X(EndState, kRunning) X(EndState, kExited) X(EndState, kSignaled)
 #define CBS_SIDE_KIND_VALUES(X) X(SideKind, kNone) X(SideKind, kPythonStack) X(SideKind, kNativeStack) \
   X(SideKind, kGemmGroups)

@@ -73,6 +73,10 @@ json perfetto_trace(const json& report) {
       if (call["state"] == "in_flight") {
         // A "B" without its "E": the viewer draws a slice that did not end.
         slice["ph"] = "B";
+      } else if (call["duration_ns"].is_null()) {
+        // Completed without a measured duration (a handle setter, stamped once): an instant.
+        slice["ph"] = "i";
+        slice["s"] = "t";
       } else {
         slice["ph"] = "X";
         slice["dur"] = micros(call["duration_ns"].get<uint64_t>());

@@ -169,7 +169,9 @@ json call_to_json(const CallView& call, const TraceFile* trace) {
   j["status"] = done ? json(rec.status) : json(nullptr);
   j["status_name"] = done ? json(call.status_name()) : json(nullptr);
   j["start_ns"] = rec.start_ns;
-  j["duration_ns"] = done ? json(rec.duration_ns) : json(nullptr);
+  // A handle setter is stamped once: no duration was measured.
+  const bool timed = done && (rec.flags & format::kFlagStampedOnce) == 0;
+  j["duration_ns"] = timed ? json(rec.duration_ns) : json(nullptr);
   j["nested"] = (rec.flags & format::kFlagNested) != 0;
 
   j["args"] = call_arguments(call);
