@@ -3,6 +3,7 @@
 #   1. call_loop: whole-process, N null-handle Sgemm calls, 1 and 2 threads, with and without
 #      the shim, on the real cuBLAS and on the stand-in (median of 5 runs each).
 #   2. call_overhead_bench (Google Benchmark): direct vs. through the shim's wrapper.
+#      (CUBLASSPY_SHIM_BASELINE=<another build>/lib/libcublasspy.so adds that shim beside it)
 #   3. reader_bench: records read per second.
 #   4. scan_bench (if built): host-path scan throughput.
 # usage: scripts/bench.sh [CALLS]      (build first: scripts/build.sh)
@@ -45,8 +46,14 @@ for stack in real standin; do
   done
 done
 echo
+# The *_Baseline benchmarks run another build's shim, CUBLASSPY_SHIM_BASELINE=<its libcublasspy.so>,
+# when one is given. PyTorch's four calls per torch.mm need a handle that works: on the stand-in.
+if [ -n "${CUBLASSPY_SHIM_BASELINE:-}" ]; then others=-TorchMmCalls; torch_calls=TorchMmCalls
+else others='-TorchMmCalls|Baseline'; torch_calls='TorchMmCalls_(Direct|Shim)'; fi
 CUBLASSPY_SHIM="$shim" CUBLASSPY_TRACE="$tmp/b-%p.cbt" "$build/test-programs/call_overhead_bench" \
-  --benchmark_min_time=0.5 2>/dev/null
+  --benchmark_min_time=0.5 --benchmark_filter="$others" 2>/dev/null
+LD_LIBRARY_PATH="$build/standin" CUBLASSPY_SHIM="$shim" CUBLASSPY_TRACE="$tmp/b-%p.cbt" \
+  "$build/test-programs/call_overhead_bench" --benchmark_min_time=0.5 --benchmark_filter="$torch_calls" 2>/dev/null
 "$build/test-programs/reader_bench" 2>/dev/null
 [ -x "$build/test-programs/scan_bench" ] && "$build/test-programs/scan_bench" 2>/dev/null || true
 
