@@ -61,7 +61,9 @@ void finish_call(CallFrame& frame, CallContext& ctx, int status) {
   PostCallOutcome outcome{};
   if (rt != nullptr && (failed || frame.inspecting || is_setup_call(id))) outcome = after_real_call(*rt, ctx, failed);
   failed = failed || outcome.async_failure;
-  if (rt != nullptr && frame.timed) rec.duration_ns = call_clock::elapsed_ns(frame.start);
+  // A handle setter is stamped once (format::kFlagStampedOnce): no second clock read.
+  const bool timed = (rec.flags & format::kFlagStampedOnce) == 0;
+  if (rt != nullptr && timed) rec.duration_ns = call_clock::elapsed_ns(frame.start);
   if (frame.locatable && !frame.located && (failed || outcome.finding)) take_locations(*rt, frame.slot, frame.seq);
   if (rt != nullptr) {
     rt->writer.complete(frame.slot, frame.seq, failed, thread_state().claim);

@@ -25,7 +25,6 @@ struct CallFrame {
   bool locatable = false;   // may take a Python and native location (CUBLASSPY_STACKS)
   bool located = false;     // took it before the real call (CUBLASSPY_STACKS=all)
   bool inspecting = false;  // checks, sync, scans or dumps run around the call
-  bool timed = true;        // its duration is measured (not a handle setter's, stamped once)
 };
 
 // Claims the call's record (or uses `local`, when the call is not recorded or the ring is full

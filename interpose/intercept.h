@@ -52,10 +52,7 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   begin_call(frame, ts, id, &local);
   format::RecordSlot* slot = frame.slot;
   format::Record& rec = slot->call;
-  if constexpr (kStampedOnce) {
-    frame.timed = false;
-    rec.flags |= format::kFlagStampedOnce;
-  }
+  if constexpr (kStampedOnce) rec.flags |= format::kFlagStampedOnce;  // finish_call reads no clock
   Runtime* rt = frame.rt;
   CallContext ctx{rec, slot->scan, caller};
   // Only the grouped GEMMs carry a group table (a few KiB of stack), and only while they run.

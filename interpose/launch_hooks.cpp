@@ -207,8 +207,9 @@ CBS_ONE_PROTOTYPE_LAUNCH_HOOKS(CBS_DEFINE_LAUNCH_WRAPPER)
 // either prototype gets its own arguments: x86-64's and AArch64's calling conventions put the
 // n-th word argument in the same register or stack slot whatever the number of arguments, and
 // the caller removes its own, so the word a CUDA 13 caller did not pass (a register, or a slot
-// of the caller's frame) is read, never written, and a CUDA 13 real function ignores it. The symbol is the hook's own name (the asm label): the C++ name
-// cannot be, as the header declares that name with CUDA 13's prototype alone.
+// of the caller's frame) is read, never written, and a CUDA 13 real function ignores it. The
+// symbol is the hook's own name (the asm label): the C++ name cannot be, as the header declares
+// that name with CUDA 13's prototype alone.
 #define CBS_DEFINE_BATCH_WRAPPER(lib_, ret_, fn_, fail_, family_, ...)                         \
   CUBLASSPY_EXPORT ret_ cbs_batch_##fn_(CBS_MAP_COMMA(CBS_PARAM, __VA_ARGS__), uintptr_t stream_if_12_8) \
       __asm__(#fn_);                                                                            \
