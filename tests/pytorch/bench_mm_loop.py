@@ -8,8 +8,9 @@ leave out what the shim costs now and then, such as a page of the trace written 
 Usage: bench_mm_loop.py <repository root> <build directory> [CALLS] [REPETITIONS] [--against BUILD]
                        [--control] [--disabled]
        bench_mm_loop.py <repository root> <build directory> CALLS --traced-once|--baseline-once
---against BUILD adds a third variant, trace mode with another build's shim, to measure a change
-against its parent in the same run. --control adds a second variant without the shim: what it
+--against BUILD adds a variant, trace mode with another build's shim, to measure a change
+against its parent in the same run (repeatable: one variant each). --with NAME=VALUE adds trace
+mode with that setting (repeatable), to measure what a setting costs. --control adds a second variant without the shim: what it
 "costs" is the method's own bias and noise, the floor below which a ratio means nothing.
 --disabled adds the shim preloaded with CUBLASSPY_DISABLE=1 (interposed, nothing recorded).
 Each round runs every variant once, in an order rotated from round to round, so that none always
@@ -39,17 +40,47 @@ for timed in range({loops} + 1):
 LOOPS = 5
 
 
-def main():
-    args = sys.argv[1:]
-    against = None
-    if "--against" in args:
+def variants_from(args):
+    """The variants that the options in `args` ask for, and the arguments left: (scenario,
+    [(name, scenario, shim, env)], positional arguments). The baseline, without the shim, comes
+    first; then trace mode with this build's shim; then those of each --against BUILD, each
+    --with NAME=VALUE, --control and --disabled."""
+    args = list(args)
+    against = []
+    while "--against" in args:
         i = args.index("--against")
-        against = args[i + 1]
+        against.append(args[i + 1])
+        del args[i:i + 2]
+    settings = []
+    while "--with" in args:
+        i = args.index("--with")
+        settings.append(args[i + 1])
         del args[i:i + 2]
     control = "--control" in args
     disabled = "--disabled" in args
     args = [a for a in args if a not in ("--control", "--disabled")]
     s = Scenario(args[0], args[1])
+    # Without the shim, with this build's, and with --against's (an earlier commit's build), so
+    # that a change is measured against its parent in one run.
+    variants = [("baseline", s, False, None), ("trace mode", s, True, None)]
+    for build in against:
+        variants.append((f"trace mode, {build}'s shim", Scenario(args[0], build), True, None))
+    for setting in settings:
+        name, _, value = setting.partition("=")
+        variants.append((f"trace mode, {setting}", s, True, {name: value}))
+    if control:
+        variants.append(("control (no shim)", s, False, None))
+    if disabled:
+        variants.append(("shim disabled", s, True, {"CUBLASSPY_DISABLE": "1"}))
+    return s, variants, args
+
+
+def quartiles(values):
+    return statistics.quantiles(values, n=4) if len(values) > 1 else values * 3
+
+
+def main():
+    s, variants, args = variants_from(sys.argv[1:])
     calls = int(args[2]) if len(args) > 2 else 20000
     code = PROGRAM.format(calls=calls, loops=LOOPS)
     if len(args) > 3 and args[3] in ("--traced-once", "--baseline-once"):
@@ -57,15 +88,6 @@ def main():
         print("\n".join(l for l in run.lines() if l.startswith("loop_s")) or run.stderr[-500:])
         sys.exit(run.rc)
     reps = int(args[3]) if len(args) > 3 else 5
-    # The variants, run interleaved: without the shim, with this build's, and with --against's
-    # (an earlier commit's build), so that a change is measured against its parent in one run.
-    variants = [("baseline", s, False, None), ("trace mode", s, True, None)]
-    if against:
-        variants.append((f"trace mode, {against}'s shim", Scenario(args[0], against), True, None))
-    if control:
-        variants.append(("control (no shim)", s, False, None))
-    if disabled:
-        variants.append(("shim disabled", s, True, {"CUBLASSPY_DISABLE": "1"}))
     times = {name: ([], []) for name, *_ in variants}
     for rep in range(reps):
         for name, scenario, shim, env in variants[rep % len(variants):] + variants[:rep % len(variants)]:
@@ -90,9 +112,9 @@ def main():
         for name, *_ in variants[1:]:
             t = statistics.median(times[name][i])
             pairs = [x / y for x, y in zip(times[name][i], times["baseline"][i])]
-            quartiles = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else pairs * 3
+            q = quartiles(pairs)
             line += (f"; {name} {t:.3f} s, ratio {t / base:.3f}, paired {statistics.median(pairs):.3f}"
-                     f" (quartiles {quartiles[0]:.3f}-{quartiles[2]:.3f})")
+                     f" (quartiles {q[0]:.3f}-{q[2]:.3f})")
             if what == "mm loop":
                 line += f" ({(t - base) / calls * 1e9:+.0f} ns per call)"
         print(line)

@@ -91,6 +91,13 @@ class Scenario:
     def torch(self, code, shim=True, env=None, standin=True, trace="t-%p.cbt", argv=None, timeout=240, options=()):
         """Runs `code` (Python source) with python3 in the root. With shim, CUBLASSPY_TRACE puts
         the traces in a fresh directory of their own (Run.traces)."""
+        cmd, trace_dir = self.torch_command(code, shim, env, standin, trace, argv, options)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        return Run(proc, trace_dir)
+
+    def torch_command(self, code, shim=True, env=None, standin=True, trace="t-%p.cbt", argv=None, options=()):
+        """What torch() runs, for a caller that starts it itself: the command line and the fresh
+        directory that holds the script and the traces."""
         trace_dir = tempfile.mkdtemp(prefix="traces.", dir=self.work)
         script = os.path.join(trace_dir, "program.py")
         with open(script, "w") as f:
@@ -98,9 +105,7 @@ class Scenario:
         env = dict(env or {})
         if shim:
             env.setdefault("CUBLASSPY_TRACE", os.path.join(trace_dir, trace))
-        cmd = self.root_command(argv or ["python3", script], env, standin, shim, options)
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        return Run(proc, trace_dir)
+        return self.root_command(argv or ["python3", script], env, standin, shim, options), trace_dir
 
     @staticmethod
     def parallel(*jobs):
