@@ -49,17 +49,19 @@ inline void prefetch_line_for_writing(const char* p) {
 //
 // kPrefetchAhead calls ahead, not one: a program's calls come in bursts (PyTorch makes three
 // handle setters and a GEMM within half a microsecond, then computes for microseconds), and a
-// slot asked for one call ahead has not arrived when that call comes. The lines are the three
-// every record writes (the fixed fields, alpha to check_detail, the first argument slots) and
-// pending_error's, which every GEMM clears before its real call: that one store to a cold line
-// held the store buffer, and the wrapper stalled on the stores of the real call's arguments
-// (a third of the shim's samples in the loop, on cublasSgemm_v2's pushes). A GEMM's further
-// argument slots are stores the real call's time covers. Chosen by `perf record` samples in the
-// shim, docs/BENCHMARKS.md "Session 10" and "Session 11".
+// slot asked for one call ahead has not arrived when that call comes. The lines are the fixed
+// fields and the first 25 argument slots (kPrefetchLines: all of a handle setter's, and of any
+// GEMM with up to 25 slots, such as cublasSgemm_v2 and cublasGemmEx), and pending_error's,
+// which every GEMM clears before its real call. Each store to a line of the ring not asked for ahead waits for memory (the ring is
+// larger than the caches), and holds the stores behind it: with three lines asked for, the
+// fourth, where cublasSgemm_v2's last five arguments go, cost about 1% of the PyTorch loop by
+// itself. Chosen by measurement, docs/BENCHMARKS.md "Session 10", "Session 11" and "Session 12".
 constexpr uint64_t kPrefetchAhead = 4;
+constexpr size_t kPrefetchLines = 5;
+static_assert(offsetof(Record, args) + 25 * sizeof(uint64_t) <= 64 * kPrefetchLines);
 void prefetch_for_writing(const RecordSlot* slot) {
   const char* p = reinterpret_cast<const char*>(slot);
-  for (size_t line = 0; line < 3; ++line) prefetch_line_for_writing(p + 64 * line);
+  for (size_t line = 0; line < kPrefetchLines; ++line) prefetch_line_for_writing(p + 64 * line);
   prefetch_line_for_writing(p + offsetof(RecordSlot, pending_error));
 }
 
