@@ -6,6 +6,8 @@
 #      (CUBLASSPY_SHIM_BASELINE=<another build>/lib/libcublasspy.so adds that shim beside it)
 #   3. reader_bench: records read per second.
 #   4. scan_bench (if built): host-path scan throughput.
+#   5. With the PyTorch root: real PyTorch's torch.mm loop on the stand-in, whole processes
+#      (bench_mm_loop.py) and in lockstep with a control (bench_mm_lockstep.py).
 # usage: scripts/bench.sh [CALLS]      (build first: scripts/build.sh)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -58,7 +60,9 @@ LD_LIBRARY_PATH="$build/standin" CUBLASSPY_SHIM="$shim" CUBLASSPY_TRACE="$tmp/b-
 [ -x "$build/test-programs/scan_bench" ] && "$build/test-programs/scan_bench" 2>/dev/null || true
 
 # 5. Real PyTorch (needs the root, scripts/pytorch-root.sh, and the standin12 target): a loop
-#    of small torch.mm on the CUDA 12 stand-in, with and without the shim.
+#    of small torch.mm on the CUDA 12 stand-in, with and without the shim. The lockstep run is
+#    the one that resolves a 2% goal on a shared host (docs/BENCHMARKS.md, "Session 12").
 if [ -f "${CUBLASSPY_PYTORCH_ROOT:-/var/cache/cublasspy/pytorch-root}/.cublasspy-root-complete" ]; then
   python3 "$here/tests/pytorch/bench_mm_loop.py" "$here" "$build" 20000 5
+  python3 "$here/tests/pytorch/bench_mm_lockstep.py" "$here" "$build" 2000 100 4 --control
 fi
