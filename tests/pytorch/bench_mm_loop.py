@@ -5,13 +5,14 @@ baseline of the same run, and the median ratio of each process to the baseline p
 round ("paired"), with that ratio's quartiles. The loop is timed inside the program, LOOPS times in each process after
 a warm-up loop; a process's figure is the median of its loops. (Not the fastest: that would also
 leave out what the shim costs now and then, such as a page of the trace written back.)
-Usage: bench_mm_loop.py <repository root> <build directory> [CALLS] [REPETITIONS] [--against BUILD]
-                       [--control] [--disabled]
+Usage: bench_mm_loop.py <repository root> <build directory> [CALLS] [REPETITIONS] [--against BUILD]...
+                       [--with NAME=VALUE]... [--control] [--disabled]
        bench_mm_loop.py <repository root> <build directory> CALLS --traced-once|--baseline-once
 --against BUILD adds a variant, trace mode with another build's shim, to measure a change
 against its parent in the same run (repeatable: one variant each). --with NAME=VALUE adds trace
-mode with that setting (repeatable), to measure what a setting costs. --control adds a second variant without the shim: what it
-"costs" is the method's own bias and noise, the floor below which a ratio means nothing.
+mode with that setting (repeatable), to measure what a setting costs. --control adds a variant
+without the shim: what it "costs" is the method's own bias and noise, the floor below which a
+ratio means nothing.
 --disabled adds the shim preloaded with CUBLASSPY_DISABLE=1 (interposed, nothing recorded).
 Each round runs every variant once, in an order rotated from round to round, so that none always
 runs right after the baseline. The second form runs one process, in trace mode or without the
@@ -60,8 +61,8 @@ def variants_from(args):
     disabled = "--disabled" in args
     args = [a for a in args if a not in ("--control", "--disabled")]
     s = Scenario(args[0], args[1])
-    # Without the shim, with this build's, and with --against's (an earlier commit's build), so
-    # that a change is measured against its parent in one run.
+    # Without the shim, with this build's, and with each --against's (an earlier commit's
+    # build), so that a change is measured against its parent in one run.
     variants = [("baseline", s, False, None), ("trace mode", s, True, None)]
     for build in against:
         variants.append((f"trace mode, {build}'s shim", Scenario(args[0], build), True, None))
