@@ -52,10 +52,10 @@ inline void prefetch_line_for_writing(const char* p) {
 // slot asked for one call ahead has not arrived when that call comes. The lines are the fixed
 // fields and the first 25 argument slots (kPrefetchLines: all of a handle setter's, and of any
 // GEMM with up to 25 slots, such as cublasSgemm_v2 and cublasGemmEx), and pending_error's,
-// which every GEMM clears before its real call. Each store to a line of the ring not asked for ahead waits for memory (the ring is
-// larger than the caches), and holds the stores behind it: with three lines asked for, the
-// fourth, where cublasSgemm_v2's last five arguments go, cost about 1% of the PyTorch loop by
-// itself. Chosen by measurement, docs/BENCHMARKS.md "Session 10", "Session 11" and "Session 12".
+// which every GEMM clears before its real call. Each store to a line of the ring not asked for
+// ahead waits for memory (the ring is larger than the caches), and holds the stores behind it:
+// with three lines asked for, the fourth, where cublasSgemm_v2's last five arguments go, cost
+// about 1% of the PyTorch loop by itself. Chosen by measurement, docs/BENCHMARKS.md "Session 10", "Session 11" and "Session 12".
 constexpr uint64_t kPrefetchAhead = 4;
 constexpr size_t kPrefetchLines = 5;
 static_assert(offsetof(Record, args) + 25 * sizeof(uint64_t) <= 64 * kPrefetchLines);
