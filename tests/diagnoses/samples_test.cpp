@@ -277,7 +277,7 @@ TEST(Samples, PresetAlgorithmWithNoLoadableCublasLtIsShownAsBytes) {
   const nlohmann::json decoded = nlohmann::json::parse(report(standin_dir() + "/libcublasLt.so.13", true).out);
   EXPECT_FALSE(decoded.contains("notes")) << decoded["notes"].dump();
   for (const auto& call : decoded["traces"][0]["calls"]) {
-    if (call["seq"] == matmul.seq) EXPECT_EQ(call["args"]["algo_config"]["id"], 6) << call.dump();
+    if (call["seq"] == matmul.seq) { EXPECT_EQ(call["args"]["algo_config"]["id"], 6) << call.dump(); }
   }
 }
 
@@ -439,7 +439,7 @@ TEST(Samples, LtNvfp4ShortOperandIsOutOfBounds) {
   auto found = run.diagnose();
   ASSERT_TRUE(has_id(found, "operand-out-of-bounds")) << explain(run, found);
   for (const auto& d : found) {
-    if (d.id == "operand-out-of-bounds") EXPECT_TRUE(contains(d.evidence, "8192 bytes")) << d.evidence;
+    if (d.id == "operand-out-of-bounds") { EXPECT_TRUE(contains(d.evidence, "8192 bytes")) << d.evidence; }
   }
 }
 

@@ -204,7 +204,7 @@ TEST(ReaderVersions, FormatVersionFiveTracesStillRead) {
     uint64_t summed = 0;
     for (const auto& k : trace->kernel_totals()) summed += k.launches;
     EXPECT_LE(summed, trace->total_launches()) << name;
-    if (std::string(name) == "v5-launches_pending_error.cbt") EXPECT_GT(summed, 0u) << name;
+    if (std::string(name) == "v5-launches_pending_error.cbt") { EXPECT_GT(summed, 0u) << name; }
     int calls = 0;
     trace->for_each_call([&](const CallView& c) {
       EXPECT_EQ(c.text().rfind(std::string(c.function_name()) + "(", 0), 0u) << name << ": " << c.text();

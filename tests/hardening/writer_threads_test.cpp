@@ -229,7 +229,7 @@ TEST_P(LaunchRingThreads, MoreThreadsThanCountTablesKeepExactTotalsAndLaunchOrde
     last[thread] = static_cast<int64_t>(launch);
   });
   EXPECT_LE(held, kRing);
-  if (!wraps) EXPECT_EQ(held, total) << "a ring that does not wrap loses no launch";
+  if (!wraps) { EXPECT_EQ(held, total) << "a ring that does not wrap loses no launch"; }
 }
 
 INSTANTIATE_TEST_SUITE_P(Rings, LaunchRingThreads, ::testing::Values(64, 262144),

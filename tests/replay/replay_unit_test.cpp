@@ -55,14 +55,14 @@ TEST(ElementCodec, Bf16AndFp8KnownValues) {
 TEST(ElementCodec, EveryFiniteCodeRoundTrips) {
   for (uint32_t code = 0; code < 65536; ++code) {
     double h = from_half_bits(static_cast<uint16_t>(code));
-    if (std::isfinite(h) && code != 0x8000) EXPECT_EQ(to_half_bits(h), code) << std::hex << code;
+    if (std::isfinite(h) && code != 0x8000) { EXPECT_EQ(to_half_bits(h), code) << std::hex << code; }
     double b = from_bf16_bits(static_cast<uint16_t>(code));
-    if (std::isfinite(b) && code != 0x8000) EXPECT_EQ(to_bf16_bits(b), code) << std::hex << code;
+    if (std::isfinite(b) && code != 0x8000) { EXPECT_EQ(to_bf16_bits(b), code) << std::hex << code; }
   }
   for (uint32_t code = 0; code < 256; ++code) {
     double e4 = from_e4m3_bits(static_cast<uint8_t>(code)), e5 = from_e5m2_bits(static_cast<uint8_t>(code));
-    if (std::isfinite(e4) && code != 0x80) EXPECT_EQ(to_e4m3_bits(e4), code) << std::hex << code;
-    if (std::isfinite(e5) && code != 0x80) EXPECT_EQ(to_e5m2_bits(e5), code) << std::hex << code;
+    if (std::isfinite(e4) && code != 0x80) { EXPECT_EQ(to_e4m3_bits(e4), code) << std::hex << code; }
+    if (std::isfinite(e5) && code != 0x80) { EXPECT_EQ(to_e5m2_bits(e5), code) << std::hex << code; }
   }
 }
 
