@@ -62,11 +62,12 @@ inline Stamp now() {
   uint64_t limit = s.reanchor_ticks.load(std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_acquire);
   uint64_t since = tsc - a_tsc;
-  if ((v & 1) == 0 && mult != 0 && s.version.load(std::memory_order_relaxed) == v && tsc >= a_tsc &&
-      since < limit) [[likely]] {
-    return {a_ns + static_cast<uint64_t>((static_cast<unsigned __int128>(since) * mult) >> 32), tsc};
+  // The slow path is the branch taken, so that the usual one is the straight line of code.
+  if ((v & 1) != 0 || mult == 0 || s.version.load(std::memory_order_relaxed) != v || tsc < a_tsc ||
+      since >= limit) [[unlikely]] {
+    return {now_slow(), tsc};
   }
-  return {now_slow(), tsc};
+  return {a_ns + static_cast<uint64_t>((static_cast<unsigned __int128>(since) * mult) >> 32), tsc};
 #else
   return {monotonic_ns(), 0};
 #endif

@@ -83,11 +83,21 @@ class TraceWriter {
   // The same for any chain: `head` (in the mapping) names its newest entry, and entries carry
   // `seq` (a record's, or for a launch its ticket + 1).
   bool attach(uint64_t& head, uint64_t seq, uint32_t kind, const void* data, uint32_t length);
-  // Makes a claimed record visible as in flight (all arguments written).
-  static void publish_in_flight(format::RecordSlot* slot, uint64_t seq);
+  // Makes a claimed record visible as in flight (all arguments written). Inline, as complete()
+  // is: every call makes both, and each is a store or two.
+  static void publish_in_flight(format::RecordSlot* slot, uint64_t seq) {
+    std::atomic_ref<uint64_t>(slot->call.word)
+        .store(format::pack_word(seq, format::RecordState::kInFlight), std::memory_order_release);
+  }
   // Makes the record visible as completed and updates the totals and the first failure.
-  // `tid` picks the thread's stripe of the counters (format::FileHeader::counter_stripes).
-  void complete(format::RecordSlot* slot, uint64_t seq, bool failed, ClaimCursor& cursor);
+  // `cursor` picks the thread's stripe of the counters (format::FileHeader::counter_stripes).
+  void complete(format::RecordSlot* slot, uint64_t seq, bool failed, ClaimCursor& cursor) {
+    // The failure's bookkeeping reads the slot, so it comes first: once the slot says completed,
+    // another thread may claim it for a new call and start writing.
+    if (failed) [[unlikely]] note_failure(slot, seq, cursor);
+    std::atomic_ref<uint64_t>(slot->call.word)
+        .store(format::pack_word(seq, format::RecordState::kCompleted), std::memory_order_release);
+  }
   // Counts a call of the thread whose cursor claimed its record.
   void count_call(uint16_t function_id, ClaimCursor& cursor) {
     bump(cursor.counters[function_id].calls, cursor.counters_shared);
@@ -184,6 +194,14 @@ class TraceWriter {
   }
   // A cursor's stripe in this trace: one of its own while any is left, else the shared one.
   void adopt_counters(ClaimCursor& cursor);
+  // claim()'s cold paths: a new block of tickets for `cursor` (its first in this trace, its
+  // block used up, or fallen behind); a slot skipped because its call is in flight; a call
+  // that found no slot (written to the thread's scratch slot, counted as dropped).
+  [[gnu::cold, gnu::noinline]] void refill_claim_cursor(ClaimCursor& cursor);
+  // complete()'s for a failed call: its count, and the first failure copied aside.
+  [[gnu::cold, gnu::noinline]] void note_failure(format::RecordSlot* slot, uint64_t seq, ClaimCursor& cursor);
+  [[gnu::cold, gnu::noinline]] void note_skipped(uint64_t ticket);
+  [[gnu::cold, gnu::noinline]] format::RecordSlot* drop_record(uint64_t* seq_out, format::RecordSlot* scratch);
   // ticket % capacity, without a division in the usual case.
   uint64_t slot_index(uint64_t ticket) const {
     return index_mask_ != 0 ? ticket & index_mask_ : ticket % capacity_;
