@@ -1,18 +1,22 @@
-// The parts of a recorded call that are the same for every hook, out of line: claiming and
-// starting the record, publishing it as in flight, and finishing it after the real call.
+// The parts of a recorded call that are the same for every hook: claiming and starting the
+// record, publishing it as in flight, and finishing it after the real call.
 //
-// Why out of line: inlined into each wrapper they made every wrapper about 2 KiB of code; as
-// one shared copy a setter's wrapper is 0.9 KiB, and a call that is not recorded can skip the
-// clock in one place. (The PyTorch loop, four recorded calls per torch.mm, was measured before
-// and after: the difference was within the host's noise, docs/BENCHMARKS.md "Session 9".) What
-// is left inline in a wrapper is what depends on the hook: its arguments' slots and the real
-// call (intercept.h).
+// The usual case, a call recorded in trace mode that succeeds, is inline in each wrapper and
+// specialized for its hook (kId): the hook's family, library and kind are known at compile time,
+// so their tests fold away, and nothing is spilled to a frame to cross a call. In a program
+// that makes a few short calls per operation (PyTorch: three handle setters and a GEMM per
+// torch.mm) the shim's cost follows the instructions it runs, not its cache misses
+// (docs/BENCHMARKS.md "Session 14" and "Session 15"). Everything else, the call that is not
+// recorded, fails, is inspected or is a set-up call, is one out-of-line copy (call_frame.cpp).
 #pragma once
 
 #include <cstdint>
 
 #include "trace/call_clock.h"
 #include "call_context.h"
+#include "call_locations.h"
+#include "hook_table.h"
+#include "post_call.h"
 #include "runtime.h"
 
 namespace cublasspy {
@@ -27,15 +31,90 @@ struct CallFrame {
   bool inspecting = false;  // checks, sync, scans or dumps run around the call
 };
 
+// The fields every record has, written for a call whether it is recorded or not. Inline, and
+// with a constant `id` in the wrappers, where the family's tests fold away.
+[[gnu::always_inline]] inline void start_record(format::RecordSlot* slot, ThreadState& ts, uint16_t id,
+                                                uint64_t start_ns) {
+  format::Record& rec = slot->call;
+  rec.function_id = id;
+  rec.depth = static_cast<uint16_t>(ts.depth);
+  rec.flags = ts.depth != 0 ? static_cast<uint32_t>(format::kFlagNested) : 0u;
+  rec.tid = current_tid(ts);
+  rec.status = 0;
+  rec.start_ns = start_ns;
+  rec.duration_ns = 0;
+  rec.handle = 0;
+  rec.stream = 0;
+  rec.pointer_mode = -1;
+  rec.math_mode = -1;
+  rec.async_status = 0;
+  rec.check_bits = 0;
+  rec.alpha[0] = rec.alpha[1] = rec.beta[0] = rec.beta[1] = 0;
+  rec.check_detail[0] = rec.check_detail[1] = 0;
+  // A reused slot holds its last call's; only the families that use these fields clear them.
+  const auto family = static_cast<uint16_t>(kHookFamilies[id]);
+  if (format::has_pending_error(family)) slot->pending_error = 0;
+  if (format::has_plane_offsets(family)) {
+    for (int64_t& offset : slot->plane_offset) offset = 0;
+  }
+}
+
+// A call that is not recorded (the shim disabled or without a trace, or its own CUDA calls):
+// described on the wrapper's stack frame, `local`, so checks and routing work the same.
+void begin_unrecorded_call(CallFrame& frame, ThreadState& ts, uint16_t id, format::RecordSlot* local);
+
 // Claims the call's record (or uses `local`, when the call is not recorded or the ring is full
 // of calls in flight) and writes the fields every record has. The shim's own CUDA calls (sync,
 // scans) are not recorded.
-void begin_call(CallFrame& frame, ThreadState& ts, uint16_t id, format::RecordSlot* local);
+template <uint16_t kId>
+[[gnu::always_inline]] inline void begin_call(CallFrame& frame, ThreadState& ts, format::RecordSlot* local) {
+  Runtime* rt = ts.internal == 0 ? runtime() : nullptr;
+  if (rt == nullptr || !ensure_trace(*rt)) [[unlikely]] {
+    begin_unrecorded_call(frame, ts, kId, local);
+    return;
+  }
+  frame.rt = rt;
+  format::RecordSlot* slot = rt->writer.claim(ts.claim, &frame.seq, local);
+  frame.slot = slot;
+  frame.start = call_clock::now();
+  start_record(slot, ts, kId, frame.start.ns);
+  frame.locatable = may_take_locations(*rt, kId, ts.depth);
+  frame.located = false;
+  frame.inspecting = rt->inspecting;
+}
+
 // Once the arguments are written: counts the call and makes the record visible as in flight;
 // under CUBLASSPY_STACKS=all a GEMM takes its location now, so a crash or hang in the call has it.
-void publish_call(CallFrame& frame, ThreadState& ts, uint16_t id);
-// After the real call returned `status` (its outcome written): the post-call work the settings
-// ask for, the duration, a failing or flagged call's location, and the record completed.
-void finish_call(CallFrame& frame, CallContext& ctx, int status);
+template <uint16_t kId>
+[[gnu::always_inline]] inline void publish_call(CallFrame& frame, ThreadState& ts) {
+  if (frame.rt == nullptr) [[unlikely]] return;
+  frame.rt->writer.count_call(kId, ts.claim);
+  TraceWriter::publish_in_flight(frame.slot, frame.seq);
+  if constexpr (format::is_gemm_family(static_cast<uint16_t>(kHookFamilies[kId]))) {
+    if (frame.locatable && frame.rt->config.stacks == StackMode::kAll) [[unlikely]] {
+      take_locations(*frame.rt, frame.slot, frame.seq);
+      frame.located = true;
+    }
+  }
+}
+
+// finish_call's for every call but a recorded one in trace mode that succeeded: the post-call
+// work the settings ask for, the duration, a failing or flagged call's location, the record
+// completed, and CUBLASSPY_ON_ERROR.
+void finish_inspected_call(CallFrame& frame, CallContext& ctx, int status);
+
+// After the real call returned `status` (its outcome written). kStampedOnce: a handle setter,
+// whose record keeps its start and no duration (format::kFlagStampedOnce).
+template <uint16_t kId, bool kStampedOnce>
+[[gnu::always_inline]] inline void finish_call(CallFrame& frame, CallContext& ctx, ThreadState& ts, int status) {
+  Runtime* rt = frame.rt;
+  if (rt == nullptr) [[unlikely]] return;  // not recorded: nothing to complete
+  if (status != 0 || frame.inspecting || is_setup_call(kId)) [[unlikely]] {
+    finish_inspected_call(frame, ctx, status);
+    return;
+  }
+  if constexpr (!kStampedOnce) frame.slot->call.duration_ns = call_clock::elapsed_ns(frame.start);
+  rt->writer.complete(frame.slot, frame.seq, false, ts.claim);
+}
 
 }  // namespace cublasspy

@@ -1,16 +1,9 @@
 #include "call_locations.h"
 
-#include "hook_table.h"
 #include "native_stack.h"
 #include "python_stack.h"
 
 namespace cublasspy {
-
-bool may_take_locations(const Runtime& rt, uint16_t id, uint32_t depth) {
-  // Nested calls run inside a library that may hold its locks: the GIL must not be waited for
-  // there. The system family (dlopen) runs under the loader's lock.
-  return rt.config.stacks != StackMode::kNone && depth == 0 && hook_library(id) != Library::kSystem;
-}
 
 namespace {
 

@@ -5,12 +5,17 @@
 
 #include <cstdint>
 
+#include "hook_table.h"
 #include "runtime.h"
 
 namespace cublasspy {
 
-// Whether a call of function `id` at nesting `depth` may be given a location at all.
-bool may_take_locations(const Runtime& rt, uint16_t id, uint32_t depth);
+// Whether a call of function `id` at nesting `depth` may be given a location at all. Inline:
+// every recorded call asks. Nested calls run inside a library that may hold its locks: the GIL
+// must not be waited for there. The system family (dlopen) runs under the loader's lock.
+inline bool may_take_locations(const Runtime& rt, uint16_t id, uint32_t depth) {
+  return rt.config.stacks != StackMode::kNone && depth == 0 && hook_library(id) != Library::kSystem;
+}
 // Attaches the calling thread's Python stack (when the process hosts CPython) and native stack
 // to the record. Costs microseconds: only for failing or flagged calls, or every GEMM under
 // CUBLASSPY_STACKS=all.

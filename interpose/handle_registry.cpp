@@ -14,9 +14,6 @@ HandleState* HandleRegistry::add(uint64_t handle, int variant) {
   return e;
 }
 
-HandleRegistry& handles() {
-  static constinit HandleRegistry registry;  // constant-initialized: no constructor runs at load time
-  return registry;
-}
+constinit HandleRegistry detail::g_handles;
 
 }  // namespace cublasspy

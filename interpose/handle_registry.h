@@ -28,6 +28,11 @@ class HandleRegistry : public ShadowTable<HandleState, 4096, 0xff51afd7ed558ccdu
   HandleState* add(uint64_t handle, int variant);
 };
 
-HandleRegistry& handles();
+// The registry, constant-initialized (no constructor runs at load time). Inline: every call on
+// a handle looks it up.
+namespace detail {
+extern constinit HandleRegistry g_handles;
+}
+inline HandleRegistry& handles() { return detail::g_handles; }
 
 }  // namespace cublasspy

@@ -39,20 +39,22 @@ inline constexpr bool kReturnsValue = std::is_integral_v<Ret> && !std::is_same_v
 // kValueSlot: where a value-returning function's result goes (CBS_RECORD_CALL passes the slot
 // after the parameters' and the derived ones).
 // kStampedOnce: a handle setter, whose record keeps its start and no duration.
+// Inlined into the exported wrapper, with call_frame.h's usual path: a recorded call in trace
+// mode is one function per hook, whose tests on the hook fold at compile time.
 template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false, typename Fail, typename Before,
           typename Late, typename Invoke, typename After>
-Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late, Invoke&& invoke,
-              After&& after) {
+[[gnu::always_inline]] inline Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
+                                            Invoke&& invoke, After&& after) {
   constexpr uint16_t id = static_cast<uint16_t>(kId);
   ThreadState& ts = thread_state();
   // Not recorded (disabled, the shim's own calls) or a ring full of calls in flight: the call
   // is still described, on this stack frame, so checks and routing work the same.
   format::RecordSlot local;
   CallFrame frame;
-  begin_call(frame, ts, id, &local);
+  begin_call<id>(frame, ts, &local);
   format::RecordSlot* slot = frame.slot;
   format::Record& rec = slot->call;
-  if constexpr (kStampedOnce) rec.flags |= format::kFlagStampedOnce;  // finish_call reads no clock
+  if constexpr (kStampedOnce) rec.flags |= format::kFlagStampedOnce;  // for the reader, and finish_inspected_call
   Runtime* rt = frame.rt;
   CallContext ctx{rec, slot->scan, caller};
   // Only the grouped GEMMs carry a group table (a few KiB of stack), and only while they run.
@@ -61,16 +63,16 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
   if constexpr (is_grouped_hook(kId)) ctx.groups = &groups;
   ctx.plane_offset = slot->plane_offset;
   before(ctx);
-  publish_call(frame, ts, id);
+  publish_call<id>(frame, ts);
   // Checks first: a device alpha under host pointer mode is flagged before late() would read it.
-  if (frame.inspecting) before_real_call(*rt, ctx);
+  if (frame.inspecting) [[unlikely]] before_real_call(*rt, ctx);
   late(ctx);
   // Every group, read from the arrays late() gathered; before the input scans, which use them.
   if constexpr (is_grouped_hook(kId)) {
     if (rt != nullptr) record_groups(ctx, rt, slot, frame.seq);
   }
   // Input scans need beta's value (C is read only when beta != 0): after late().
-  if (frame.inspecting) after_scalars_read(*rt, ctx);
+  if (frame.inspecting) [[unlikely]] after_scalars_read(*rt, ctx);
 
   [[maybe_unused]] std::conditional_t<std::is_void_v<Ret>, int, Ret> result{};
   format::RecordSlot* outer = ts.current;
@@ -111,7 +113,7 @@ Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
     result = ret;
   }
   ts.current = outer;
-  finish_call(frame, ctx, status);
+  finish_call<id, kStampedOnce>(frame, ctx, ts, status);
   if constexpr (!std::is_void_v<Ret>) return result;
 }
 

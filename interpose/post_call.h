@@ -15,13 +15,6 @@ struct PostCallOutcome {
   bool finding = false;        // a check or scan flagged the call (CUBLASSPY_ON_ERROR applies)
 };
 
-// Whether a setting asks for work around every call (checks, sync, scans, dumps). When none
-// does, a call that succeeded and is not a set-up call needs none of the three functions below:
-// intercept() tests this inline, and the usual call in trace mode makes no call into them.
-inline bool inspects_calls(const Config& c) {
-  return c.check || c.sync || c.scan != ScanMode::kNone || c.dump != DumpMode::kNone;
-}
-
 // The set-up calls, whose outcome the report needs (versions, libraries, the device ready).
 // Programs with the static runtime are seen only at the driver: cuInit, cuDeviceGetCount.
 constexpr bool is_setup_call(uint16_t id) {

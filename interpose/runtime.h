@@ -35,8 +35,16 @@ inline ThreadState& thread_state() { return detail::t_state; }
 
 // The calling thread's id, asked of the kernel once per thread.
 inline uint32_t current_tid(ThreadState& ts) {
-  if (ts.tid == 0) ts.tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  if (ts.tid == 0) [[unlikely]] ts.tid = static_cast<uint32_t>(syscall(SYS_gettid));
   return ts.tid;
+}
+
+// Whether a setting asks for work around every call (checks, sync, scans, dumps). When none
+// does, a call that succeeded and is not a set-up call needs none of post_call.h's functions:
+// the wrapper tests Runtime::inspecting inline, and the usual call in trace mode makes no call
+// into them.
+inline bool inspects_calls(const Config& c) {
+  return c.check || c.sync || c.scan != ScanMode::kNone || c.dump != DumpMode::kNone;
 }
 
 class Runtime {
@@ -44,6 +52,7 @@ class Runtime {
   explicit Runtime(Config settings)
       : config(std::move(settings)), dump_budget(config.dump_max_mb << 20) {}
   const Config config;
+  const bool inspecting = inspects_calls(config);  // read by every call
   DumpBudget dump_budget;  // CUBLASSPY_DUMP's bytes, shared by every thread
   TraceWriter writer;
   // True once the process has made a successful CUDA/cuBLAS initialization (for fork reports).
