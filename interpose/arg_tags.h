@@ -199,7 +199,7 @@ struct Alpha : Plain<ArgKind::kPointer, ArgRole::kAlpha> {
     c.scalar_type = S;
   }
   template <typename T> static void late(CallContext& c, int, T v) {
-    read_scalar(c, v, c.rec.alpha, format::kFlagAlphaKnown);
+    read_scalar<S>(c, v, c.rec.alpha, format::kFlagAlphaKnown);
   }
 };
 template <ScalarType S>
@@ -209,7 +209,7 @@ struct Beta : Plain<ArgKind::kPointer, ArgRole::kBeta> {
     c.scalar_type = S;
   }
   template <typename T> static void late(CallContext& c, int, T v) {
-    read_scalar(c, v, c.rec.beta, format::kFlagBetaKnown);
+    read_scalar<S>(c, v, c.rec.beta, format::kFlagBetaKnown);
   }
 };
 

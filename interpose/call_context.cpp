@@ -1,10 +1,10 @@
 #include "call_context.h"
 
-#include "checks/check_ids.h"
-
 #include <cuComplex.h>
 #include <cublas_api.h>
 #include <cuda_fp16.h>
+
+static_assert(CUBLAS_POINTER_MODE_HOST == 0, "scalars_on_host (call_context.h) compares with 0");
 
 namespace cublasspy {
 namespace {
@@ -77,11 +77,7 @@ size_t scalar_bytes(ScalarType type) {
 }
 
 ScalarType host_scalar_type(const CallContext& ctx) {
-  if (ctx.scalar_type == ScalarType::kNone) return ScalarType::kNone;
-  // The checks found alpha/beta in device memory under host pointer mode: reading it here
-  // would crash the program before cuBLAS does.
-  if (ctx.rec.check_bits & check_bit(CheckId::kPointerModeMismatch)) return ScalarType::kNone;
-  if (ctx.rec.pointer_mode != CUBLAS_POINTER_MODE_HOST) return ScalarType::kNone;  // device or unknown
+  if (ctx.scalar_type == ScalarType::kNone || !scalars_on_host(ctx)) return ScalarType::kNone;
   ScalarType type = ctx.scalar_type;
   if (type == ScalarType::kByCompute) {
     if (ctx.compute_slot < 0) return ScalarType::kNone;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "checks/check_ids.h"
 #include "gemm_groups.h"
 #include "handle_registry.h"
 #include "real_functions.h"
@@ -56,10 +57,31 @@ inline format::RecordSlot& slot_of(CallContext& ctx) {
   return *reinterpret_cast<format::RecordSlot*>(&ctx.rec);
 }
 
+// Whether alpha and beta may be read from host memory: the pointer mode says host, and the checks
+// did not find them in device memory (reading one there would crash the program before cuBLAS
+// does). Not for an unknown pointer mode (a handle the shim did not see created).
+inline bool scalars_on_host(const CallContext& ctx) {
+  if (ctx.rec.check_bits & check_bit(CheckId::kPointerModeMismatch)) return false;
+  return ctx.rec.pointer_mode == 0;  // CUBLAS_POINTER_MODE_HOST
+}
+
 // Reads alpha or beta from host memory into `out` when the pointer mode says it is there.
 // Called late: a bad host pointer crashes here as it would in cuBLAS, and the record, already
 // visible as in flight, names the call.
 void read_scalar(CallContext& ctx, const void* p, double out[2], uint32_t known_flag);
+// The same for a scalar whose type the function fixes (Sgemm's float): inline for the real
+// types, which are most GEMMs, as every such GEMM reads two.
+template <ScalarType S>
+inline void read_scalar(CallContext& ctx, const void* p, double out[2], uint32_t known_flag) {
+  if constexpr (S == ScalarType::kF32 || S == ScalarType::kF64) {
+    if (p == nullptr || !scalars_on_host(ctx)) return;
+    if constexpr (S == ScalarType::kF32) out[0] = *static_cast<const float*>(p);
+    else out[0] = *static_cast<const double*>(p);
+    ctx.rec.flags |= known_flag;
+  } else {
+    read_scalar(ctx, p, out, known_flag);
+  }
+}
 // The type alpha/beta have for this call (kByCompute and kByScaleType resolved), kNone when it
 // cannot be read from host memory (device or unknown pointer mode, a device scalar found by the
 // checks); and the bytes of one such scalar.
