@@ -4,8 +4,6 @@
 #include <cublas_api.h>
 #include <cuda_fp16.h>
 
-static_assert(CUBLAS_POINTER_MODE_HOST == 0, "scalars_on_host (call_context.h) compares with 0");
-
 namespace cublasspy {
 namespace {
 

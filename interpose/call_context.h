@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <optional>
 
+#include <cublas_api.h>
+
 #include "checks/check_ids.h"
 #include "gemm_groups.h"
 #include "handle_registry.h"
@@ -62,7 +64,7 @@ inline format::RecordSlot& slot_of(CallContext& ctx) {
 // does). Not for an unknown pointer mode (a handle the shim did not see created).
 inline bool scalars_on_host(const CallContext& ctx) {
   if (ctx.rec.check_bits & check_bit(CheckId::kPointerModeMismatch)) return false;
-  return ctx.rec.pointer_mode == 0;  // CUBLAS_POINTER_MODE_HOST
+  return ctx.rec.pointer_mode == CUBLAS_POINTER_MODE_HOST;
 }
 
 // Reads alpha or beta from host memory into `out` when the pointer mode says it is there.

@@ -98,9 +98,9 @@ template <uint16_t kId>
   }
 }
 
-// finish_call's for every call but a recorded one in trace mode that succeeded: the post-call
-// work the settings ask for, the duration, a failing or flagged call's location, the record
-// completed, and CUBLASSPY_ON_ERROR.
+// finish_call's for a recorded call that failed, is inspected or is a set-up call: the
+// post-call work the settings ask for, the duration, a failing or flagged call's location, the
+// record completed, and CUBLASSPY_ON_ERROR.
 void finish_inspected_call(CallFrame& frame, CallContext& ctx, int status);
 
 // After the real call returned `status` (its outcome written). kStampedOnce: a handle setter,
