@@ -76,7 +76,8 @@ DriverHooks driver_hooks(const char* symbol) {
 // Whether `fn`, which the driver handed out, is the real function of hook `id` (or the hook
 // itself: a driver whose references to its own exports are interposed hands out the shim's).
 bool is_real_of(uint16_t id, void* fn) {
-  return fn == hook_address(id) || resolve_real(Library::kCuda, id, hook_name(id), kDefaultVariant) == fn;
+  // The driver's own definition, not the default binding, which may be another interposer's.
+  return fn == hook_address(id) || find_loaded_symbol(Library::kCuda, hook_name(id)) == fn;
 }
 
 // The per-thread-default-stream form a look-up with CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM

@@ -81,28 +81,40 @@ void* symbol_in(void* handle, const char* name) {
   return p;
 }
 
+// `name` in the loaded library of `lib`'s major `variant`, by its soname or file name.
+void* lookup_by_soname(Library lib, int variant, const char* name) {
+  const char* so = kSonames[static_cast<int>(lib)][variant];
+  if (so == nullptr) return nullptr;
+  if (void* p = symbol_in(real_dlopen(so, RTLD_LAZY | RTLD_NOLOAD), name)) return p;
+  return symbol_in(open_by_walking(lib, variant), name);
+}
+
+// Whether the next definition in the search order, `p`, may serve `variant`: anything but
+// another major's copy of the library. It is the CUDA library itself, or another interposer
+// preloaded after the shim (HAMi-core's libvgpu.so, an accounting shim, a test supplement),
+// which the program would have reached without the shim, and which forwards the call on itself.
+bool serves_variant(Library lib, int variant, const void* p) {
+  Dl_info info;
+  if (dladdr(p, &info) == 0) return true;
+  const int found = variant_of_path(lib, info.dli_fname);
+  return found == kDefaultVariant || variant == kDefaultVariant || found == variant;
+}
+
 void* lookup(Library lib, int variant, const char* name) {
   if (lib == Library::kSystem) return real_dlsym(RTLD_NEXT, name);
+  // What the dynamic linker would have bound without the shim: the next definition in the
+  // search order, whoever provides it.
+  if (void* p = real_dlsym(RTLD_NEXT, name); p != nullptr && serves_variant(lib, variant, p)) return p;
+  // Nothing in the global scope: a library the program loaded with dlopen(RTLD_LOCAL), or under
+  // another file name; or a second major, found by its soname. RTLD_NOLOAD: never load a
+  // library the program did not load itself (a second copy).
   if (variant == kDefaultVariant) {
-    // What the dynamic linker would have bound without the shim.
-    if (void* p = real_dlsym(RTLD_NEXT, name)) {
-      Dl_info info;
-      // RTLD_NEXT can land in another preloaded library; accept it only from the CUDA library.
-      if (dladdr(p, &info) != 0 && variant_of_path(lib, info.dli_fname) != kDefaultVariant) {
-        return p;
-      }
-      if (lib == Library::kCuda) return p;
-    }
     for (int v = 0; v < kVariants; ++v) {
-      if (void* p = lookup(lib, v, name)) return p;
+      if (void* p = lookup_by_soname(lib, v, name)) return p;
     }
     return symbol_in(open_by_walking(lib, kDefaultVariant), name);
   }
-  const char* so = kSonames[static_cast<int>(lib)][variant];
-  if (so == nullptr) return nullptr;
-  // RTLD_NOLOAD: never load a library the program did not load itself (a second copy).
-  if (void* p = symbol_in(real_dlopen(so, RTLD_LAZY | RTLD_NOLOAD), name)) return p;
-  return symbol_in(open_by_walking(lib, variant), name);
+  return lookup_by_soname(lib, variant, name);
 }
 
 }  // namespace
@@ -177,7 +189,11 @@ void remember_real(Library lib, uint16_t id, void* real) {
   Dl_info info;
   int variant = dladdr(real, &info) != 0 ? variant_of_path(lib, info.dli_fname) : kDefaultVariant;
   void* expected = nullptr;
-  g_real[variant][id].compare_exchange_strong(expected, real);
+  if (variant != kDefaultVariant) g_real[variant][id].compare_exchange_strong(expected, real);
+  // The default binding stays the dynamic linker's, so that an interposer preloaded after the
+  // shim keeps every call it would see without it; the remembered address serves where the
+  // search order finds nothing (a library loaded RTLD_LOCAL under a file name of its own).
+  if (resolve_real(lib, id, hook_name(id), kDefaultVariant) != nullptr) return;
   expected = nullptr;
   g_real[kDefaultVariant][id].compare_exchange_strong(expected, real);
 }

@@ -83,6 +83,16 @@ shim_it_place(shim_puts_wrapper)
 add_executable(shim_say_hello ${SHIM_IT_DIR}/programs/say_hello.c)
 shim_it_place(shim_say_hello)
 
+# Interposers of CUDA functions preloaded beside the shim: one counts and forwards through
+# dlsym(RTLD_NEXT), one provides cuBLASXt and CUDA events itself; and their subject.
+add_library(shim_counting_interposer SHARED ${SHIM_IT_DIR}/programs/counting_interposer.c)
+target_link_libraries(shim_counting_interposer PRIVATE dl)
+shim_it_place(shim_counting_interposer)
+add_library(shim_providing_interposer SHARED ${SHIM_IT_DIR}/programs/providing_interposer.c)
+shim_it_place(shim_providing_interposer)
+cublasspy_test_program(shim_interposed_calls ${SHIM_IT_DIR}/programs/interposed_calls.cpp)
+shim_it_unsanitized(shim_interposed_calls)
+
 # --- The null CUDA stack and the per-hook round trip (issue 3) -------------------------------
 # One library per soname, each defining its part of the hook list (null_cuda/null_functions.h)
 # under the version node the real library uses.
@@ -160,6 +170,7 @@ add_executable(shim_integration_test
   ${SHIM_IT_DIR}/nested_call_test.cpp
   ${SHIM_IT_DIR}/lt_descriptor_test.cpp
   ${SHIM_IT_DIR}/preload_routes_test.cpp
+  ${SHIM_IT_DIR}/interposers_test.cpp
   ${SHIM_IT_DIR}/loader_test.cpp
   ${SHIM_IT_DIR}/symbol_hygiene_test.cpp
   ${SHIM_IT_DIR}/async_copies_test.cpp)
@@ -168,7 +179,8 @@ target_compile_options(shim_integration_test PRIVATE -Wall -Wextra)
 add_dependencies(shim_integration_test cublasspy shim_dlopen_local shim_runpath_dlopen
                  shim_puts_wrapper shim_say_hello shim_constructor_user shim_cudnn_unresolved
                  shim_failing_dlopen shim_gemm_without_driver shim_async_copies_driver
-                 shim_async_batches_12_8)
+                 shim_async_batches_12_8 shim_counting_interposer shim_providing_interposer
+                 shim_interposed_calls)
 foreach(p ${SHIM_IT_TOOLKIT_PROGRAMS})
   add_dependencies(shim_integration_test shim_${p})
 endforeach()
