@@ -1535,6 +1535,38 @@ void case_gemm_memo() {
   cublasDestroy(h);
 }
 
+// A thread whose only runtime calls are scripted launches ("succeed doing nothing") has the primary
+// context current all the same, as the real runtime binds it before a launch does anything else:
+// the driver API works there (cuStreamSynchronize is not CUDA_ERROR_INVALID_CONTEXT), whether the
+// thread called cudaSetDevice or, as PyTorch's worker threads do, only asked cudaGetDevice (whose
+// answer, 0, makes c10's SetDevice skip cudaSetDevice).
+void case_thread_context() {
+  plan("STANDIN_FAIL", "cudaLaunchKernel:*:0");
+  cudaStream_t s = nullptr;
+  CHECK_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  for (const bool set_device : {false, true}) {
+    std::thread([&] {
+      if (set_device) {
+        CHECK_EQ(cudaSetDevice(0), cudaSuccess);
+      } else {
+        int device = -1;
+        CHECK_EQ(cudaGetDevice(&device), cudaSuccess);
+        CHECK_EQ(device, 0);
+      }
+      CHECK_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(&case_thread_context), dim3(1), dim3(1), nullptr, 0, s),
+               cudaSuccess);
+      CUcontext ctx = nullptr;
+      CHECK_EQ(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
+      CHECK(ctx != nullptr);
+      CUdevice device = -1;
+      CHECK_EQ(cuCtxGetDevice(&device), CUDA_SUCCESS);
+      CHECK_EQ(device, 0);
+      CHECK_EQ(cuStreamSynchronize(s), CUDA_SUCCESS);
+    }).join();
+  }
+  CHECK_EQ(cudaStreamDestroy(s), cudaSuccess);
+}
+
 void case_out_of_memory() {
   plan("STANDIN_DEVICE_MEMORY", "1048576");
   void *a = nullptr, *b = nullptr;
@@ -1575,6 +1607,7 @@ int main(int argc, char** argv) {
       {"visible_devices", case_visible_devices},
       {"old_driver", case_old_driver},
       {"out_of_memory", case_out_of_memory},
+      {"thread_context", case_thread_context},
   };
   if (argc != 2 || cases.count(argv[1]) == 0) {
     std::fprintf(stderr, "usage: %s <case>; cases:", argv[0]);

@@ -97,7 +97,7 @@ STANDIN_EXPORT cudaError_t cudaDeviceGetPCIBusId(char* pciBusId, int len, int de
 // ---- memory --------------------------------------------------------------------------------
 
 STANDIN_EXPORT cudaError_t cudaMalloc(void** devPtr, size_t size) {
-  STANDIN_RUNTIME_ENTRY("cudaMalloc");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaMalloc");
   if (devPtr == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   if (size == 0) {  // no allocation, no error
@@ -112,33 +112,33 @@ STANDIN_EXPORT cudaError_t cudaMalloc(void** devPtr, size_t size) {
 
 // cudaFree(0) is the customary way to initialize the runtime and create the context.
 STANDIN_EXPORT cudaError_t cudaFree(void* devPtr) {
-  STANDIN_RUNTIME_ENTRY("cudaFree");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaFree");
   STANDIN_RUNTIME_CONTEXT();
   return finish(drv->cuMemFree(reinterpret_cast<CUdeviceptr>(devPtr)), fault);
 }
 
 STANDIN_EXPORT cudaError_t cudaMallocHost(void** ptr, size_t size) {
-  STANDIN_RUNTIME_ENTRY("cudaMallocHost");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaMallocHost");
   if (ptr == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   return finish(drv->cuMemAllocHost(ptr, size), fault);
 }
 
 STANDIN_EXPORT cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags) {
-  STANDIN_RUNTIME_ENTRY("cudaHostAlloc");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaHostAlloc");
   if (pHost == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   return finish(drv->cuMemHostAlloc(pHost, size, flags), fault);  // same flag values
 }
 
 STANDIN_EXPORT cudaError_t cudaFreeHost(void* ptr) {
-  STANDIN_RUNTIME_ENTRY("cudaFreeHost");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaFreeHost");
   STANDIN_RUNTIME_CONTEXT();
   return finish(drv->cuMemFreeHost(ptr), fault);
 }
 
 STANDIN_EXPORT cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) {
-  STANDIN_RUNTIME_ENTRY("cudaMallocManaged");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaMallocManaged");
   if (devPtr == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   if (size == 0) {
@@ -152,7 +152,7 @@ STANDIN_EXPORT cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigne
 }
 
 STANDIN_EXPORT cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
-  STANDIN_RUNTIME_ENTRY("cudaMemGetInfo");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaMemGetInfo");
   STANDIN_RUNTIME_CONTEXT();
   return finish(drv->cuMemGetInfo(free, total), fault);
 }
@@ -189,14 +189,14 @@ cudaError_t copy(const DriverLink* drv, void* dst, const void* src, size_t count
 // --default-stream per-thread calls), each counted under its own name. Work is synchronous, so
 // a per-thread form behaves as its base.
 cudaError_t memcpy_named(const char* name, void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
-  STANDIN_RUNTIME_ENTRY(name);
+  STANDIN_RUNTIME_DEVICE_ENTRY(name);
   STANDIN_RUNTIME_CONTEXT();
   return finish(copy(drv, dst, src, count, kind), fault);
 }
 
 cudaError_t memcpy_async_named(const char* name, void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                                cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY(name);
+  STANDIN_RUNTIME_DEVICE_ENTRY(name);
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
   return finish(copy(drv, dst, src, count, kind), fault);
@@ -206,7 +206,7 @@ cudaError_t memcpy_async_named(const char* name, void* dst, const void* src, siz
 // narrower than the width is CUDA's cudaErrorInvalidPitchValue.
 cudaError_t memcpy_2d_async_named(const char* name, void* dst, size_t dpitch, const void* src, size_t spitch,
                                   size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY(name);
+  STANDIN_RUNTIME_DEVICE_ENTRY(name);
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
   if (height > 1 && (width > dpitch || width > spitch)) return record(cudaErrorInvalidPitchValue);
@@ -222,7 +222,7 @@ cudaError_t memcpy_2d_async_named(const char* name, void* dst, size_t dpitch, co
 // position, whose rows are `pitch` and whose slices `ysize` rows apart. CUDA arrays are not
 // modelled (cudaErrorInvalidValue); a pitch narrower than the width is cudaErrorInvalidPitchValue.
 cudaError_t memcpy_3d_async_named(const char* name, const cudaMemcpy3DParms* p, cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY(name);
+  STANDIN_RUNTIME_DEVICE_ENTRY(name);
   if (p == nullptr || p->srcArray != nullptr || p->dstArray != nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
@@ -241,7 +241,7 @@ cudaError_t memcpy_3d_async_named(const char* name, const cudaMemcpy3DParms* p, 
 }
 
 cudaError_t memset_async_named(const char* name, void* devPtr, int value, size_t count, cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY(name);
+  STANDIN_RUNTIME_DEVICE_ENTRY(name);
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
   return finish(drv->cuMemsetD8(reinterpret_cast<CUdeviceptr>(devPtr), static_cast<unsigned char>(value), count), fault);
@@ -289,7 +289,7 @@ STANDIN_EXPORT cudaError_t cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms
 }
 
 STANDIN_EXPORT cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
-  STANDIN_RUNTIME_ENTRY("cudaMemset");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaMemset");
   STANDIN_RUNTIME_CONTEXT();
   return finish(drv->cuMemsetD8(reinterpret_cast<CUdeviceptr>(devPtr), static_cast<unsigned char>(value), count), fault);
 }
@@ -303,7 +303,7 @@ STANDIN_EXPORT cudaError_t cudaMemsetAsync_ptsz(void* devPtr, int value, size_t 
 }
 
 STANDIN_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes* attributes, const void* ptr) {
-  STANDIN_RUNTIME_ENTRY("cudaPointerGetAttributes");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaPointerGetAttributes");
   if (attributes == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   unsigned int type = 0;
@@ -340,13 +340,13 @@ STANDIN_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes
 // ---- synchronization and streams: the work is already done, only errors remain ----------------
 
 STANDIN_EXPORT cudaError_t cudaDeviceSynchronize(void) {
-  STANDIN_RUNTIME_ENTRY("cudaDeviceSynchronize");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaDeviceSynchronize");
   STANDIN_RUNTIME_CONTEXT();
   return finish(drv->cuCtxSynchronize(), fault);
 }
 
 STANDIN_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY("cudaStreamSynchronize");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamSynchronize");
   STANDIN_RUNTIME_CONTEXT();
   return finish(drv->cuStreamSynchronize(stream), fault);
 }
@@ -354,20 +354,20 @@ STANDIN_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
 // The per-thread-default-stream form (--default-stream per-thread): work is synchronous here,
 // so it waits as its base does.
 STANDIN_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY("cudaStreamSynchronize_ptsz");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamSynchronize_ptsz");
   STANDIN_RUNTIME_CONTEXT();
   return finish(drv->cuStreamSynchronize(stream), fault);
 }
 
 STANDIN_EXPORT cudaError_t cudaStreamCreate(cudaStream_t* pStream) {
-  STANDIN_RUNTIME_ENTRY("cudaStreamCreate");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamCreate");
   if (pStream == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   return finish(drv->cuStreamCreate(pStream, CU_STREAM_DEFAULT), fault);
 }
 
 STANDIN_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags) {
-  STANDIN_RUNTIME_ENTRY("cudaStreamCreateWithFlags");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamCreateWithFlags");
   if (pStream == nullptr || (flags != cudaStreamDefault && flags != cudaStreamNonBlocking)) {
     return record(cudaErrorInvalidValue);
   }
@@ -376,7 +376,7 @@ STANDIN_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsi
 }
 
 STANDIN_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY("cudaStreamDestroy");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamDestroy");
   STANDIN_RUNTIME_CONTEXT();
   const CUresult r = drv->cuStreamDestroy(stream);
   if (r == CUDA_SUCCESS) forget_stream(stream);

@@ -29,7 +29,7 @@ extern "C" {
 // ---- capture -------------------------------------------------------------------------------
 
 STANDIN_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus* pCaptureStatus) {
-  STANDIN_RUNTIME_ENTRY("cudaStreamIsCapturing");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamIsCapturing");
   if (pCaptureStatus == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
@@ -44,7 +44,7 @@ STANDIN_EXPORT cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cu
                                                     const cudaGraphNode_t** dependencies_out,
                                                     const cudaGraphEdgeData** edgeData_out,
                                                     size_t* numDependencies_out) {
-  STANDIN_RUNTIME_ENTRY("cudaStreamGetCaptureInfo");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamGetCaptureInfo");
   (void)id_out, (void)graph_out, (void)dependencies_out, (void)edgeData_out, (void)numDependencies_out;
 #else
 // The CUDA 12 entry point PyTorch 2.6 calls; the CUDA 13 headers no longer declare it.
@@ -53,7 +53,7 @@ STANDIN_EXPORT cudaError_t cudaStreamGetCaptureInfo_v2(cudaStream_t stream,
                                                        unsigned long long* id_out, cudaGraph_t* graph_out,
                                                        const cudaGraphNode_t** dependencies_out,
                                                        size_t* numDependencies_out) {
-  STANDIN_RUNTIME_ENTRY("cudaStreamGetCaptureInfo_v2");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamGetCaptureInfo_v2");
   (void)id_out, (void)graph_out, (void)dependencies_out, (void)numDependencies_out;
 #endif
   // Not capturing: only the status is defined, as in CUDA.
@@ -67,7 +67,7 @@ STANDIN_EXPORT cudaError_t cudaStreamGetCaptureInfo_v2(cudaStream_t stream,
 // The legacy default stream cannot be captured at all (as in CUDA); others could be, but the
 // stand-in cannot defer work into a graph.
 STANDIN_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
-  STANDIN_RUNTIME_ENTRY("cudaStreamBeginCapture");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamBeginCapture");
   if (mode < cudaStreamCaptureModeGlobal || mode > cudaStreamCaptureModeRelaxed) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
@@ -76,7 +76,7 @@ STANDIN_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cuda
 }
 
 STANDIN_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph) {
-  STANDIN_RUNTIME_ENTRY("cudaStreamEndCapture");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamEndCapture");
   if (pGraph == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
@@ -153,13 +153,13 @@ STANDIN_EXPORT cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char*
 // ---- profiler: nothing profiles the stand-in, so the switches only need a working runtime ------
 
 STANDIN_EXPORT cudaError_t cudaProfilerStart(void) {
-  STANDIN_RUNTIME_ENTRY("cudaProfilerStart");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaProfilerStart");
   STANDIN_RUNTIME_CONTEXT();
   return finish(cudaSuccess, fault);
 }
 
 STANDIN_EXPORT cudaError_t cudaProfilerStop(void) {
-  STANDIN_RUNTIME_ENTRY("cudaProfilerStop");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaProfilerStop");
   STANDIN_RUNTIME_CONTEXT();
   return finish(cudaSuccess, fault);
 }
@@ -169,7 +169,7 @@ STANDIN_EXPORT cudaError_t cudaProfilerStop(void) {
 // Destroys the current device's primary context: its memory is freed and a sticky error is
 // gone; the next call makes a fresh context, as in CUDA.
 STANDIN_EXPORT cudaError_t cudaDeviceReset(void) {
-  STANDIN_RUNTIME_ENTRY("cudaDeviceReset");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaDeviceReset");
   STANDIN_RUNTIME_CONTEXT();
   const CUresult r = drv->cuDevicePrimaryCtxReset(current_device(drv));
   if (r == CUDA_SUCCESS) last_error() = cudaSuccess;

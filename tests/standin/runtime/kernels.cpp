@@ -220,12 +220,12 @@ namespace {
 // The launches under each name they are exported by: the plain one and the
 // per-thread-default-stream form (_ptsz), each counted under its own name.
 cudaError_t launch_named(const char* name, const void* func, dim3 gridDim, dim3 blockDim, cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY(name);
+  STANDIN_RUNTIME_DEVICE_ENTRY(name);
   return launch(fault, find_kernel(func), gridDim, blockDim, stream);
 }
 
 cudaError_t launch_ex_named(const char* name, const cudaLaunchConfig_t* config, const void* func) {
-  STANDIN_RUNTIME_ENTRY(name);
+  STANDIN_RUNTIME_DEVICE_ENTRY(name);
   if (config == nullptr) return record(cudaErrorInvalidValue);
   return launch(fault, find_kernel(func), config->gridDim, config->blockDim, config->stream);
 }
@@ -266,14 +266,14 @@ STANDIN_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* fun
 
 STANDIN_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
                                               size_t sharedMem, cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY("__cudaLaunchKernel");
+  STANDIN_RUNTIME_DEVICE_ENTRY("__cudaLaunchKernel");
   (void)args, (void)sharedMem;
   return launch(fault, as_kernel(kernel), gridDim, blockDim, stream);
 }
 
 STANDIN_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
                                                    size_t sharedMem, cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY("__cudaLaunchKernel_ptsz");
+  STANDIN_RUNTIME_DEVICE_ENTRY("__cudaLaunchKernel_ptsz");
   (void)args, (void)sharedMem;
   return launch(fault, as_kernel(kernel), gridDim, blockDim, stream);
 }
@@ -290,7 +290,7 @@ STANDIN_EXPORT cudaError_t cudaFuncGetName(const char** name, const void* func) 
 }
 
 STANDIN_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
-  STANDIN_RUNTIME_ENTRY("cudaLaunchHostFunc");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaLaunchHostFunc");
   if (fn == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
@@ -302,13 +302,13 @@ STANDIN_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t 
 // ---- questions about a kernel's code: it never loads on the stand-in ---------------------------
 
 STANDIN_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func) {
-  STANDIN_RUNTIME_ENTRY("cudaFuncGetAttributes");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaFuncGetAttributes");
   if (attr == nullptr) return record(cudaErrorInvalidValue);
   return kernel_query(func);
 }
 
 STANDIN_EXPORT cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, int value) {
-  STANDIN_RUNTIME_ENTRY("cudaFuncSetAttribute");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaFuncSetAttribute");
   (void)attr, (void)value;
   return kernel_query(func);
 }
@@ -317,7 +317,7 @@ STANDIN_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlag
                                                                                    int blockSize,
                                                                                    size_t dynamicSMemSize,
                                                                                    unsigned int flags) {
-  STANDIN_RUNTIME_ENTRY("cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags");
   (void)blockSize, (void)dynamicSMemSize, (void)flags;
   if (numBlocks == nullptr) return record(cudaErrorInvalidValue);
   return kernel_query(func);

@@ -67,7 +67,7 @@ extern "C" {
 // ---- stream-ordered allocation ---------------------------------------------------------------
 
 STANDIN_EXPORT cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) {
-  STANDIN_RUNTIME_ENTRY("cudaMallocAsync");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaMallocAsync");
   if (devPtr == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(hStream)) return record(cudaErrorInvalidResourceHandle);
@@ -88,7 +88,7 @@ STANDIN_EXPORT cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStrea
 }
 
 STANDIN_EXPORT cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
-  STANDIN_RUNTIME_ENTRY("cudaFreeAsync");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaFreeAsync");
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(hStream)) return record(cudaErrorInvalidResourceHandle);
   standin_allocation a{};
@@ -184,19 +184,19 @@ STANDIN_EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBy
 // ---- page-locked host memory -------------------------------------------------------------------
 
 STANDIN_EXPORT cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags) {
-  STANDIN_RUNTIME_ENTRY("cudaHostRegister");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaHostRegister");
   STANDIN_RUNTIME_CONTEXT();
   return finish(drv->cuMemHostRegister(ptr, size, flags), fault);  // same flag values
 }
 
 STANDIN_EXPORT cudaError_t cudaHostUnregister(void* ptr) {
-  STANDIN_RUNTIME_ENTRY("cudaHostUnregister");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaHostUnregister");
   STANDIN_RUNTIME_CONTEXT();
   return finish(drv->cuMemHostUnregister(ptr), fault);
 }
 
 STANDIN_EXPORT cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) {
-  STANDIN_RUNTIME_ENTRY("cudaHostGetDevicePointer");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaHostGetDevicePointer");
   if (pDevice == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   CUdeviceptr p = 0;
@@ -218,7 +218,7 @@ STANDIN_EXPORT cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int devic
 }
 
 STANDIN_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
-  STANDIN_RUNTIME_ENTRY("cudaDeviceEnablePeerAccess");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaDeviceEnablePeerAccess");
   if (flags != 0) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   const int device = current_device(drv);
@@ -233,7 +233,7 @@ STANDIN_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned i
 
 STANDIN_EXPORT cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, size_t count,
                                                cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY("cudaMemcpyPeerAsync");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaMemcpyPeerAsync");
   STANDIN_RUNTIME_CONTEXT();
   const int devices = device_count(drv);
   if (dstDevice < 0 || dstDevice >= devices || srcDevice < 0 || srcDevice >= devices) {
@@ -247,35 +247,35 @@ STANDIN_EXPORT cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const v
 // ---- IPC: not possible with process-private "device" memory ------------------------------------
 
 STANDIN_EXPORT cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t* handle, void* devPtr) {
-  STANDIN_RUNTIME_ENTRY("cudaIpcGetMemHandle");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaIpcGetMemHandle");
   (void)handle, (void)devPtr;
   STANDIN_RUNTIME_CONTEXT();
   return record(cudaErrorNotSupported);
 }
 
 STANDIN_EXPORT cudaError_t cudaIpcOpenMemHandle(void** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
-  STANDIN_RUNTIME_ENTRY("cudaIpcOpenMemHandle");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaIpcOpenMemHandle");
   (void)devPtr, (void)handle, (void)flags;
   STANDIN_RUNTIME_CONTEXT();
   return record(cudaErrorNotSupported);
 }
 
 STANDIN_EXPORT cudaError_t cudaIpcCloseMemHandle(void* devPtr) {
-  STANDIN_RUNTIME_ENTRY("cudaIpcCloseMemHandle");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaIpcCloseMemHandle");
   (void)devPtr;
   STANDIN_RUNTIME_CONTEXT();
   return record(cudaErrorNotSupported);
 }
 
 STANDIN_EXPORT cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t* handle, cudaEvent_t event) {
-  STANDIN_RUNTIME_ENTRY("cudaIpcGetEventHandle");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaIpcGetEventHandle");
   (void)handle, (void)event;
   STANDIN_RUNTIME_CONTEXT();
   return record(cudaErrorNotSupported);
 }
 
 STANDIN_EXPORT cudaError_t cudaIpcOpenEventHandle(cudaEvent_t* event, cudaIpcEventHandle_t handle) {
-  STANDIN_RUNTIME_ENTRY("cudaIpcOpenEventHandle");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaIpcOpenEventHandle");
   (void)event, (void)handle;
   STANDIN_RUNTIME_CONTEXT();
   return record(cudaErrorNotSupported);

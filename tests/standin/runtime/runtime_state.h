@@ -46,6 +46,13 @@ const Runtime& runtime();
 // cudaSetDevice chose another), as the runtime does lazily before any device work.
 cudaError_t bind_context(const DriverLink* drv);
 
+// STANDIN_FAIL's outcome of a call that needs the device. The real runtime makes the primary
+// context current on the calling thread before such a call does anything else, so a thread whose
+// only calls were scripted (launches that "succeed doing nothing", say) has a context all the
+// same, and the driver API works there as it would after real calls (without it, cuStreamSynchronize
+// from such a thread is CUDA_ERROR_INVALID_CONTEXT). Returns the scripted status.
+cudaError_t scripted_device_call(const standin_fault_action& fault);
+
 // The device of the current context (after bind_context).
 int current_device(const DriverLink* drv);
 
@@ -61,6 +68,13 @@ bool is_device_memory(const void* p);
 #define STANDIN_RUNTIME_ENTRY(name)                       \
   const standin_fault_action fault = standin_enter(name); \
   if (fault.fail) return ::standin::runtime::record(static_cast<cudaError_t>(fault.status))
+
+// The same for a call that needs the device (one that goes on with STANDIN_RUNTIME_CONTEXT): its
+// scripted outcome still leaves the primary context current on the thread, as the real call's
+// first step does whatever it returns after (see scripted_device_call).
+#define STANDIN_RUNTIME_DEVICE_ENTRY(name)                \
+  const standin_fault_action fault = standin_enter(name); \
+  if (fault.fail) return ::standin::runtime::scripted_device_call(fault)
 
 // Initialization (and, with CONTEXT, a current context) or the error that prevents it.
 #define STANDIN_RUNTIME_INIT()                                                \

@@ -79,7 +79,7 @@ extern "C" {
 // ---- streams -------------------------------------------------------------------------------
 
 STANDIN_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {
-  STANDIN_RUNTIME_ENTRY("cudaDeviceGetStreamPriorityRange");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaDeviceGetStreamPriorityRange");
   STANDIN_RUNTIME_CONTEXT();
   if (leastPriority) *leastPriority = kLeastPriority;
   if (greatestPriority) *greatestPriority = kGreatestPriority;
@@ -88,7 +88,7 @@ STANDIN_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, 
 
 // Priorities outside the range are clamped to it, as CUDA does.
 STANDIN_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned int flags, int priority) {
-  STANDIN_RUNTIME_ENTRY("cudaStreamCreateWithPriority");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamCreateWithPriority");
   if (pStream == nullptr || (flags != cudaStreamDefault && flags != cudaStreamNonBlocking)) {
     return record(cudaErrorInvalidValue);
   }
@@ -103,7 +103,7 @@ STANDIN_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, u
 }
 
 STANDIN_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int* priority) {
-  STANDIN_RUNTIME_ENTRY("cudaStreamGetPriority");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamGetPriority");
   if (priority == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(hStream)) return record(cudaErrorInvalidResourceHandle);
@@ -116,7 +116,7 @@ STANDIN_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int* prio
 
 // Every stream is idle: its work ran when it was enqueued.
 STANDIN_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY("cudaStreamQuery");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamQuery");
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
   return finish(sticky_or(cudaSuccess), fault);
@@ -124,14 +124,14 @@ STANDIN_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream) {
 
 // The per-thread-default-stream form: as its base.
 STANDIN_EXPORT cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY("cudaStreamQuery_ptsz");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamQuery_ptsz");
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
   return finish(sticky_or(cudaSuccess), fault);
 }
 
 STANDIN_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  STANDIN_RUNTIME_ENTRY("cudaStreamWaitEvent");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamWaitEvent");
   STANDIN_RUNTIME_CONTEXT();
   if (flags & ~static_cast<unsigned>(cudaEventWaitExternal)) return record(cudaErrorInvalidValue);
   if (!standin_stream_valid(stream) || !with_event(event, [](CUevent_st&) {})) {
@@ -143,19 +143,19 @@ STANDIN_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t 
 // ---- events --------------------------------------------------------------------------------
 
 STANDIN_EXPORT cudaError_t cudaEventCreate(cudaEvent_t* event) {
-  STANDIN_RUNTIME_ENTRY("cudaEventCreate");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaEventCreate");
   STANDIN_RUNTIME_CONTEXT();
   return finish(create_event(event, cudaEventDefault), fault);
 }
 
 STANDIN_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
-  STANDIN_RUNTIME_ENTRY("cudaEventCreateWithFlags");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaEventCreateWithFlags");
   STANDIN_RUNTIME_CONTEXT();
   return finish(create_event(event, flags), fault);
 }
 
 STANDIN_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  STANDIN_RUNTIME_ENTRY("cudaEventDestroy");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaEventDestroy");
   STANDIN_RUNTIME_CONTEXT();
   State& s = state();
   {
@@ -168,7 +168,7 @@ STANDIN_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event) {
 
 // The work before the event is done by now: the event completes at once.
 STANDIN_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY("cudaEventRecord");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaEventRecord");
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
   if (const int sticky = standin_sticky_error()) return record(static_cast<cudaError_t>(sticky));
@@ -181,14 +181,14 @@ STANDIN_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t strea
 
 // An event never recorded counts as complete, as in CUDA.
 STANDIN_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event) {
-  STANDIN_RUNTIME_ENTRY("cudaEventQuery");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaEventQuery");
   STANDIN_RUNTIME_CONTEXT();
   if (!with_event(event, [](CUevent_st&) {})) return record(cudaErrorInvalidResourceHandle);
   return finish(sticky_or(cudaSuccess), fault);
 }
 
 STANDIN_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-  STANDIN_RUNTIME_ENTRY("cudaEventSynchronize");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaEventSynchronize");
   STANDIN_RUNTIME_CONTEXT();
   if (!with_event(event, [](CUevent_st&) {})) return record(cudaErrorInvalidResourceHandle);
   return finish(sticky_or(cudaSuccess), fault);
@@ -196,7 +196,7 @@ STANDIN_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event) {
 
 // Both events must have been recorded and may not have been created with cudaEventDisableTiming.
 STANDIN_EXPORT cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
-  STANDIN_RUNTIME_ENTRY("cudaEventElapsedTime");
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaEventElapsedTime");
   if (ms == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   CUevent_st a{}, b{};
