@@ -35,6 +35,14 @@
 void run_legacy_case();  // standin_selftest_legacy.cpp
 void run_lt_planar_case();  // standin_selftest_planar.cpp
 void run_block_scales_case();  // standin_selftest_block_scales.cpp
+// standin_selftest_graphs.cpp
+void case_graph_capture();
+void case_graph_blas();
+void case_graph_rules();
+void case_graph_fork_join();
+void case_graph_illegal_address();
+void case_graph_async_error();
+void case_graph_driver();
 
 namespace {
 
@@ -1608,6 +1616,13 @@ int main(int argc, char** argv) {
       {"old_driver", case_old_driver},
       {"out_of_memory", case_out_of_memory},
       {"thread_context", case_thread_context},
+      {"graph_capture", case_graph_capture},
+      {"graph_blas", case_graph_blas},
+      {"graph_rules", case_graph_rules},
+      {"graph_fork_join", case_graph_fork_join},
+      {"graph_illegal_address", case_graph_illegal_address},
+      {"graph_async_error", case_graph_async_error},
+      {"graph_driver", case_graph_driver},
   };
   if (argc != 2 || cases.count(argv[1]) == 0) {
     std::fprintf(stderr, "usage: %s <case>; cases:", argv[0]);

@@ -24,6 +24,11 @@ bool device_span_ok(const void* p, int64_t count, int64_t step, int64_t run) {
   return standin_device_accessible(p, static_cast<size_t>((count - 1) * step + run)) != 0;
 }
 
+// The copies are synchronous ones on the legacy stream (cudaMemcpy2D in the real library), with
+// the capture rules of such a copy: prohibited where the thread's capture mode says so, in
+// conflict with the capture of a blocking stream (the capture is invalidated, the copy fails).
+bool synchronous_copy_allowed() { return standin_capture_sync_stream(nullptr) == 0; }
+
 // Matrix: `cols` columns of `rows * elem` bytes; `to_device` says which end is device memory.
 cublasStatus_t matrix(const char* name, int64_t rows, int64_t cols, int64_t elem, const void* a, int64_t lda, void* b,
                       int64_t ldb, bool to_device) {
@@ -32,6 +37,7 @@ cublasStatus_t matrix(const char* name, int64_t rows, int64_t cols, int64_t elem
   if (rows < 0 || cols < 0 || elem <= 0 || lda <= 0 || ldb <= 0) return CUBLAS_STATUS_INVALID_VALUE;
   if (rows == 0 || cols == 0) return CUBLAS_STATUS_SUCCESS;
   if (lda < rows || ldb < rows) return CUBLAS_STATUS_INVALID_VALUE;
+  if (!synchronous_copy_allowed()) return CUBLAS_STATUS_MAPPING_ERROR;
   const void* device = to_device ? static_cast<const void*>(b) : a;
   const int64_t device_ld = to_device ? ldb : lda;
   if (!device_span_ok(device, cols, device_ld * elem, rows * elem)) return CUBLAS_STATUS_MAPPING_ERROR;
@@ -46,6 +52,7 @@ cublasStatus_t vector(const char* name, int64_t n, int64_t elem, const void* x, 
   if (fault.fail) return static_cast<cublasStatus_t>(fault.status);
   if (n < 0 || elem <= 0 || incx <= 0 || incy <= 0) return CUBLAS_STATUS_INVALID_VALUE;
   if (n == 0) return CUBLAS_STATUS_SUCCESS;
+  if (!synchronous_copy_allowed()) return CUBLAS_STATUS_MAPPING_ERROR;
   const void* device = to_device ? static_cast<const void*>(y) : x;
   const int64_t device_inc = to_device ? incy : incx;
   if (!device_span_ok(device, n, device_inc * elem, elem)) return CUBLAS_STATUS_MAPPING_ERROR;

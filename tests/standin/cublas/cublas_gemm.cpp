@@ -3,8 +3,10 @@
 #include <cublasLt.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "blas_handles.h"
+#include "capture_work.h"
 #include "gemm_core.h"
 #include "lt_descriptors.h"
 
@@ -155,6 +157,59 @@ void corrupt(const GemmCall& c) {
 
 bool empty(const GemmCall& c) { return c.m == 0 || c.n == 0 || c.batch == 0; }
 
+// ---- stream capture ------------------------------------------------------------------------------
+
+// One captured GEMM: the call and the handle's settings as they were at the capture (math mode,
+// pointer mode), with alpha and beta read then when they are host values, as cuBLAS reads them at
+// the launch it records; device scalars, operands and pointer arrays stay pointers, read at each
+// launch of the graph.
+struct CapturedGemm {
+  GemmCall call;
+  alignas(16) unsigned char alpha[16] = {};
+  alignas(16) unsigned char beta[16] = {};
+  bool host_scalars = false;
+
+  CapturedGemm(const CublasHandle& h, const GemmCall& c) : call(c) {
+    host_scalars = c.scalars_on_host || h.pointer_mode == CUBLAS_POINTER_MODE_HOST;
+    if (host_scalars) {
+      std::memcpy(alpha, c.alpha, element_size(c.scale_type));
+      std::memcpy(beta, c.beta, element_size(c.scale_type));
+    }
+  }
+  GemmCall at_launch() const {
+    GemmCall c = call;
+    if (host_scalars) c.alpha = alpha, c.beta = beta;
+    return c;
+  }
+};
+
+// The work of captured GEMMs at a launch: what gemm() and gemm_grouped() do after their checks.
+int run_captured(const CublasHandle& h, const std::vector<CapturedGemm>& groups, const standin_fault_action& fault) {
+  if (fault.async_error) return fault.async_error;  // the "kernel" faults: nothing is computed
+  const int sticky_before = standin_sticky_error();
+  const GemmCall* first_output = nullptr;
+  std::vector<GemmCall> calls;
+  for (const CapturedGemm& g : groups) calls.push_back(g.at_launch());
+  for (const GemmCall& c : calls) {
+    if (empty(c)) continue;
+    execute(h, c);  // an operand no longer allocated: sticky illegal address
+    if (standin_sticky_error() != sticky_before) return 0;
+    if (first_output == nullptr) first_output = &c;
+  }
+  if (fault.corrupt && first_output != nullptr) corrupt(*first_output);
+  return 0;
+}
+
+// Records the GEMM (or the groups of a grouped call) on the capturing stream of the handle.
+cublasStatus_t capture(const CublasHandle& h, const std::vector<GemmCall>& groups, const standin_fault_action& fault) {
+  std::vector<CapturedGemm> captured;
+  for (const GemmCall& g : groups) captured.emplace_back(h, g);
+  const CublasHandle settings = h;  // as set now: later cublasSet*Mode calls do not change the graph
+  const int r = capture_work(h.stream, "gemm",
+                             [settings, captured, fault] { return run_captured(settings, captured, fault); });
+  return r == 0 ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
+}
+
 }  // namespace
 
 cublasStatus_t scale_type_for(cublasComputeType_t compute, cudaDataType a, cudaDataType b, cudaDataType c,
@@ -200,13 +255,28 @@ cublasStatus_t gemm(const GemmCall& c) {
   if (standin_sticky_error() != 0) return CUBLAS_STATUS_EXECUTION_FAILED;
   if (int s = standin_shape_fault(c.m, c.n, c.k); s != 0) return static_cast<cublasStatus_t>(s);
   if (empty(c)) return CUBLAS_STATUS_SUCCESS;
+  // On a capturing stream the GEMM is recorded, to run at each launch of the graph; the launch
+  // cuBLAS makes fails on a stream whose capture was invalidated.
+  const int how = standin_capture_enqueue(h.stream);
+  if (how > 0) return CUBLAS_STATUS_EXECUTION_FAILED;
+  if (how == STANDIN_RECORD && (!c.via_lt || c.fault.async_error)) return capture(h, {c}, c.fault);
   if (c.fault.async_error) {  // the "kernel" faults: nothing is computed, the launch succeeded
     standin_set_sticky_error(c.fault.async_error);
     return CUBLAS_STATUS_SUCCESS;
   }
   const int sticky_before = standin_sticky_error();
-  const cublasStatus_t s = execute(h, c);
-  if (s == CUBLAS_STATUS_SUCCESS && c.fault.corrupt && standin_sticky_error() == sticky_before) corrupt(c);
+  // Captured through cuBLASLt, cublasLtMatmul records the node (and reads the operands at launches).
+  const cublasStatus_t s = how == STANDIN_RECORD ? via_lt(h, c) : execute(h, c);
+  if (s == CUBLAS_STATUS_SUCCESS && c.fault.corrupt && standin_sticky_error() == sticky_before) {
+    if (how != STANDIN_RECORD) {
+      corrupt(c);
+    } else if (capture_work(h.stream, "gemm", [c] {  // after cuBLASLt's node, at each launch
+                 corrupt(c);
+                 return 0;
+               }) != 0) {
+      return CUBLAS_STATUS_EXECUTION_FAILED;
+    }
+  }
   return s;
 }
 
@@ -220,6 +290,9 @@ cublasStatus_t gemm_grouped(cublasHandle_t handle, const std::vector<GemmCall>& 
   if (standin_sticky_error() != 0) return CUBLAS_STATUS_EXECUTION_FAILED;
   for (const GemmCall& g : groups)
     if (int s = standin_shape_fault(g.m, g.n, g.k); s != 0) return static_cast<cublasStatus_t>(s);
+  const int how = standin_capture_enqueue(h.stream);
+  if (how > 0) return CUBLAS_STATUS_EXECUTION_FAILED;
+  if (how == STANDIN_RECORD) return capture(h, groups, fault);
   if (fault.async_error) {
     standin_set_sticky_error(fault.async_error);
     return CUBLAS_STATUS_SUCCESS;

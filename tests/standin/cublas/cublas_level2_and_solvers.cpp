@@ -5,7 +5,10 @@
 // instead of reading garbage.
 #include <cublas_v2.h>
 
+#include <cstring>
+
 #include "blas_handles.h"
+#include "capture_work.h"
 #include "gemm_core.h"
 #include "standin_private.h"
 
@@ -47,20 +50,82 @@ Entry enter(const char* name, cublasHandle_t handle) {
   return e;
 }
 
-// After validation: the sticky error, STANDIN_ASYNC_ERROR, and operands outside device memory.
-bool must_skip(const Entry& e, bool reachable, cublasStatus_t* status) {
-  *status = CUBLAS_STATUS_SUCCESS;
-  if (standin_sticky_error() != 0) return *status = CUBLAS_STATUS_EXECUTION_FAILED, true;
-  if (e.fault.async_error) return standin_set_sticky_error(e.fault.async_error), true;
-  if (!reachable) return standin_set_sticky_error(kIllegalAddress), true;
-  return false;
+bool scalar_reachable(bool on_device, const void* p, cudaDataType type) {
+  return !on_device || standin_device_accessible(p, standin::element_size(type));
 }
 
-bool scalar_reachable(const Entry& e, const void* p, cudaDataType type) {
-  return e.handle->pointer_mode == CUBLAS_POINTER_MODE_HOST || standin_device_accessible(p, standin::element_size(type));
+// A validated call's work, as a function of the call: run now, or recorded by a capture of the
+// handle's stream and run at each launch of the graph. Host scalars are read at the call (a
+// capture copies them), device ones and every operand when the work runs. `run` returns 0 or the
+// asynchronous error it raised (700 for an operand outside device memory: nothing is written).
+template <class Work>
+cublasStatus_t enqueue(const Entry& e, Work work) {
+  const int how = standin_capture_enqueue(e.handle->stream);
+  if (how > 0) return CUBLAS_STATUS_EXECUTION_FAILED;  // the launch fails: the capture was invalidated
+  if (standin_sticky_error() != 0) return CUBLAS_STATUS_EXECUTION_FAILED;
+  const int async_error = e.fault.async_error;
+  const bool corrupt = e.fault.corrupt != 0;
+  if (how == STANDIN_RECORD) {
+    const int r = standin::capture_work(e.handle->stream, "blas", [work, async_error, corrupt] {
+      return async_error ? async_error : work.run(corrupt);
+    });
+    return r == 0 ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
+  }
+  if (async_error) return standin_set_sticky_error(async_error), CUBLAS_STATUS_SUCCESS;
+  if (const int r = work.run(corrupt)) standin_set_sticky_error(r);
+  return CUBLAS_STATUS_SUCCESS;
 }
+
+// alpha or beta: where it points, or (host pointer mode) its value, read at the call.
+struct Scalar {
+  const void* device = nullptr;
+  alignas(16) unsigned char value[16] = {};
+  Scalar(const void* p, bool on_device, cudaDataType type) {
+    if (on_device) device = p;
+    else std::memcpy(value, p, standin::element_size(type));
+  }
+  const void* get() const { return device != nullptr ? device : value; }
+};
 
 // y = alpha op(A) x + beta y, A m x n (column-major, lda).
+struct Gemv {
+  cublasOperation_t trans;
+  int64_t m, n, lda, incx, incy;
+  Scalar alpha, beta;
+  const void* A;
+  const void* x;
+  void* y;
+  cudaDataType type;
+  bool scalars_on_device;
+
+  int run(bool corrupt) const {
+    const int64_t rows = trans == CUBLAS_OP_N ? m : n;  // length of y
+    const int64_t cols = trans == CUBLAS_OP_N ? n : m;  // length of x
+    const size_t a_bytes = standin::element_size(type) * static_cast<size_t>(lda * (n - 1) + m);
+    if (!scalar_reachable(scalars_on_device, alpha.get(), type) ||
+        !scalar_reachable(scalars_on_device, beta.get(), type) || !standin_device_accessible(A, a_bytes) ||
+        !vector_reachable(x, cols, incx, type) || !vector_reachable(y, rows, incy, type)) {
+      return kIllegalAddress;
+    }
+    const complex a = standin::load_scalar(alpha.get(), type), b = standin::load_scalar(beta.get(), type);
+    const Vector xv{x, cols, incx, type};
+    for (int64_t i = 0; i < rows; ++i) {
+      complex sum = 0.0;
+      for (int64_t j = 0; j < cols; ++j) {
+        complex aij = trans == CUBLAS_OP_N ? standin::load_element(A, type, i + j * lda)
+                                           : standin::load_element(A, type, j + i * lda);
+        if (trans == CUBLAS_OP_C) aij = std::conj(aij);
+        sum += aij * xv.at(j);
+      }
+      const int64_t at = vector_index(i, rows, incy);
+      const complex old = b == 0.0 ? complex(0.0) : standin::load_element(y, type, at);  // beta 0: y is not read
+      standin::store_element(y, type, at, a * sum + b * old);
+    }
+    if (corrupt) standin::corrupt_first_element(y, type);
+    return 0;
+  }
+};
+
 cublasStatus_t gemv(const char* name, cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n,
                     const void* alpha, const void* A, int64_t lda, const void* x, int64_t incx, const void* beta,
                     void* y, int64_t incy, cudaDataType type) {
@@ -71,47 +136,48 @@ cublasStatus_t gemv(const char* name, cublasHandle_t handle, cublasOperation_t t
     return CUBLAS_STATUS_INVALID_VALUE;
   }
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
-  const int64_t rows = trans == CUBLAS_OP_N ? m : n;  // length of y
-  const int64_t cols = trans == CUBLAS_OP_N ? n : m;  // length of x
-  const size_t a_bytes = standin::element_size(type) * static_cast<size_t>(lda * (n - 1) + m);
-  const bool reachable = scalar_reachable(e, alpha, type) && scalar_reachable(e, beta, type) &&
-                         standin_device_accessible(A, a_bytes) && vector_reachable(x, cols, incx, type) &&
-                         vector_reachable(y, rows, incy, type);
-  if (cublasStatus_t s; must_skip(e, reachable, &s)) return s;
-  const complex a = standin::load_scalar(alpha, type), b = standin::load_scalar(beta, type);
-  const Vector xv{x, cols, incx, type};
-  for (int64_t i = 0; i < rows; ++i) {
-    complex sum = 0.0;
-    for (int64_t j = 0; j < cols; ++j) {
-      complex aij = trans == CUBLAS_OP_N ? standin::load_element(A, type, i + j * lda)
-                                         : standin::load_element(A, type, j + i * lda);
-      if (trans == CUBLAS_OP_C) aij = std::conj(aij);
-      sum += aij * xv.at(j);
-    }
-    const int64_t at = vector_index(i, rows, incy);
-    const complex old = b == 0.0 ? complex(0.0) : standin::load_element(y, type, at);  // beta 0: y is not read
-    standin::store_element(y, type, at, a * sum + b * old);
-  }
-  if (e.fault.corrupt) standin::corrupt_first_element(y, type);
-  return CUBLAS_STATUS_SUCCESS;
+  const bool on_device = e.handle->pointer_mode == CUBLAS_POINTER_MODE_DEVICE;
+  return enqueue(e, Gemv{trans, m, n, lda, incx, incy, Scalar(alpha, on_device, type), Scalar(beta, on_device, type), A,
+                         x, y, type, on_device});
 }
 
 // result = sum x_i y_i (conjugate: sum conj(x_i) y_i), in host or device memory per pointer mode.
+struct Dot {
+  int64_t n;
+  const void* x;
+  cudaDataType x_type;
+  int64_t incx;
+  const void* y;
+  cudaDataType y_type;
+  int64_t incy;
+  void* result;
+  cudaDataType result_type;
+  bool conjugate, result_on_device;
+
+  int run(bool corrupt) const {
+    if (!vector_reachable(x, n, incx, x_type) || !vector_reachable(y, n, incy, y_type) ||
+        !scalar_reachable(result_on_device, result, result_type)) {
+      return kIllegalAddress;
+    }
+    complex sum = 0.0;
+    const Vector xv{x, n, incx, x_type}, yv{y, n, incy, y_type};
+    for (int64_t i = 0; i < n; ++i) sum += (conjugate ? std::conj(xv.at(i)) : xv.at(i)) * yv.at(i);
+    standin::store_element(result, result_type, 0, sum);
+    if (corrupt) standin::corrupt_first_element(result, result_type);
+    return 0;
+  }
+};
+
 cublasStatus_t dot(const char* name, cublasHandle_t handle, int64_t n, const void* x, cudaDataType x_type, int64_t incx,
                    const void* y, cudaDataType y_type, int64_t incy, void* result, cudaDataType result_type,
                    bool conjugate) {
   const Entry e = enter(name, handle);
   if (e.done) return e.status;
   if (result == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  const bool reachable = vector_reachable(x, n, incx, x_type) && vector_reachable(y, n, incy, y_type) &&
-                         scalar_reachable(e, result, result_type);
-  if (cublasStatus_t s; must_skip(e, reachable, &s)) return s;
-  complex sum = 0.0;
-  const Vector xv{x, n, incx, x_type}, yv{y, n, incy, y_type};
-  for (int64_t i = 0; i < n; ++i) sum += (conjugate ? std::conj(xv.at(i)) : xv.at(i)) * yv.at(i);
-  standin::store_element(result, result_type, 0, sum);
-  if (e.fault.corrupt) standin::corrupt_first_element(result, result_type);
-  return CUBLAS_STATUS_SUCCESS;
+  const bool on_device = e.handle->pointer_mode == CUBLAS_POINTER_MODE_DEVICE;
+  // A host result makes cuBLAS wait for the stream: that conflicts with a capture of it.
+  if (!on_device && standin_capture_sync_stream(e.handle->stream) != 0) return CUBLAS_STATUS_EXECUTION_FAILED;
+  return enqueue(e, Dot{n, x, x_type, incx, y, y_type, incy, result, result_type, conjugate, on_device});
 }
 
 // The entry points the stand-in exports for linking but does not compute.

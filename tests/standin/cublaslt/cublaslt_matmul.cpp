@@ -1,6 +1,7 @@
 // cublasLtMatmul and the heuristic in front of it. Both first turn the descriptors into a
 // checked plan (shape from the layouts, types, epilogue), so an unsupported problem is refused
-// the same way by cublasLtMatmulAlgoGetHeuristic (no algorithm) and by cublasLtMatmul.
+// the same way by cublasLtMatmulAlgoGetHeuristic (no algorithm) and by cublasLtMatmul. On a
+// capturing stream cublasLtMatmul records the plan, to compute it at each launch of the graph.
 #include <cublasLt.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cstring>
 
 #include "blas_handles.h"
+#include "capture_work.h"
 #include "gemm_core.h"
 #include "lt_algorithms.h"
 #include "lt_block_scales.h"
@@ -356,6 +358,38 @@ cublasStatus_t execute(const LtMatmulDesc& desc, const Plan& plan, const void* a
   return CUBLAS_STATUS_SUCCESS;
 }
 
+// A matmul a capture records: the descriptor's settings and the plan as they were at the call,
+// alpha and beta read then where they are host values (the pointer mode says which), everything
+// else (operands, device scalars and vectors, bias, scale pointers) pointers read at each launch.
+struct CapturedMatmul {
+  LtMatmulDesc desc;
+  Plan plan;
+  const void* alpha;
+  const void* beta;
+  bool alpha_on_host, beta_on_host;
+  alignas(16) unsigned char alpha_value[16] = {};
+  alignas(16) unsigned char beta_value[16] = {};
+  const void *a, *b, *c;
+  void* d;
+  standin_fault_action fault;
+
+  CapturedMatmul(const LtMatmulDesc& de, const Plan& p, const void* al, const void* be, const void* A, const void* B,
+                 const void* C, void* D, const standin_fault_action& f)
+      : desc(de), plan(p), alpha(al), beta(be), a(A), b(B), c(C), d(D), fault(f) {
+    alpha_on_host = desc.pointer_mode == CUBLASLT_POINTER_MODE_HOST;
+    beta_on_host = alpha_on_host || desc.pointer_mode == CUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_HOST;
+    if (alpha_on_host) std::memcpy(alpha_value, alpha, element_size(plan.scale_type));
+    if (beta_on_host) std::memcpy(beta_value, beta, element_size(plan.scale_type));
+  }
+  int run() const {
+    if (fault.async_error) return fault.async_error;  // the "kernel" faults: nothing is computed
+    const int sticky_before = standin_sticky_error();
+    execute(desc, plan, alpha_on_host ? alpha_value : alpha, beta_on_host ? beta_value : beta, a, b, c, d);
+    if (fault.corrupt && standin_sticky_error() == sticky_before) corrupt_first_element(d, plan.d.type);
+    return 0;  // a fault of execute() is sticky already
+  }
+};
+
 }  // namespace
 
 extern "C" {
@@ -540,7 +574,7 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cubla
                                              const void* C, cublasLtMatrixLayout_t Cdesc, void* D,
                                              cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t* algo,
                                              void* /*workspace*/, size_t /*workspaceSizeInBytes*/,
-                                             cudaStream_t /*stream*/) {
+                                             cudaStream_t stream) {
   const standin_fault_action fault = standin_enter("cublasLtMatmul");
   if (fault.fail) return static_cast<cublasStatus_t>(fault.status);
   if (!handle_ok(lightHandle)) return CUBLAS_STATUS_NOT_INITIALIZED;
@@ -564,6 +598,16 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cubla
   if (standin_sticky_error() != 0) return CUBLAS_STATUS_EXECUTION_FAILED;
   if (int s = standin_shape_fault(plan.m, plan.n, plan.k); s != 0) return static_cast<cublasStatus_t>(s);
   if (plan.m == 0 || plan.n == 0) return CUBLAS_STATUS_SUCCESS;
+  if (plan.bias && desc.bias_pointer == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  // On a capturing stream the matmul is recorded, to run at each launch of the graph; the launch
+  // cuBLASLt makes fails on a stream whose capture was invalidated.
+  const int how = standin_capture_enqueue(stream);
+  if (how > 0) return CUBLAS_STATUS_EXECUTION_FAILED;
+  if (how == STANDIN_RECORD) {
+    const CapturedMatmul captured(desc, plan, alpha, beta, A, B, C, D, fault);
+    return capture_work(stream, "matmul", [captured] { return captured.run(); }) == 0 ? CUBLAS_STATUS_SUCCESS
+                                                                                      : CUBLAS_STATUS_EXECUTION_FAILED;
+  }
   if (fault.async_error) {
     standin_set_sticky_error(fault.async_error);
     return CUBLAS_STATUS_SUCCESS;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "capture.h"
 #include "common/cuda_names.h"
 #include "device_attributes.h"
 #include "driver_bodies.h"
@@ -176,10 +177,12 @@ STANDIN_EXPORT CUresult cuCtxGetDevice_v2(CUdevice* device, CUcontext ctx) {
 }
 #endif
 
-// Everything ran when it was called, so synchronizing only reports the sticky error.
+// Everything ran when it was called, so synchronizing only reports the sticky error; during a
+// capture on the device it conflicts with the capture (which it would wait for).
 STANDIN_EXPORT CUresult cuCtxSynchronize(void) {
   STANDIN_DRIVER_ENTRY("cuCtxSynchronize");
   STANDIN_REQUIRE_CONTEXT();
+  if (CUresult r = capture_sync_context(); r != CUDA_SUCCESS) return r;
   return finish(sticky(), fault);
 }
 
@@ -189,6 +192,7 @@ STANDIN_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx) {
   STANDIN_REQUIRE_INIT();
   if (ctx == nullptr) ctx = current_context();
   if (ctx == nullptr || !is_context(ctx)) return CUDA_ERROR_INVALID_CONTEXT;
+  if (CUresult r = capture_sync_context(); r != CUDA_SUCCESS) return r;
   return finish(sticky(), fault);
 }
 #endif
@@ -209,14 +213,18 @@ STANDIN_EXPORT CUresult cuStreamCreate(CUstream* phStream, unsigned int Flags) {
 CUresult standin::driver::stream_destroy(const char* name, CUstream hStream) {
   STANDIN_DRIVER_ENTRY(name);
   STANDIN_REQUIRE_CONTEXT();
+  capture_forget_stream(hStream);  // a capturing stream leaves its capture
   if (!destroy_stream(hStream)) return CUDA_ERROR_INVALID_HANDLE;
   return finish(CUDA_SUCCESS, fault);
 }
 
+// Synchronizing or querying a capturing stream conflicts with its capture; another stream is a
+// potentially unsafe call during a capture (capture.cpp).
 CUresult standin::driver::stream_synchronize(const char* name, CUstream hStream) {
   STANDIN_DRIVER_ENTRY(name);
   STANDIN_REQUIRE_CONTEXT();
   if (!stream_valid(hStream)) return CUDA_ERROR_INVALID_HANDLE;
+  if (CUresult r = capture_sync_stream(hStream); r != CUDA_SUCCESS) return r;
   return finish(sticky(), fault);
 }
 
@@ -224,6 +232,7 @@ CUresult standin::driver::stream_query(const char* name, CUstream hStream) {
   STANDIN_DRIVER_ENTRY(name);
   STANDIN_REQUIRE_CONTEXT();
   if (!stream_valid(hStream)) return CUDA_ERROR_INVALID_HANDLE;
+  if (CUresult r = capture_sync_stream(hStream); r != CUDA_SUCCESS) return r;
   return finish(sticky(), fault);
 }
 

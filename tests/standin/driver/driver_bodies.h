@@ -14,14 +14,20 @@ CUresult stream_destroy(const char* name, CUstream stream);
 CUresult stream_synchronize(const char* name, CUstream stream);
 // Every stream is idle (its work ran when it was enqueued): the sticky error, or success.
 CUresult stream_query(const char* name, CUstream stream);
-// The copies and memsets, synchronous or (with the stream they were enqueued on) asynchronous:
-// the work is done before they return either way.
-CUresult mem_copy(const char* name, CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream = nullptr);
+// Where a copy or memset goes: a synchronous one onto the legacy stream (the _ptds names: the
+// thread's own default stream), an asynchronous one onto its stream, where a capture may record it.
+struct Target {
+  CUstream stream = nullptr;
+  bool async = false;
+};
+inline Target async_on(CUstream stream) { return Target{stream, true}; }
+inline Target per_thread_sync() { return Target{CU_STREAM_PER_THREAD, false}; }
+// The copies and memsets: the work is done before they return, or recorded by a capture.
+CUresult mem_copy(const char* name, CUdeviceptr dst, CUdeviceptr src, size_t bytes, Target target = {});
 CUresult mem_copy_checked(const char* name, void* dst, bool dst_device, const void* src, bool src_device,
-                          size_t bytes, CUstream stream = nullptr);
+                          size_t bytes, Target target = {});
 // cuMemsetD8/D16/D32: `count` elements of `width` bytes (1, 2 or 4), each set to `value`.
-CUresult mem_set(const char* name, CUdeviceptr dst, unsigned value, size_t width, size_t count,
-                 CUstream stream = nullptr);
+CUresult mem_set(const char* name, CUdeviceptr dst, unsigned value, size_t width, size_t count, Target target = {});
 CUresult get_proc_address(const char* name, const char* symbol, void** pfn, int cuda_version,
                           cuuint64_t flags, CUdriverProcAddressQueryResult* status, bool legacy);
 

@@ -1,11 +1,35 @@
 // Driver API for device code beyond loading a module: the entry points PyTorch's NVRTC stub
 // (libcaffe2_nvrtc, linked -z now) imports, JIT linking, launches, function attributes. The
 // stand-in cannot run or build device code: cuModuleLoadData never yields a module (driver_api.cpp),
-// so no CUmodule or CUfunction exists, and every call that takes one reports an invalid handle;
+// so no CUmodule or CUfunction exists, and every call that takes one reports an invalid handle
+// (a launch scripted to succeed is captured on a capturing stream, as a kernel that does nothing);
 // linking and tensor-map encoding, which need the GPU's JIT and formats, fail as not supported.
+#include "capture.h"
+#include "capture_work.h"
 #include "driver_entry.h"
 
 using namespace standin::driver;
+
+namespace {
+
+// A launch scripted to succeed (STANDIN_FAIL=cuLaunchKernel:N:0) "runs" a kernel that does
+// nothing; on a capturing stream, that kernel is a node of the graph.
+CUresult scripted_launch(const standin_fault_action& fault, CUstream stream) {
+  if (fault.status == CUDA_SUCCESS && initialized() && current_context() != nullptr && stream_valid(stream)) {
+    bool record = false;
+    if (CUresult r = capture_enqueue(stream, &record); r != CUDA_SUCCESS) return r;
+    if (record) return static_cast<CUresult>(standin::capture_work(stream, "kernel", [] { return 0; }));
+  }
+  return static_cast<CUresult>(fault.status);
+}
+
+}  // namespace
+
+// STANDIN_DRIVER_ENTRY for the launches: a scripted outcome may be a kernel to capture.
+#define STANDIN_LAUNCH_ENTRY(name, stream)                  \
+  const standin_fault_action fault = standin_enter(name);   \
+  if (fault.fail) return scripted_launch(fault, stream);    \
+  if (::standin::driver::config().no_driver) return CUDA_ERROR_STUB_LIBRARY
 
 extern "C" {
 
@@ -63,7 +87,7 @@ STANDIN_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsi
                                        unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
                                        unsigned int sharedMemBytes, CUstream hStream, void** kernelParams,
                                        void** extra) {
-  STANDIN_DRIVER_ENTRY("cuLaunchKernel");
+  STANDIN_LAUNCH_ENTRY("cuLaunchKernel", hStream);
   STANDIN_REQUIRE_CONTEXT();
   (void)f, (void)gridDimX, (void)gridDimY, (void)gridDimZ, (void)blockDimX, (void)blockDimY, (void)blockDimZ,
       (void)sharedMemBytes, (void)hStream, (void)kernelParams, (void)extra;
@@ -75,7 +99,7 @@ STANDIN_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gri
                                                   unsigned int blockDimY, unsigned int blockDimZ,
                                                   unsigned int sharedMemBytes, CUstream hStream,
                                                   void** kernelParams) {
-  STANDIN_DRIVER_ENTRY("cuLaunchCooperativeKernel");
+  STANDIN_LAUNCH_ENTRY("cuLaunchCooperativeKernel", hStream);
   STANDIN_REQUIRE_CONTEXT();
   (void)f, (void)gridDimX, (void)gridDimY, (void)gridDimZ, (void)blockDimX, (void)blockDimY, (void)blockDimZ,
       (void)sharedMemBytes, (void)hStream, (void)kernelParams;

@@ -2,6 +2,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "capture.h"
+#include "capture_work.h"
 #include "driver_bodies.h"
 #include "driver_entry.h"
 
@@ -13,15 +15,6 @@ constexpr unsigned kDeviceKinds = (1u << STANDIN_MEMORY_DEVICE) | (1u << STANDIN
 constexpr unsigned kHostKinds = 1u << STANDIN_MEMORY_HOST;
 
 void* as_ptr(CUdeviceptr p) { return reinterpret_cast<void*>(static_cast<uintptr_t>(p)); }
-
-// A pointer the copy engine may read or write `bytes` at: memory in the table must hold the whole
-// range; other (pageable host) memory is allowed only where `host_ok`.
-bool copy_range_ok(const void* p, size_t bytes, bool host_ok) {
-  standin_allocation a{};
-  if (!find(p, &a)) return host_ok;
-  const size_t offset = static_cast<size_t>(static_cast<const char*>(p) - static_cast<const char*>(a.base));
-  return bytes <= a.size - offset;
-}
 
 CUresult allocate_into(void** out, size_t bytes, int kind) {
   void* p = allocate(bytes, kind, current_context()->device);
@@ -39,6 +32,7 @@ STANDIN_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
   STANDIN_REQUIRE_CONTEXT();
   if (dptr == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
   if (sticky() != CUDA_SUCCESS) return sticky();
+  if (CUresult r = capture_unsafe_call(); r != CUDA_SUCCESS) return r;  // potentially unsafe during capture
   void* p = nullptr;
   CUresult r = allocate_into(&p, bytesize, STANDIN_MEMORY_DEVICE);
   if (r == CUDA_SUCCESS) *dptr = reinterpret_cast<CUdeviceptr>(p);
@@ -52,6 +46,7 @@ STANDIN_EXPORT CUresult cuMemAllocManaged(CUdeviceptr* dptr, size_t bytesize, un
     return CUDA_ERROR_INVALID_VALUE;
   }
   if (sticky() != CUDA_SUCCESS) return sticky();
+  if (CUresult r = capture_unsafe_call(); r != CUDA_SUCCESS) return r;  // potentially unsafe during capture
   void* p = nullptr;
   CUresult r = allocate_into(&p, bytesize, STANDIN_MEMORY_MANAGED);
   if (r == CUDA_SUCCESS) *dptr = reinterpret_cast<CUdeviceptr>(p);
@@ -62,6 +57,7 @@ STANDIN_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr) {
   STANDIN_DRIVER_ENTRY("cuMemFree_v2");
   STANDIN_REQUIRE_CONTEXT();
   if (sticky() != CUDA_SUCCESS) return sticky();
+  if (CUresult r = capture_unsafe_call(); r != CUDA_SUCCESS) return r;  // potentially unsafe during capture
   if (dptr == 0) return finish(CUDA_SUCCESS, fault);
   if (!release(as_ptr(dptr), kDeviceKinds)) return CUDA_ERROR_INVALID_VALUE;
   return finish(CUDA_SUCCESS, fault);
@@ -72,6 +68,7 @@ STANDIN_EXPORT CUresult cuMemAllocHost_v2(void** pp, size_t bytesize) {
   STANDIN_REQUIRE_CONTEXT();
   if (pp == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (sticky() != CUDA_SUCCESS) return sticky();
+  if (CUresult r = capture_unsafe_call(); r != CUDA_SUCCESS) return r;  // potentially unsafe during capture
   return finish(allocate_into(pp, bytesize, STANDIN_MEMORY_HOST), fault);
 }
 
@@ -81,6 +78,7 @@ STANDIN_EXPORT CUresult cuMemHostAlloc(void** pp, size_t bytesize, unsigned int 
   constexpr unsigned kKnown = CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED;
   if (pp == nullptr || (Flags & ~kKnown) != 0) return CUDA_ERROR_INVALID_VALUE;
   if (sticky() != CUDA_SUCCESS) return sticky();
+  if (CUresult r = capture_unsafe_call(); r != CUDA_SUCCESS) return r;  // potentially unsafe during capture
   return finish(allocate_into(pp, bytesize, STANDIN_MEMORY_HOST), fault);
 }
 
@@ -88,6 +86,7 @@ STANDIN_EXPORT CUresult cuMemFreeHost(void* p) {
   STANDIN_DRIVER_ENTRY("cuMemFreeHost");
   STANDIN_REQUIRE_CONTEXT();
   if (sticky() != CUDA_SUCCESS) return sticky();
+  if (CUresult r = capture_unsafe_call(); r != CUDA_SUCCESS) return r;  // potentially unsafe during capture
   if (p == nullptr) return finish(CUDA_SUCCESS, fault);
   if (!release(p, kHostKinds)) return CUDA_ERROR_INVALID_VALUE;
   return finish(CUDA_SUCCESS, fault);
@@ -146,50 +145,75 @@ STANDIN_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr* pbase, size_t* psiz
 
 }  // extern "C"
 
-// ---- copies and memset: everything is synchronous ------------------------------------------
+// ---- copies and memsets ----------------------------------------------------------------------
 // Bodies shared with the per-thread-default-stream aliases (driver_legacy_names.cpp), each
-// counted under the name it was called by.
+// counted under the name it was called by. The work is done before they return, unless a capture
+// records it: then each launch of the graph does it, with the same checks, and memory that is no
+// longer allocated by then faults as a real copy would (sticky illegal address).
 
-CUresult standin::driver::mem_copy(const char* name, CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream) {
+namespace {
+
+constexpr int kIllegalAddress = 700;  // CUDA_ERROR_ILLEGAL_ADDRESS
+
+// The capture rules of a copy or memset: a synchronous one synchronizes its stream, an
+// asynchronous one is enqueued (*record: a capture records it).
+CUresult enqueue(const Target& t, bool* record) {
+  *record = false;
+  return t.async ? capture_enqueue(t.stream, record) : capture_sync_stream(t.stream);
+}
+
+// Either end may be pageable host memory where `*_host_ok`; memory the table knows must hold the
+// whole range.
+CUresult copy(const standin_fault_action& fault, void* dst, bool dst_host_ok, const void* src, bool src_host_ok,
+              size_t bytes, const Target& t) {
+  if (!stream_valid(t.stream)) return CUDA_ERROR_INVALID_HANDLE;
+  if (sticky() != CUDA_SUCCESS) return sticky();
+  bool record = false;
+  if (CUresult r = enqueue(t, &record); r != CUDA_SUCCESS) return r;
+  if (bytes == 0) return finish(CUDA_SUCCESS, fault);
+  if (!copy_range(dst, dst_host_ok, src, src_host_ok, bytes, !record)) return CUDA_ERROR_INVALID_VALUE;
+  if (!record) return finish(CUDA_SUCCESS, fault);
+  // At a launch, host memory stays acceptable; what was allocated must still be.
+  const bool dst_host = dst_host_ok && !in_table(dst), src_host = src_host_ok && !in_table(src);
+  const int async_error = fault.async_error;  // STANDIN_ASYNC_ERROR: each launch's copy faults after it
+  return static_cast<CUresult>(standin::capture_work(t.stream, "memcpy", [=] {
+    return copy_range(dst, dst_host, src, src_host, bytes, true) ? async_error : kIllegalAddress;
+  }));
+}
+
+}  // namespace
+
+CUresult standin::driver::mem_copy(const char* name, CUdeviceptr dst, CUdeviceptr src, size_t bytes, Target target) {
   STANDIN_DRIVER_ENTRY(name);
   STANDIN_REQUIRE_CONTEXT();
-  if (!stream_valid(stream)) return CUDA_ERROR_INVALID_HANDLE;
-  if (sticky() != CUDA_SUCCESS) return sticky();
-  if (bytes == 0) return finish(CUDA_SUCCESS, fault);
-  if (!copy_range_ok(as_ptr(dst), bytes, true) || !copy_range_ok(as_ptr(src), bytes, true)) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
-  std::memmove(as_ptr(dst), as_ptr(src), bytes);
-  return finish(CUDA_SUCCESS, fault);
+  return copy(fault, as_ptr(dst), true, as_ptr(src), true, bytes, target);
 }
 
 CUresult standin::driver::mem_copy_checked(const char* name, void* dst, bool dst_device, const void* src,
-                                           bool src_device, size_t bytes, CUstream stream) {
+                                           bool src_device, size_t bytes, Target target) {
   STANDIN_DRIVER_ENTRY(name);
   STANDIN_REQUIRE_CONTEXT();
-  if (!stream_valid(stream)) return CUDA_ERROR_INVALID_HANDLE;
-  if (sticky() != CUDA_SUCCESS) return sticky();
-  if (bytes == 0) return finish(CUDA_SUCCESS, fault);
-  if (!copy_range_ok(dst, bytes, !dst_device) || !copy_range_ok(src, bytes, !src_device)) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
-  std::memmove(dst, src, bytes);
-  return finish(CUDA_SUCCESS, fault);
+  return copy(fault, dst, !dst_device, src, !src_device, bytes, target);
 }
 
 CUresult standin::driver::mem_set(const char* name, CUdeviceptr dst, unsigned value, size_t width, size_t count,
-                                  CUstream stream) {
+                                  Target target) {
   STANDIN_DRIVER_ENTRY(name);
   STANDIN_REQUIRE_CONTEXT();
-  if (!stream_valid(stream)) return CUDA_ERROR_INVALID_HANDLE;
+  if (!stream_valid(target.stream)) return CUDA_ERROR_INVALID_HANDLE;
   if (sticky() != CUDA_SUCCESS) return sticky();
+  bool record = false;
+  if (CUresult r = enqueue(target, &record); r != CUDA_SUCCESS) return r;
   if (count == 0) return finish(CUDA_SUCCESS, fault);
   // The real driver wants a D16/D32 destination aligned to its element.
   if (dst % width != 0) return CUDA_ERROR_INVALID_VALUE;
-  if (count > SIZE_MAX / width || !copy_range_ok(as_ptr(dst), count * width, false)) return CUDA_ERROR_INVALID_VALUE;
-  char* out = static_cast<char*>(as_ptr(dst));
-  for (size_t i = 0; i < count; ++i) std::memcpy(out + i * width, &value, width);  // little-endian: the low bytes
-  return finish(CUDA_SUCCESS, fault);
+  void* out = as_ptr(dst);
+  if (!set_range(out, value, width, count, !record)) return CUDA_ERROR_INVALID_VALUE;
+  if (!record) return finish(CUDA_SUCCESS, fault);
+  const int async_error = fault.async_error;
+  return static_cast<CUresult>(standin::capture_work(target.stream, "memset", [=] {
+    return set_range(out, value, width, count, true) ? async_error : kIllegalAddress;
+  }));
 }
 
 extern "C" {
@@ -215,34 +239,36 @@ STANDIN_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, s
 }
 
 STANDIN_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
-  return mem_copy("cuMemcpyAsync", dst, src, ByteCount, hStream);
+  return mem_copy("cuMemcpyAsync", dst, src, ByteCount, async_on(hStream));
 }
 
 STANDIN_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount,
                                              CUstream hStream) {
-  return mem_copy_checked("cuMemcpyHtoDAsync_v2", as_ptr(dstDevice), true, srcHost, false, ByteCount, hStream);
+  return mem_copy_checked("cuMemcpyHtoDAsync_v2", as_ptr(dstDevice), true, srcHost, false, ByteCount,
+                          async_on(hStream));
 }
 
 STANDIN_EXPORT CUresult cuMemcpyDtoHAsync_v2(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
-  return mem_copy_checked("cuMemcpyDtoHAsync_v2", dstHost, false, as_ptr(srcDevice), true, ByteCount, hStream);
+  return mem_copy_checked("cuMemcpyDtoHAsync_v2", dstHost, false, as_ptr(srcDevice), true, ByteCount,
+                          async_on(hStream));
 }
 
 STANDIN_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
                                              CUstream hStream) {
   return mem_copy_checked("cuMemcpyDtoDAsync_v2", as_ptr(dstDevice), true, as_ptr(srcDevice), true, ByteCount,
-                          hStream);
+                          async_on(hStream));
 }
 
 STANDIN_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
-  return mem_set("cuMemsetD8Async", dstDevice, uc, 1, N, hStream);
+  return mem_set("cuMemsetD8Async", dstDevice, uc, 1, N, async_on(hStream));
 }
 
 STANDIN_EXPORT CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
-  return mem_set("cuMemsetD16Async", dstDevice, us, 2, N, hStream);
+  return mem_set("cuMemsetD16Async", dstDevice, us, 2, N, async_on(hStream));
 }
 
 STANDIN_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
-  return mem_set("cuMemsetD32Async", dstDevice, ui, 4, N, hStream);
+  return mem_set("cuMemsetD32Async", dstDevice, ui, 4, N, async_on(hStream));
 }
 
 }  // extern "C"

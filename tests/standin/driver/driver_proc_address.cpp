@@ -28,11 +28,30 @@ CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr, CUdeviceptr, size_t, CUstream);
 CUresult cuMemsetD8Async_ptsz(CUdeviceptr, unsigned char, size_t, CUstream);
 CUresult cuMemsetD16Async_ptsz(CUdeviceptr, unsigned short, size_t, CUstream);
 CUresult cuMemsetD32Async_ptsz(CUdeviceptr, unsigned int, size_t, CUstream);
+CUresult cuStreamBeginCapture_v2_ptsz(CUstream, CUstreamCaptureMode);
+CUresult cuStreamEndCapture_ptsz(CUstream, CUgraph*);
+CUresult cuStreamIsCapturing_ptsz(CUstream, CUstreamCaptureStatus*);
+CUresult cuStreamGetCaptureInfo_ptsz(CUstream, CUstreamCaptureStatus*, cuuint64_t*);
+CUresult cuStreamGetCaptureInfo_v2(CUstream, CUstreamCaptureStatus*, cuuint64_t*, CUgraph*, const CUgraphNode**,
+                                   size_t*);
+CUresult cuStreamGetCaptureInfo_v2_ptsz(CUstream, CUstreamCaptureStatus*, cuuint64_t*, CUgraph*, const CUgraphNode**,
+                                        size_t*);
+CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream, CUstreamCaptureStatus*, cuuint64_t*, CUgraph*, const CUgraphNode**,
+                                        const CUgraphEdgeData**, size_t*);
+CUresult cuStreamBeginCapture_ptsz(CUstream);
+CUresult cuGraphInstantiate_v2(CUgraphExec*, CUgraph, CUgraphNode*, char*, size_t);
+CUresult cuGraphLaunch_ptsz(CUgraphExec, CUstream);
+CUresult cuGraphUpload_ptsz(CUgraphExec, CUstream);
 // Public cuda.h #defines these names to their successors; the asm labels name the real symbols.
 CUresult standin_legacy_cuGetProcAddress(const char*, void**, int, cuuint64_t) __asm__("cuGetProcAddress");
 CUresult standin_legacy_cuStreamDestroy(CUstream) __asm__("cuStreamDestroy");
 CUresult standin_legacy_cuDevicePrimaryCtxRelease(CUdevice) __asm__("cuDevicePrimaryCtxRelease");
 CUresult standin_legacy_cuDeviceGetUuid(CUuuid*, CUdevice) __asm__("cuDeviceGetUuid");
+CUresult standin_legacy_cuStreamBeginCapture(CUstream) __asm__("cuStreamBeginCapture");
+CUresult standin_legacy_cuStreamGetCaptureInfo(CUstream, CUstreamCaptureStatus*, cuuint64_t*) __asm__(
+    "cuStreamGetCaptureInfo");
+CUresult standin_legacy_cuGraphInstantiate(CUgraphExec*, CUgraph, CUgraphNode*, char*, size_t) __asm__(
+    "cuGraphInstantiate");
 }
 
 namespace {
@@ -123,6 +142,24 @@ const std::vector<Entry>& entries() {
     {"cuModuleLoadData", 2000, addr(&cuModuleLoadData), nullptr},
     {"cuModuleLoadDataEx", 2010, addr(&cuModuleLoadDataEx), nullptr},
     {"cuGetExportTable", 3000, addr(&cuGetExportTable), nullptr},
+    {"cuStreamBeginCapture", 10000, addr(&standin_legacy_cuStreamBeginCapture), addr(&cuStreamBeginCapture_ptsz)},
+    {"cuStreamBeginCapture", 10010, addr(&cuStreamBeginCapture_v2), addr(&cuStreamBeginCapture_v2_ptsz)},
+    {"cuStreamEndCapture", 10000, addr(&cuStreamEndCapture), addr(&cuStreamEndCapture_ptsz)},
+    {"cuStreamIsCapturing", 10000, addr(&cuStreamIsCapturing), addr(&cuStreamIsCapturing_ptsz)},
+    {"cuStreamGetCaptureInfo", 10010, addr(&standin_legacy_cuStreamGetCaptureInfo), addr(&cuStreamGetCaptureInfo_ptsz)},
+    {"cuStreamGetCaptureInfo", 11030, addr(&cuStreamGetCaptureInfo_v2), addr(&cuStreamGetCaptureInfo_v2_ptsz)},
+    {"cuStreamGetCaptureInfo", 12030, addr(&cuStreamGetCaptureInfo_v3), addr(&cuStreamGetCaptureInfo_v3_ptsz)},
+    {"cuThreadExchangeStreamCaptureMode", 10010, addr(&cuThreadExchangeStreamCaptureMode), nullptr},
+    {"cuGraphInstantiate", 10000, addr(&standin_legacy_cuGraphInstantiate), nullptr},
+    {"cuGraphInstantiate", 11000, addr(&cuGraphInstantiate_v2), nullptr},
+    {"cuGraphInstantiate", 12000, addr(&cuGraphInstantiateWithFlags), nullptr},
+    {"cuGraphInstantiateWithFlags", 11040, addr(&cuGraphInstantiateWithFlags), nullptr},
+    {"cuGraphLaunch", 10000, addr(&cuGraphLaunch), addr(&cuGraphLaunch_ptsz)},
+    {"cuGraphUpload", 11010, addr(&cuGraphUpload), addr(&cuGraphUpload_ptsz)},
+    {"cuGraphDestroy", 10000, addr(&cuGraphDestroy), nullptr},
+    {"cuGraphExecDestroy", 10000, addr(&cuGraphExecDestroy), nullptr},
+    {"cuGraphGetNodes", 10000, addr(&cuGraphGetNodes), nullptr},
+    {"cuGraphDebugDotPrint", 11030, addr(&cuGraphDebugDotPrint), nullptr},
     {"cuGetProcAddress", 11030, addr(&standin_legacy_cuGetProcAddress), nullptr},
     {"cuGetProcAddress", 12000, addr(&cuGetProcAddress_v2), nullptr},
   };

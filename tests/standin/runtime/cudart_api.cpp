@@ -5,7 +5,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
+#include "capture_work.h"
 #include "common/cuda_names.h"
 #include "error_texts.h"
 #include "runtime_state.h"
@@ -184,13 +186,41 @@ cudaError_t copy(const DriverLink* drv, void* dst, const void* src, size_t count
   return from_driver(drv->cuMemcpy(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), count));
 }
 
+// The checks `copy` makes, without copying: what a capture checks before it records a row.
+cudaError_t check_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  if (const int sticky = standin_sticky_error()) return static_cast<cudaError_t>(sticky);
+  if (count == 0 && kind >= cudaMemcpyHostToHost && kind <= cudaMemcpyDefault) return cudaSuccess;
+  if (cudaError_t e = check_direction(dst, src, kind); e != cudaSuccess) return e;
+  return standin_copy_range(dst, !is_device_memory(dst), src, !is_device_memory(src), count, 0) ? cudaSuccess
+                                                                                                : cudaErrorInvalidValue;
+}
+
+// Rows of an asynchronous copy on a capturing stream: checked now, recorded as one memcpy node.
+cudaError_t capture_rows(const standin_fault_action& fault, cudaStream_t stream, const std::vector<CopyRow>& rows,
+                         cudaMemcpyKind kind) {
+  std::vector<CopyRow> moving;
+  for (const CopyRow& r : rows) {
+    if (cudaError_t e = check_copy(r.dst, r.src, r.bytes, kind); e != cudaSuccess) return record(e);
+    if (r.bytes != 0) moving.push_back(r);
+  }
+  if (moving.empty()) return cudaSuccess;
+  return record(capture_copy(stream, std::move(moving), fault.async_error));
+}
+
 // The copies and the asynchronous memset under every name they are exported by: the plain one
 // and the per-thread-default-stream form (_ptds/_ptsz, what a program built with
 // --default-stream per-thread calls), each counted under its own name. Work is synchronous, so
-// a per-thread form behaves as its base.
-cudaError_t memcpy_named(const char* name, void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+// a per-thread form behaves as its base; on a capturing stream an asynchronous one is recorded
+// instead (one node), to be done by each launch of the graph.
+//
+// A synchronous copy synchronizes its stream (the legacy one, or the thread's own for _ptds):
+// the capture rules of that apply, then the driver copies.
+cudaError_t memcpy_named(const char* name, void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                         cudaStream_t on) {
   STANDIN_RUNTIME_DEVICE_ENTRY(name);
   STANDIN_RUNTIME_CONTEXT();
+  if (const int e = standin_capture_sync_stream(on)) return record(static_cast<cudaError_t>(e));
+  CaptureRulesApplied applied;
   return finish(copy(drv, dst, src, count, kind), fault);
 }
 
@@ -199,6 +229,10 @@ cudaError_t memcpy_async_named(const char* name, void* dst, const void* src, siz
   STANDIN_RUNTIME_DEVICE_ENTRY(name);
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
+  const int how = enqueue(stream);
+  if (how > 0) return record(static_cast<cudaError_t>(how));
+  if (how == STANDIN_RECORD) return capture_rows(fault, stream, {CopyRow{dst, src, count}}, kind);
+  CaptureRulesApplied applied;
   return finish(copy(drv, dst, src, count, kind), fault);
 }
 
@@ -210,10 +244,17 @@ cudaError_t memcpy_2d_async_named(const char* name, void* dst, size_t dpitch, co
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
   if (height > 1 && (width > dpitch || width > spitch)) return record(cudaErrorInvalidPitchValue);
-  cudaError_t e = cudaSuccess;
-  for (size_t row = 0; row < height && e == cudaSuccess; ++row) {
-    e = copy(drv, static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width, kind);
+  std::vector<CopyRow> rows;
+  for (size_t row = 0; row < height; ++row) {
+    rows.push_back(
+        CopyRow{static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width});
   }
+  const int how = enqueue(stream);
+  if (how > 0) return record(static_cast<cudaError_t>(how));
+  if (how == STANDIN_RECORD) return capture_rows(fault, stream, rows, kind);
+  CaptureRulesApplied applied;
+  cudaError_t e = cudaSuccess;
+  for (size_t i = 0; i < rows.size() && e == cudaSuccess; ++i) e = copy(drv, rows[i].dst, rows[i].src, width, kind);
   return finish(e, fault);
 }
 
@@ -231,11 +272,18 @@ cudaError_t memcpy_3d_async_named(const char* name, const cudaMemcpy3DParms* p, 
   const auto row_of = [](const cudaPitchedPtr& ptr, const cudaPos& pos, size_t z, size_t y) {
     return static_cast<char*>(ptr.ptr) + ((pos.z + z) * ptr.ysize + pos.y + y) * ptr.pitch + pos.x;
   };
-  cudaError_t err = cudaSuccess;
-  for (size_t z = 0; z < e.depth && err == cudaSuccess; ++z) {
-    for (size_t y = 0; y < e.height && err == cudaSuccess; ++y) {
-      err = copy(drv, row_of(p->dstPtr, p->dstPos, z, y), row_of(p->srcPtr, p->srcPos, z, y), e.width, p->kind);
+  std::vector<CopyRow> rows;
+  for (size_t z = 0; z < e.depth; ++z)
+    for (size_t y = 0; y < e.height; ++y) {
+      rows.push_back(CopyRow{row_of(p->dstPtr, p->dstPos, z, y), row_of(p->srcPtr, p->srcPos, z, y), e.width});
     }
+  const int how = enqueue(stream);
+  if (how > 0) return record(static_cast<cudaError_t>(how));
+  if (how == STANDIN_RECORD) return capture_rows(fault, stream, rows, p->kind);
+  CaptureRulesApplied applied;
+  cudaError_t err = cudaSuccess;
+  for (size_t i = 0; i < rows.size() && err == cudaSuccess; ++i) {
+    err = copy(drv, rows[i].dst, rows[i].src, e.width, p->kind);
   }
   return finish(err, fault);
 }
@@ -244,7 +292,20 @@ cudaError_t memset_async_named(const char* name, void* devPtr, int value, size_t
   STANDIN_RUNTIME_DEVICE_ENTRY(name);
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
-  return finish(drv->cuMemsetD8(reinterpret_cast<CUdeviceptr>(devPtr), static_cast<unsigned char>(value), count), fault);
+  const int how = enqueue(stream);
+  if (how > 0) return record(static_cast<cudaError_t>(how));
+  const auto byte = static_cast<unsigned char>(value);
+  if (how == STANDIN_RECORD) {  // checked now as cuMemsetD8 checks, done by each launch
+    if (const int sticky = standin_sticky_error()) return record(static_cast<cudaError_t>(sticky));
+    if (!standin_set_range(devPtr, byte, 1, count, 0)) return record(cudaErrorInvalidValue);
+    if (count == 0) return cudaSuccess;
+    const int async_error = fault.async_error;
+    return record(static_cast<cudaError_t>(standin::capture_work(stream, "memset", [=] {
+      return standin_set_range(devPtr, byte, 1, count, 1) ? async_error : 700;
+    })));
+  }
+  CaptureRulesApplied applied;
+  return finish(drv->cuMemsetD8(reinterpret_cast<CUdeviceptr>(devPtr), byte, count), fault);
 }
 
 }  // namespace
@@ -252,11 +313,11 @@ cudaError_t memset_async_named(const char* name, void* devPtr, int value, size_t
 extern "C" {
 
 STANDIN_EXPORT cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
-  return memcpy_named("cudaMemcpy", dst, src, count, kind);
+  return memcpy_named("cudaMemcpy", dst, src, count, kind, cudaStreamLegacy);
 }
 
 STANDIN_EXPORT cudaError_t cudaMemcpy_ptds(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
-  return memcpy_named("cudaMemcpy_ptds", dst, src, count, kind);
+  return memcpy_named("cudaMemcpy_ptds", dst, src, count, kind, cudaStreamPerThread);
 }
 
 STANDIN_EXPORT cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,

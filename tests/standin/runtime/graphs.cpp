@@ -1,9 +1,10 @@
 // Stream capture and CUDA graphs, the profiler switches, and cudaDeviceReset.
 //
-// Work runs when it is called, so the stand-in cannot record it into a graph: a stream is never
-// capturing (what PyTorch's caching allocator asks before every allocation), beginning a capture
-// fails with cudaErrorNotSupported, and since no graph can exist, every graph handle is invalid.
-// The thread's capture mode is kept and exchanged as CUDA does.
+// Capture and graphs are the driver's (driver/capture.cpp holds the state and CUDA's rules): each
+// call here is the driver call the real runtime makes, cuStreamBeginCapture_v2,
+// cuGraphInstantiateWithFlags, cuGraphLaunch and so on, its CUresult returned as the cudaError_t
+// of the same number. The runtime's own enqueuing calls (copies, launches, events) ask the driver
+// whether their stream is capturing and record their work as graph nodes when it is.
 #include <cuda.h>
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
@@ -11,18 +12,6 @@
 #include "runtime_state.h"
 
 using namespace standin::runtime;
-
-namespace {
-
-cudaStreamCaptureMode& thread_capture_mode() {
-  thread_local cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
-  return mode;
-}
-
-// The answer for a graph or graph-exec handle: none was ever created.
-cudaError_t no_graph(const void* handle) { return record(handle == nullptr ? cudaErrorInvalidValue : cudaErrorInvalidResourceHandle); }
-
-}  // namespace
 
 extern "C" {
 
@@ -32,9 +21,10 @@ STANDIN_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaS
   STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamIsCapturing");
   if (pCaptureStatus == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
-  if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
-  *pCaptureStatus = cudaStreamCaptureStatusNone;
-  return finish(cudaSuccess, fault);
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  const CUresult r = drv->cuStreamIsCapturing(stream, &status);
+  if (r == CUDA_SUCCESS) *pCaptureStatus = static_cast<cudaStreamCaptureStatus>(status);  // same values
+  return finish(r, fault);
 }
 
 #if STANDIN_CUDA_MAJOR >= 13
@@ -45,7 +35,8 @@ STANDIN_EXPORT cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cu
                                                     const cudaGraphEdgeData** edgeData_out,
                                                     size_t* numDependencies_out) {
   STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamGetCaptureInfo");
-  (void)id_out, (void)graph_out, (void)dependencies_out, (void)edgeData_out, (void)numDependencies_out;
+  // cudaGraphEdgeData and CUgraphEdgeData are the same struct (driver_types.h says so).
+  const CUgraphEdgeData** edges = reinterpret_cast<const CUgraphEdgeData**>(edgeData_out);
 #else
 // The CUDA 12 entry point PyTorch 2.6 calls; the CUDA 13 headers no longer declare it.
 STANDIN_EXPORT cudaError_t cudaStreamGetCaptureInfo_v2(cudaStream_t stream,
@@ -54,56 +45,74 @@ STANDIN_EXPORT cudaError_t cudaStreamGetCaptureInfo_v2(cudaStream_t stream,
                                                        const cudaGraphNode_t** dependencies_out,
                                                        size_t* numDependencies_out) {
   STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamGetCaptureInfo_v2");
-  (void)id_out, (void)graph_out, (void)dependencies_out, (void)numDependencies_out;
+  const CUgraphEdgeData** edges = nullptr;
 #endif
-  // Not capturing: only the status is defined, as in CUDA.
   if (captureStatus_out == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
-  if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
-  *captureStatus_out = cudaStreamCaptureStatusNone;
-  return finish(cudaSuccess, fault);
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  // Not capturing: only the status is defined, as in CUDA.
+  cuuint64_t id = 0;  // unsigned long in cuda.h, unsigned long long here: the same 64 bits
+  const CUresult r = drv->cuStreamGetCaptureInfo(stream, &status, &id, graph_out, dependencies_out, edges,
+                                                 numDependencies_out);
+  if (r == CUDA_SUCCESS) {
+    *captureStatus_out = static_cast<cudaStreamCaptureStatus>(status);
+    if (id_out != nullptr && status != CU_STREAM_CAPTURE_STATUS_NONE) *id_out = id;
+  }
+  return finish(r, fault);
 }
 
-// The legacy default stream cannot be captured at all (as in CUDA); others could be, but the
-// stand-in cannot defer work into a graph.
+// The legacy default stream cannot be captured (cudaErrorStreamCaptureUnsupported).
 STANDIN_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
   STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamBeginCapture");
-  if (mode < cudaStreamCaptureModeGlobal || mode > cudaStreamCaptureModeRelaxed) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
-  if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
-  if (stream == nullptr || stream == cudaStreamLegacy) return record(cudaErrorStreamCaptureUnsupported);
-  return record(cudaErrorNotSupported);
+  return finish(drv->cuStreamBeginCapture(stream, static_cast<CUstreamCaptureMode>(mode)), fault);
 }
 
+// cudaErrorIllegalState when the stream is not capturing, cudaErrorStreamCaptureInvalidated (and
+// no graph) when the capture was invalidated, cudaErrorStreamCaptureUnjoined when a stream forked
+// from it was not joined back, cudaErrorStreamCaptureWrongThread from another thread than the one
+// that began a capture that is not relaxed.
 STANDIN_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph) {
   STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamEndCapture");
   if (pGraph == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
-  if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
-  return record(cudaErrorIllegalState);  // the stream is not capturing
+  return finish(drv->cuStreamEndCapture(stream, pGraph), fault);
 }
 
 STANDIN_EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode* mode) {
   STANDIN_RUNTIME_ENTRY("cudaThreadExchangeStreamCaptureMode");
-  if (mode == nullptr || *mode < cudaStreamCaptureModeGlobal || *mode > cudaStreamCaptureModeRelaxed) {
-    return record(cudaErrorInvalidValue);
-  }
-  const cudaStreamCaptureMode previous = thread_capture_mode();
-  thread_capture_mode() = *mode;
-  *mode = previous;
-  return finish(cudaSuccess, fault);
+  if (mode == nullptr) return record(cudaErrorInvalidValue);
+  STANDIN_RUNTIME_INIT();
+  return finish(drv->cuThreadExchangeStreamCaptureMode(reinterpret_cast<CUstreamCaptureMode*>(mode)), fault);
 }
 
-// ---- graphs: none can exist ------------------------------------------------------------------
+// ---- graphs --------------------------------------------------------------------------------
 
 }  // extern "C"
 
 namespace {
 
-cudaError_t instantiate(const char* name, cudaGraphExec_t* pGraphExec, cudaGraph_t graph) {
-  STANDIN_RUNTIME_ENTRY(name);
+cudaError_t instantiate(const char* name, cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+  STANDIN_RUNTIME_DEVICE_ENTRY(name);
   if (pGraphExec == nullptr) return record(cudaErrorInvalidValue);
-  return no_graph(graph);
+  STANDIN_RUNTIME_CONTEXT();
+  return finish(drv->cuGraphInstantiate(pGraphExec, graph, flags), fault);  // the flags' values are the driver's
+}
+
+// A launch runs the graph's work in order before it returns; a fault in it (memory freed since
+// the capture, STANDIN_ASYNC_ERROR on a captured call) is sticky and reported by the next
+// synchronizing call, as a kernel's is. STANDIN_ASYNC_ERROR=cudaGraphLaunch:N:code makes the Nth
+// launch fault after its work.
+cudaError_t launch(const char* name, cudaGraphExec_t graphExec, cudaStream_t stream) {
+  STANDIN_RUNTIME_DEVICE_ENTRY(name);
+  STANDIN_RUNTIME_CONTEXT();
+  return finish(drv->cuGraphLaunch(graphExec, stream), fault);
+}
+
+cudaError_t upload(const char* name, cudaGraphExec_t graphExec, cudaStream_t stream) {
+  STANDIN_RUNTIME_DEVICE_ENTRY(name);
+  STANDIN_RUNTIME_CONTEXT();
+  return finish(drv->cuGraphUpload(graphExec, stream), fault);
 }
 
 }  // namespace
@@ -111,43 +120,55 @@ cudaError_t instantiate(const char* name, cudaGraphExec_t* pGraphExec, cudaGraph
 extern "C" {
 
 STANDIN_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
-                                                unsigned long long /*flags*/) {
-  return instantiate("cudaGraphInstantiate", pGraphExec, graph);
+                                                unsigned long long flags) {
+  return instantiate("cudaGraphInstantiate", pGraphExec, graph, flags);
 }
 
 STANDIN_EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
-                                                         unsigned long long /*flags*/) {
-  return instantiate("cudaGraphInstantiateWithFlags", pGraphExec, graph);
+                                                         unsigned long long flags) {
+  return instantiate("cudaGraphInstantiateWithFlags", pGraphExec, graph, flags);
 }
 
 STANDIN_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  STANDIN_RUNTIME_ENTRY("cudaGraphLaunch");
-  (void)stream;
-  return no_graph(graphExec);
+  return launch("cudaGraphLaunch", graphExec, stream);
+}
+
+STANDIN_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  return launch("cudaGraphLaunch_ptsz", graphExec, stream != nullptr ? stream : cudaStreamPerThread);
+}
+
+STANDIN_EXPORT cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  return upload("cudaGraphUpload", graphExec, stream);
+}
+
+STANDIN_EXPORT cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  return upload("cudaGraphUpload_ptsz", graphExec, stream != nullptr ? stream : cudaStreamPerThread);
 }
 
 STANDIN_EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
   STANDIN_RUNTIME_ENTRY("cudaGraphExecDestroy");
-  return no_graph(graphExec);
+  STANDIN_RUNTIME_INIT();
+  return finish(drv->cuGraphExecDestroy(graphExec), fault);
 }
 
 STANDIN_EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
   STANDIN_RUNTIME_ENTRY("cudaGraphDestroy");
-  return no_graph(graph);
+  STANDIN_RUNTIME_INIT();
+  return finish(drv->cuGraphDestroy(graph), fault);
 }
 
+// Without `nodes`, the number of nodes (what PyTorch asks after a capture).
 STANDIN_EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes) {
   STANDIN_RUNTIME_ENTRY("cudaGraphGetNodes");
-  (void)nodes;
-  if (numNodes == nullptr) return record(cudaErrorInvalidValue);
-  return no_graph(graph);
+  STANDIN_RUNTIME_INIT();
+  return finish(drv->cuGraphGetNodes(graph, nodes, numNodes), fault);
 }
 
+// The nodes in launch order, each labelled with its kind (memcpy, memset, kernel, host, gemm, ...).
 STANDIN_EXPORT cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char* path, unsigned int flags) {
   STANDIN_RUNTIME_ENTRY("cudaGraphDebugDotPrint");
-  (void)flags;
-  if (path == nullptr) return record(cudaErrorInvalidValue);
-  return no_graph(graph);
+  STANDIN_RUNTIME_INIT();
+  return finish(drv->cuGraphDebugDotPrint(graph, path, flags), fault);
 }
 
 // ---- profiler: nothing profiles the stand-in, so the switches only need a working runtime ------

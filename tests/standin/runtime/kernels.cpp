@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "capture_work.h"
 #include "runtime_state.h"
 
 using namespace standin::runtime;
@@ -89,14 +90,24 @@ bool valid_dims(dim3 grid, dim3 block) {
          grid.z <= 65535;
 }
 
-// The common body of every launch entry point, after STANDIN_RUNTIME_ENTRY.
+// A kernel that a capture records: it "runs" at each launch of the graph, doing nothing, or
+// faulting with `async_error` (STANDIN_ASYNC_ERROR of the captured launch).
+cudaError_t capture_kernel(cudaStream_t stream, int async_error) {
+  const int r = standin::capture_work(stream, "kernel", [async_error] { return async_error; });
+  return record(static_cast<cudaError_t>(r));
+}
+
+// The common body of every launch entry point, after STANDIN_LAUNCH_ENTRY.
 cudaError_t launch(const standin_fault_action& fault, const Kernel* kernel, dim3 grid, dim3 block, cudaStream_t stream) {
   STANDIN_RUNTIME_CONTEXT();
   if (kernel == nullptr) return record(cudaErrorInvalidDeviceFunction);
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
   if (!valid_dims(grid, block)) return record(cudaErrorInvalidConfiguration);
   if (const int sticky = standin_sticky_error()) return record(static_cast<cudaError_t>(sticky));
+  const int how = enqueue(stream);
+  if (how > 0) return record(static_cast<cudaError_t>(how));
   if (fault.async_error) {  // the kernel "ran" and faulted: the launch itself succeeded
+    if (how == STANDIN_RECORD) return capture_kernel(stream, fault.async_error);
     standin_set_sticky_error(fault.async_error);
     return cudaSuccess;
   }
@@ -105,6 +116,22 @@ cudaError_t launch(const standin_fault_action& fault, const Kernel* kernel, dim3
   if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) return record(cudaErrorNoKernelImageForDevice);
   return record(r == CUDA_SUCCESS ? cudaErrorNoKernelImageForDevice : from_driver(r));
 }
+
+// A launch scripted to succeed (STANDIN_FAIL=cudaLaunchKernel:N:0) "runs" a kernel that does
+// nothing: like every launch it binds the thread's context first, and on a capturing stream that
+// kernel is a node of the graph (a stream whose capture was invalidated refuses it).
+cudaError_t scripted_launch(const standin_fault_action& fault, cudaStream_t stream) {
+  const cudaError_t scripted = scripted_device_call(fault);
+  if (scripted != cudaSuccess || !standin_stream_valid(stream) || runtime().error != cudaSuccess) return scripted;
+  const int how = enqueue(stream);
+  if (how > 0) return record(static_cast<cudaError_t>(how));
+  return how == STANDIN_RECORD ? capture_kernel(stream, 0) : cudaSuccess;
+}
+
+// STANDIN_RUNTIME_DEVICE_ENTRY for the launches: a scripted success may be a kernel to capture.
+#define STANDIN_LAUNCH_ENTRY(name, stream)                \
+  const standin_fault_action fault = standin_enter(name); \
+  if (fault.fail) return scripted_launch(fault, stream)
 
 // What a query about a kernel's code (attributes, occupancy) gets: the code is never loadable.
 cudaError_t kernel_query(const void* func) {
@@ -220,12 +247,12 @@ namespace {
 // The launches under each name they are exported by: the plain one and the
 // per-thread-default-stream form (_ptsz), each counted under its own name.
 cudaError_t launch_named(const char* name, const void* func, dim3 gridDim, dim3 blockDim, cudaStream_t stream) {
-  STANDIN_RUNTIME_DEVICE_ENTRY(name);
+  STANDIN_LAUNCH_ENTRY(name, stream);
   return launch(fault, find_kernel(func), gridDim, blockDim, stream);
 }
 
 cudaError_t launch_ex_named(const char* name, const cudaLaunchConfig_t* config, const void* func) {
-  STANDIN_RUNTIME_DEVICE_ENTRY(name);
+  STANDIN_LAUNCH_ENTRY(name, config != nullptr ? config->stream : nullptr);
   if (config == nullptr) return record(cudaErrorInvalidValue);
   return launch(fault, find_kernel(func), config->gridDim, config->blockDim, config->stream);
 }
@@ -266,19 +293,18 @@ STANDIN_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* fun
 
 STANDIN_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
                                               size_t sharedMem, cudaStream_t stream) {
-  STANDIN_RUNTIME_DEVICE_ENTRY("__cudaLaunchKernel");
+  STANDIN_LAUNCH_ENTRY("__cudaLaunchKernel", stream);
   (void)args, (void)sharedMem;
   return launch(fault, as_kernel(kernel), gridDim, blockDim, stream);
 }
 
 STANDIN_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
                                                    size_t sharedMem, cudaStream_t stream) {
-  STANDIN_RUNTIME_DEVICE_ENTRY("__cudaLaunchKernel_ptsz");
+  STANDIN_LAUNCH_ENTRY("__cudaLaunchKernel_ptsz", stream);
   (void)args, (void)sharedMem;
   return launch(fault, as_kernel(kernel), gridDim, blockDim, stream);
 }
 
-// A host function enqueued on a stream runs once the work before it is done: at once here.
 // The kernel's device name as registered (its mangled name), as the real runtime answers.
 STANDIN_EXPORT cudaError_t cudaFuncGetName(const char** name, const void* func) {
   STANDIN_RUNTIME_ENTRY("cudaFuncGetName");
@@ -289,12 +315,23 @@ STANDIN_EXPORT cudaError_t cudaFuncGetName(const char** name, const void* func) 
   return finish(cudaSuccess, fault);
 }
 
+// A host function enqueued on a stream runs once the work before it is done: at once here.
+// Captured, it runs at each launch of the graph, with the same userData pointer.
 STANDIN_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
   STANDIN_RUNTIME_DEVICE_ENTRY("cudaLaunchHostFunc");
   if (fn == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
   if (const int sticky = standin_sticky_error()) return record(static_cast<cudaError_t>(sticky));
+  const int how = enqueue(stream);
+  if (how > 0) return record(static_cast<cudaError_t>(how));
+  if (how == STANDIN_RECORD) {
+    const int async_error = fault.async_error;
+    return record(static_cast<cudaError_t>(standin::capture_work(stream, "host", [fn, userData, async_error] {
+      fn(userData);
+      return async_error;
+    })));
+  }
   fn(userData);
   return finish(cudaSuccess, fault);
 }

@@ -3,9 +3,11 @@
 //
 // Everything is synchronous, so a stream-ordered allocation is an ordinary one, and the default
 // pool of each device only counts what cudaMallocAsync handed out (used = reserved: the stand-in
-// caches nothing). Peers share one address space (it is all host memory), so any two distinct
-// devices can reach each other. IPC cannot work: "device" memory is private anonymous memory of
-// this process, so the IPC calls fail with cudaErrorNotSupported, honestly.
+// caches nothing). On a capturing stream the allocation is made at the capture and kept for the
+// graph's launches, and a captured cudaFreeAsync frees nothing. Peers share one address space (it
+// is all host memory), so any two distinct devices can reach each other. IPC cannot work:
+// "device" memory is private anonymous memory of this process, so the IPC calls fail with
+// cudaErrorNotSupported, honestly.
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
@@ -14,6 +16,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "capture_work.h"
 #include "runtime_state.h"
 
 using namespace standin::runtime;
@@ -71,19 +74,32 @@ STANDIN_EXPORT cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStrea
   if (devPtr == nullptr) return record(cudaErrorInvalidValue);
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(hStream)) return record(cudaErrorInvalidResourceHandle);
+  const int how = enqueue(hStream);  // stream-ordered: legal during a capture, unlike cudaMalloc
+  if (how > 0) return record(static_cast<cudaError_t>(how));
   if (size == 0) {
     *devPtr = nullptr;
     return finish(cudaSuccess, fault);
   }
   CUdeviceptr p = 0;
-  const CUresult r = drv->cuMemAlloc(&p, size);
+  CUresult r = CUDA_SUCCESS;
+  {
+    CaptureRulesApplied applied;
+    r = drv->cuMemAlloc(&p, size);
+  }
   if (r != CUDA_SUCCESS) return record(from_driver(r));
   *devPtr = reinterpret_cast<void*>(p);
-  Pools& all = pools();
-  std::lock_guard lock(all.mutex);
-  CUmemPoolHandle_st& pool = all.pools[static_cast<size_t>(current_device(drv))];
-  pool.used += size;
-  pool.used_high = std::max(pool.used_high, pool.used);
+  {
+    Pools& all = pools();
+    std::lock_guard lock(all.mutex);
+    CUmemPoolHandle_st& pool = all.pools[static_cast<size_t>(current_device(drv))];
+    pool.used += size;
+    pool.used_high = std::max(pool.used_high, pool.used);
+  }
+  // Captured, the allocation is a node of the graph; its memory is the one allocated now, kept
+  // for every launch (a real graph allocates the same address at each launch).
+  if (how == STANDIN_RECORD) {
+    return record(static_cast<cudaError_t>(standin::capture_work(hStream, "mem alloc", [] { return 0; })));
+  }
   return finish(cudaSuccess, fault);
 }
 
@@ -91,8 +107,17 @@ STANDIN_EXPORT cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
   STANDIN_RUNTIME_DEVICE_ENTRY("cudaFreeAsync");
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(hStream)) return record(cudaErrorInvalidResourceHandle);
+  const int how = enqueue(hStream);
+  if (how > 0) return record(static_cast<cudaError_t>(how));
+  // Captured, the free is a node of the graph that frees nothing: the memory stays allocated for
+  // the graph's later launches (the stand-in allocated it once, at the capture).
+  if (how == STANDIN_RECORD) {
+    if (devPtr != nullptr && !is_device_memory(devPtr)) return record(cudaErrorInvalidValue);
+    return record(static_cast<cudaError_t>(standin::capture_work(hStream, "mem free", [] { return 0; })));
+  }
   standin_allocation a{};
   const bool known = devPtr != nullptr && standin_find_allocation(devPtr, &a);
+  CaptureRulesApplied applied;
   const CUresult r = drv->cuMemFree(reinterpret_cast<CUdeviceptr>(devPtr));
   if (r == CUDA_SUCCESS && known) {
     Pools& all = pools();
@@ -241,6 +266,15 @@ STANDIN_EXPORT cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const v
   }
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
   if (count != 0 && (!is_device_memory(dst) || !is_device_memory(src))) return record(cudaErrorInvalidValue);
+  const int how = enqueue(stream);
+  if (how > 0) return record(static_cast<cudaError_t>(how));
+  if (how == STANDIN_RECORD) {
+    if (const int sticky = standin_sticky_error()) return record(static_cast<cudaError_t>(sticky));
+    if (count == 0) return cudaSuccess;
+    if (!standin_copy_range(dst, 0, src, 0, count, 0)) return record(cudaErrorInvalidValue);
+    return record(capture_copy(stream, {CopyRow{dst, src, count}}, fault.async_error));
+  }
+  CaptureRulesApplied applied;
   return finish(drv->cuMemcpy(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), count), fault);
 }
 

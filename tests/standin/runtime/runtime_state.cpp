@@ -1,5 +1,6 @@
 #include "runtime_state.h"
 
+#include "capture_work.h"
 #include "stack_version.h"
 
 namespace standin::runtime {
@@ -49,6 +50,20 @@ int current_device(const DriverLink* drv) {
 bool is_device_memory(const void* p) {
   standin_allocation a{};
   return standin_find_allocation(p, &a) != 0;
+}
+
+cudaError_t capture_copy(cudaStream_t stream, std::vector<CopyRow> rows, int async_error) {
+  struct Row {
+    CopyRow copy;
+    bool dst_host, src_host;  // pageable host memory at the capture
+  };
+  std::vector<Row> recorded;
+  for (const CopyRow& r : rows) recorded.push_back(Row{r, !is_device_memory(r.dst), !is_device_memory(r.src)});
+  return static_cast<cudaError_t>(standin::capture_work(stream, "memcpy", [recorded, async_error] {
+    for (const Row& r : recorded)
+      if (!standin_copy_range(r.copy.dst, r.dst_host, r.copy.src, r.src_host, r.copy.bytes, 1)) return 700;
+    return async_error;
+  }));
 }
 
 }  // namespace standin::runtime

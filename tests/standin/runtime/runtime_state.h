@@ -9,6 +9,8 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <vector>
+
 #include "driver_link.h"
 #include "standin_private.h"
 
@@ -61,6 +63,36 @@ void forget_stream(cudaStream_t stream);
 
 // True when the driver's allocation table knows `p` (device, managed or pinned host memory).
 bool is_device_memory(const void* p);
+
+// ---- stream capture (the state and the rules are the driver's: driver/capture.cpp) -------------
+
+// While alive, the driver calls this thread makes apply no capture rule: the runtime's
+// asynchronous copies, memsets and stream-ordered allocations do their work through the driver's
+// synchronous calls after applying their own (asynchronous) rules.
+class CaptureRulesApplied {
+ public:
+  CaptureRulesApplied() { standin_capture_exempt(1); }
+  ~CaptureRulesApplied() { standin_capture_exempt(0); }
+  CaptureRulesApplied(const CaptureRulesApplied&) = delete;
+  CaptureRulesApplied& operator=(const CaptureRulesApplied&) = delete;
+};
+
+// One row of a copy recorded by a capture, checked already as the copy itself is checked.
+struct CopyRow {
+  void* dst;
+  const void* src;
+  size_t bytes;
+};
+
+// Records the rows as one memcpy node of the capture `stream` takes part in. Each launch of the
+// graph copies them with the copy engine's checks: an end that was pageable host memory at the
+// capture stays acceptable, an end that was allocated must still be (else the launch faults with
+// a sticky illegal address). `async_error` (STANDIN_ASYNC_ERROR of the captured call) faults each
+// launch after the copy.
+cudaError_t capture_copy(cudaStream_t stream, std::vector<CopyRow> rows, int async_error);
+
+// A capture's answer for work enqueued on `stream`: STANDIN_RUN_NOW, STANDIN_RECORD, or an error.
+inline int enqueue(cudaStream_t stream) { return standin_capture_enqueue(stream); }
 
 }  // namespace standin::runtime
 

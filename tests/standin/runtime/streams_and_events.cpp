@@ -2,7 +2,9 @@
 // synchronous on the stand-in, so a stream is always idle and an event is complete the moment it
 // is recorded; what remains is the bookkeeping a program can observe: handles that must be valid,
 // priorities read back, elapsed times between two records, flags that forbid timing, and the
-// sticky error, which every query and wait reports.
+// sticky error, which every query and wait reports. During a stream capture, an event recorded on
+// a capturing stream is a point of the capture, and waiting on it forks another stream into the
+// capture or joins one back; the rules (which queries conflict with a capture) are the driver's.
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
@@ -17,8 +19,9 @@ using namespace standin::runtime;
 
 struct CUevent_st {
   unsigned int flags;
-  bool recorded = false;
+  bool recorded = false;  // outside any capture
   std::chrono::steady_clock::time_point when{};
+  void* point = nullptr;  // its last record was in a capture: the capture's point (driver/capture.cpp)
 };
 
 namespace {
@@ -115,18 +118,23 @@ STANDIN_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int* prio
 }
 
 // Every stream is idle: its work ran when it was enqueued.
+// Querying a capturing stream conflicts with its capture; another one is a potentially unsafe call.
 STANDIN_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream) {
   STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamQuery");
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
+  if (const int e = standin_capture_sync_stream(stream)) return record(static_cast<cudaError_t>(e));
   return finish(sticky_or(cudaSuccess), fault);
 }
 
-// The per-thread-default-stream form: as its base.
+// The per-thread-default-stream form: as its base (stream 0 is the thread's own).
 STANDIN_EXPORT cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) {
   STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamQuery_ptsz");
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
+  if (const int e = standin_capture_sync_stream(stream != nullptr ? stream : cudaStreamPerThread)) {
+    return record(static_cast<cudaError_t>(e));
+  }
   return finish(sticky_or(cudaSuccess), fault);
 }
 
@@ -134,9 +142,14 @@ STANDIN_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t 
   STANDIN_RUNTIME_DEVICE_ENTRY("cudaStreamWaitEvent");
   STANDIN_RUNTIME_CONTEXT();
   if (flags & ~static_cast<unsigned>(cudaEventWaitExternal)) return record(cudaErrorInvalidValue);
-  if (!standin_stream_valid(stream) || !with_event(event, [](CUevent_st&) {})) {
+  if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
+  int joined = 0;  // a fork or join of a capture, or the capture rules' error
+  if (!with_event(event, [&](CUevent_st& e) {
+        joined = standin_capture_wait_point(stream, e.point, e.recorded, (flags & cudaEventWaitExternal) != 0);
+      })) {
     return record(cudaErrorInvalidResourceHandle);
   }
+  if (joined != 0) return record(static_cast<cudaError_t>(joined));
   return finish(sticky_or(cudaSuccess), fault);
 }
 
@@ -162,36 +175,56 @@ STANDIN_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event) {
     std::lock_guard lock(s.mutex);
     if (event == nullptr || s.events.erase(event) == 0) return record(cudaErrorInvalidResourceHandle);
   }
+  standin_capture_point_release(event->point);
   delete event;
   return finish(cudaSuccess, fault);
 }
 
-// The work before the event is done by now: the event completes at once.
+// The work before the event is done by now: the event completes at once. On a capturing stream
+// the event becomes a point of the capture instead (what cudaStreamWaitEvent forks and joins by).
 STANDIN_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   STANDIN_RUNTIME_DEVICE_ENTRY("cudaEventRecord");
   STANDIN_RUNTIME_CONTEXT();
   if (!standin_stream_valid(stream)) return record(cudaErrorInvalidResourceHandle);
   if (const int sticky = standin_sticky_error()) return record(static_cast<cudaError_t>(sticky));
+  void* point = nullptr;
+  if (const int e = standin_capture_record_point(stream, &point)) return record(static_cast<cudaError_t>(e));
   const auto now = std::chrono::steady_clock::now();
-  if (!with_event(event, [&](CUevent_st& e) { e.recorded = true, e.when = now; })) {
+  void* previous = nullptr;
+  if (!with_event(event, [&](CUevent_st& e) {
+        previous = e.point;
+        e.point = point;
+        if (point == nullptr) e.recorded = true, e.when = now;
+      })) {
+    standin_capture_point_release(point);
     return record(cudaErrorInvalidResourceHandle);
   }
+  standin_capture_point_release(previous);
   return finish(cudaSuccess, fault);
 }
 
-// An event never recorded counts as complete, as in CUDA.
+// An event never recorded counts as complete, as in CUDA. During a capture, an event last
+// recorded in it cannot be queried (cudaErrorCapturedEvent), and a query is a potentially unsafe
+// call (cudaErrorStreamCaptureUnsupported where the thread's capture mode prohibits it).
+static cudaError_t event_wait_named(const standin_fault_action& fault, cudaEvent_t event) {
+  int rules = 0;
+  if (!with_event(event, [&](CUevent_st& e) { rules = standin_capture_event_use(e.point); })) {
+    return record(cudaErrorInvalidResourceHandle);
+  }
+  if (rules != 0) return record(static_cast<cudaError_t>(rules));
+  return finish(sticky_or(cudaSuccess), fault);
+}
+
 STANDIN_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event) {
   STANDIN_RUNTIME_DEVICE_ENTRY("cudaEventQuery");
   STANDIN_RUNTIME_CONTEXT();
-  if (!with_event(event, [](CUevent_st&) {})) return record(cudaErrorInvalidResourceHandle);
-  return finish(sticky_or(cudaSuccess), fault);
+  return event_wait_named(fault, event);
 }
 
 STANDIN_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   STANDIN_RUNTIME_DEVICE_ENTRY("cudaEventSynchronize");
   STANDIN_RUNTIME_CONTEXT();
-  if (!with_event(event, [](CUevent_st&) {})) return record(cudaErrorInvalidResourceHandle);
-  return finish(sticky_or(cudaSuccess), fault);
+  return event_wait_named(fault, event);
 }
 
 // Both events must have been recorded and may not have been created with cudaEventDisableTiming.

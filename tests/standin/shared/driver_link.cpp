@@ -69,6 +69,18 @@ const DriverLink* load() {
   ok = ok && resolve(*link, "cuMemsetD8", v, &link->cuMemsetD8);
   ok = ok && resolve(*link, "cuPointerGetAttributes", v, &link->cuPointerGetAttributes);
   ok = ok && resolve(*link, "cuModuleLoadData", v, &link->cuModuleLoadData);
+  ok = ok && resolve(*link, "cuStreamBeginCapture", v, &link->cuStreamBeginCapture);
+  ok = ok && resolve(*link, "cuStreamEndCapture", v, &link->cuStreamEndCapture);
+  ok = ok && resolve(*link, "cuStreamIsCapturing", v, &link->cuStreamIsCapturing);
+  ok = ok && resolve(*link, "cuStreamGetCaptureInfo", v, &link->cuStreamGetCaptureInfo);
+  ok = ok && resolve(*link, "cuThreadExchangeStreamCaptureMode", v, &link->cuThreadExchangeStreamCaptureMode);
+  ok = ok && resolve(*link, "cuGraphInstantiate", v, &link->cuGraphInstantiate);
+  ok = ok && resolve(*link, "cuGraphUpload", v, &link->cuGraphUpload);
+  ok = ok && resolve(*link, "cuGraphLaunch", v, &link->cuGraphLaunch);
+  ok = ok && resolve(*link, "cuGraphDestroy", v, &link->cuGraphDestroy);
+  ok = ok && resolve(*link, "cuGraphExecDestroy", v, &link->cuGraphExecDestroy);
+  ok = ok && resolve(*link, "cuGraphGetNodes", v, &link->cuGraphGetNodes);
+  ok = ok && resolve(*link, "cuGraphDebugDotPrint", v, &link->cuGraphDebugDotPrint);
   return ok ? link : nullptr;
 }
 

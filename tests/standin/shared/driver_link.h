@@ -44,6 +44,20 @@ struct DriverLink {
   decltype(&::cuMemsetD8) cuMemsetD8 = nullptr;
   decltype(&::cuPointerGetAttributes) cuPointerGetAttributes = nullptr;
   decltype(&::cuModuleLoadData) cuModuleLoadData = nullptr;
+  // Stream capture and graphs (the macros make these cuStreamBeginCapture_v2,
+  // cuStreamGetCaptureInfo_v3 and cuGraphInstantiateWithFlags).
+  decltype(&::cuStreamBeginCapture) cuStreamBeginCapture = nullptr;
+  decltype(&::cuStreamEndCapture) cuStreamEndCapture = nullptr;
+  decltype(&::cuStreamIsCapturing) cuStreamIsCapturing = nullptr;
+  decltype(&::cuStreamGetCaptureInfo) cuStreamGetCaptureInfo = nullptr;
+  decltype(&::cuThreadExchangeStreamCaptureMode) cuThreadExchangeStreamCaptureMode = nullptr;
+  decltype(&::cuGraphInstantiate) cuGraphInstantiate = nullptr;
+  decltype(&::cuGraphUpload) cuGraphUpload = nullptr;
+  decltype(&::cuGraphLaunch) cuGraphLaunch = nullptr;
+  decltype(&::cuGraphDestroy) cuGraphDestroy = nullptr;
+  decltype(&::cuGraphExecDestroy) cuGraphExecDestroy = nullptr;
+  decltype(&::cuGraphGetNodes) cuGraphGetNodes = nullptr;
+  decltype(&::cuGraphDebugDotPrint) cuGraphDebugDotPrint = nullptr;
 };
 
 // The driver's entry points, resolved once (thread-safe, on first use), or nullptr when the

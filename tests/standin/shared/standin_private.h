@@ -63,6 +63,67 @@ STANDIN_EXPORT int standin_device_accessible(const void* p, size_t bytes);
 // CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, or a created and not yet destroyed stream.
 STANDIN_EXPORT int standin_stream_valid(const void* stream);
 
+// ---- stream capture (driver/capture.cpp) ------------------------------------------------------
+// The capture state lives in the driver; the runtime and cuBLAS ask it before enqueuing work and
+// record their work as graph nodes through these. Codes are CUresult values, which equal the
+// runtime's cudaError_t values (900 cudaErrorStreamCaptureUnsupported, 901 ...Invalidated, 902
+// ...Merge, 905 ...Isolation, 906 ...Implicit, 907 cudaErrorCapturedEvent).
+
+enum { STANDIN_RUN_NOW = 0, STANDIN_RECORD = -1 };
+
+// Work about to be enqueued on `stream` (a copy, a memset, a launch, a GEMM): STANDIN_RUN_NOW (do
+// it now), STANDIN_RECORD (the stream is capturing: record the work with standin_capture_node
+// instead of doing it), or the error to return: 901 (the stream's capture was invalidated) or 906
+// (the legacy stream while a blocking stream captures; that capture is invalidated). `stream`
+// must be valid. One atomic load when no capture is underway.
+STANDIN_EXPORT int standin_capture_enqueue(const void* stream);
+
+// Records work as the next node of the capture `stream` takes part in. At every launch of a graph
+// made from the capture, run(data) does the work and returns 0, or the asynchronous error the
+// work raised (700 for memory outside every allocation): the launch's work stops there and the
+// error sticks. destroy(data) runs when the last graph holding the node is gone, or at once when
+// recording fails. `kind` names the node (cudaGraphDebugDotPrint). Returns 0 or the error of
+// standin_capture_enqueue (or 401, illegal state, when the stream is no longer capturing).
+STANDIN_EXPORT int standin_capture_node(const void* stream, const char* kind, int (*run)(void*), void* data,
+                                        void (*destroy)(void*));
+
+// The capture rules for calls the runtime and cuBLAS answer without a driver call; 0 or the
+// error to return (the captures that made it so are invalidated).
+// A potentially unsafe call (cudaEventQuery, ...): 900 when the thread's capture mode prohibits it.
+STANDIN_EXPORT int standin_capture_unsafe_call(void);
+// Synchronizing or querying `stream`, or synchronous work on it: 900 when it is capturing, 906 when
+// it is the legacy stream and a blocking stream is capturing, otherwise as a potentially unsafe call.
+STANDIN_EXPORT int standin_capture_sync_stream(const void* stream);
+
+// The runtime's asynchronous copies, memsets and stream-ordered allocations do their work through
+// the driver's synchronous calls (cuMemcpy, cuMemsetD8_v2, cuMemAlloc_v2, cuMemFree_v2) after
+// applying the rules of the asynchronous call themselves. standin_capture_exempt(1) ... (0)
+// brackets such driver calls (per thread, nesting): the driver applies no capture rule to them.
+STANDIN_EXPORT void standin_capture_exempt(int on);
+
+// Events (the runtime's own). cudaEventRecord on a capturing stream makes the event a point of
+// that capture: *point is a new point (free it with standin_capture_point_release), or NULL when
+// the stream is not capturing. Returns 0 or the error of standin_capture_enqueue.
+STANDIN_EXPORT int standin_capture_record_point(const void* stream, void** point);
+// cudaStreamWaitEvent on `stream` of an event whose last record made `point` (NULL if none), or
+// that was `recorded` outside any capture; `external`: cudaEventWaitExternal. A stream outside the
+// point's capture joins it (a fork), a stream inside merges the point's dependencies (a join).
+// Returns 0 or the error: 901, 902 (the stream is in another capture), 905 (a capturing stream
+// waits on an event recorded outside it without cudaEventWaitExternal), 906.
+STANDIN_EXPORT int standin_capture_wait_point(const void* stream, const void* point, int recorded, int external);
+// cudaEventQuery / cudaEventSynchronize of an event whose last record made `point` (NULL if none):
+// 907 while that capture is underway (invalidating it), otherwise as a potentially unsafe call.
+STANDIN_EXPORT int standin_capture_event_use(const void* point);
+STANDIN_EXPORT void standin_capture_point_release(void* point);
+
+// The copy engine's checks, for captured copies and memsets: memory the allocation table knows
+// must hold the whole range; other memory is acceptable only where `*_host_ok` (pageable host
+// memory). 1 when the ranges pass, after copying (or setting `count` elements of `width` bytes to
+// the low bytes of `value`) when `act` is set; 0 otherwise, with nothing done.
+STANDIN_EXPORT int standin_copy_range(void* dst, int dst_host_ok, const void* src, int src_host_ok, size_t bytes,
+                                      int act);
+STANDIN_EXPORT int standin_set_range(void* dst, unsigned value, size_t width, size_t count, int act);
+
 // STANDIN_NO_DRIVER: the runtime and cuBLAS act as if libcuda.so.1 could not be loaded.
 STANDIN_EXPORT int standin_no_driver(void);
 
