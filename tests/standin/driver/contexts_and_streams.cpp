@@ -89,3 +89,9 @@ bool stream_valid(CUstream stream) {
 extern "C" STANDIN_EXPORT int standin_stream_valid(const void* stream) {
   return standin::driver::stream_valid(static_cast<CUstream>(const_cast<void*>(stream))) ? 1 : 0;
 }
+
+extern "C" STANDIN_EXPORT void standin_bind_device_context(int device) {
+  using namespace standin::driver;
+  if (!initialized() || current_context() != nullptr || device < 0 || device >= device_count()) return;
+  set_current_context(primary_context(device));
+}

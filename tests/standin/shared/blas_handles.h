@@ -15,6 +15,8 @@
 #include <csignal>
 #include <cstdint>
 
+#include "standin_private.h"
+
 namespace standin {
 
 constexpr uint64_t kCublasMagic = 0x53414c4255436e53ull;    // "SnCUBLAS"
@@ -54,17 +56,24 @@ inline uint64_t read_magic(const void* handle) {
   return magic;
 }
 
+// A valid handle also makes its device's context current on the calling thread, if none is
+// (standin_bind_device_context), as real cuBLAS does.
 inline CublasHandle* checked_cublas_handle(cublasHandle_t h) {
   if (read_magic(h) != kCublasMagic) segfault_now();
-  return reinterpret_cast<CublasHandle*>(h);
+  auto* handle = reinterpret_cast<CublasHandle*>(h);
+  standin_bind_device_context(handle->device);
+  return handle;
 }
 
 // For cuBLASLt: either kind of handle; returns the device it belongs to.
 inline int checked_lt_handle_device(cublasLtHandle_t h) {
   const uint64_t magic = read_magic(h);
-  if (magic == kCublasLtMagic) return reinterpret_cast<CublasLtHandle*>(h)->device;
-  if (magic == kCublasMagic) return reinterpret_cast<CublasHandle*>(h)->device;
-  segfault_now();
+  int device = 0;
+  if (magic == kCublasLtMagic) device = reinterpret_cast<CublasLtHandle*>(h)->device;
+  else if (magic == kCublasMagic) device = reinterpret_cast<CublasHandle*>(h)->device;
+  else segfault_now();
+  standin_bind_device_context(device);
+  return device;
 }
 
 }  // namespace standin

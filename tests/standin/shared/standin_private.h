@@ -63,6 +63,11 @@ STANDIN_EXPORT int standin_device_accessible(const void* p, size_t bytes);
 // CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, or a created and not yet destroyed stream.
 STANDIN_EXPORT int standin_stream_valid(const void* stream);
 
+// Makes `device`'s primary context current on the calling thread when it has none (once CUDA is
+// initialized): what real cuBLAS's statically linked runtime does on a thread that runs work
+// through a handle of that device, so the thread can then wait with the driver's calls.
+STANDIN_EXPORT void standin_bind_device_context(int device);
+
 // ---- stream capture (driver/capture.cpp) ------------------------------------------------------
 // The capture state lives in the driver; the runtime and cuBLAS ask it before enqueuing work and
 // record their work as graph nodes through these. Codes are CUresult values, which equal the
