@@ -19,6 +19,7 @@
 
 #include "call_locations.h"
 #include "common/cuda_errors.h"
+#include "driver/stream_wait.h"
 #include "hook_expansion.h"
 #include "real_functions.h"
 #include "shim_driver.h"
@@ -89,14 +90,15 @@ void no_name(void*, char*, size_t) {}
 
 // CUBLASSPY_SYNC=all: wait for the launch's stream, as CUDA_LAUNCH_BLOCKING=1 would, and keep
 // what it reports on the entry (the driver's wait returns the sticky error without clearing it).
-int synchronize_after(uint64_t stream) {
+// Work put on a stream being captured into a CUDA graph runs only when the graph is launched:
+// it is not waited for (driver/stream_wait.h).
+StreamWait synchronize_after(uint64_t stream) {
   ThreadState& ts = thread_state();
   ts.internal++;
   DriverApi scratch;
-  const auto sync = shim_driver(scratch).stream_synchronize;
-  const int rc = sync != nullptr ? static_cast<int>(sync(reinterpret_cast<CUstream>(stream))) : 0;
+  const StreamWait w = wait_for_stream(shim_driver(scratch), stream);
   ts.internal--;
-  return rc;
+  return w;
 }
 
 // kFamily: kLaunch (work put on a stream: a kernel, copy or memset) or kSync (a wait or query
@@ -155,14 +157,20 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
   // An asynchronous error a copy, a wait or a query reports is earlier work's, surfacing here.
   if (is_asynchronous_cuda_error(status)) rt->writer.note_launch_error(ticket);
   if (kPutsWork && rt->config.sync_mode == SyncMode::kAll && status == 0) {
-    e->async_status = synchronize_after(lc.stream);
-    e->flags |= format::kLaunchSynced;
-    if (e->async_status != 0) rt->writer.note_launch_error(ticket);
+    const StreamWait w = synchronize_after(lc.stream);
+    if (w.waited()) {
+      // The wait's status as it is: only an asynchronous fault is the launched work failing
+      // (a wait without a context on this thread says nothing about it).
+      e->async_status = w.status;
+      e->flags |= format::kLaunchSynced;
+      if (is_asynchronous_cuda_error(w.status)) rt->writer.note_launch_error(ticket);
+    }
   }
   // A failed launch is a failing call: its locations (the error path only, after the entry is
   // complete). A wait or query fails only with an asynchronous error (cudaErrorNotReady from a
   // query, or an old error cudaGetLastError clears, is no failure of the program's).
-  const bool failed = kPutsWork ? status != 0 || e->async_status != 0 : is_asynchronous_cuda_error(status);
+  const bool failed = kPutsWork ? status != 0 || is_asynchronous_cuda_error(e->async_status)
+                                : is_asynchronous_cuda_error(status);
   TraceWriter::complete_launch(e, ticket);
   if (failed) [[unlikely]] take_launch_locations(*rt, id, ticket);
   return ret;

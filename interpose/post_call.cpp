@@ -4,6 +4,7 @@
 
 #include "checks/check_ids.h"
 #include "common/cuda_errors.h"
+#include "driver/stream_wait.h"
 #include "driver_checks.h"
 #include "spec/hook_list.h"
 #include "operand_dump.h"
@@ -55,13 +56,14 @@ void refresh_libraries(Runtime& rt) {
 // CUBLASSPY_SYNC: wait for the call's stream and read what the device says. The driver's
 // cuStreamSynchronize serves programs with a shared or a static runtime alike (streams are the
 // same objects) and returns a sticky error without clearing anything the program will read.
-// False when the driver's function is missing (nothing was synchronized).
-bool synchronize_stream(uint64_t stream, int* status) {
+// A stream being captured into a CUDA graph is never waited for (driver/stream_wait.h).
+StreamWait synchronize_stream(uint64_t stream) {
   DriverApi scratch;
-  const auto sync = shim_driver(scratch).stream_synchronize;
-  if (sync == nullptr) return false;
-  *status = sync(reinterpret_cast<CUstream>(stream));
-  return true;
+  ThreadState& ts = thread_state();
+  ts.internal++;
+  const StreamWait w = wait_for_stream(shim_driver(scratch), stream);
+  ts.internal--;
+  return w;
 }
 
 void note_first_async_error(Runtime& rt, uint64_t seq, int code) {
@@ -87,16 +89,12 @@ namespace {
 // work launched earlier (the driver's sticky error, which the wait returns without clearing
 // it): the GEMM did not cause it, and the record says so instead of pinning it on the GEMM.
 void check_pending_error(Runtime& rt, CallContext& ctx) {
-  int rc = 0;
-  ThreadState& ts = thread_state();
-  ts.internal++;
-  const bool synced = synchronize_stream(ctx.rec.stream, &rc);
-  ts.internal--;
+  const StreamWait w = synchronize_stream(ctx.rec.stream);
   // Only an error of earlier device work is pending: a wait that fails for want of a context or
   // an initialized driver (NOT_INITIALIZED, INVALID_CONTEXT) says nothing about earlier work.
-  if (!synced || !is_asynchronous_cuda_error(rc)) return;
-  slot_of(ctx).pending_error = rc;
-  note_first_async_error(rt, format::word_seq(ctx.rec.word), rc);
+  if (!w.waited() || !is_asynchronous_cuda_error(w.status)) return;
+  slot_of(ctx).pending_error = w.status;
+  note_first_async_error(rt, format::word_seq(ctx.rec.word), w.status);
 }
 
 }  // namespace
@@ -133,16 +131,14 @@ PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
   ThreadState& ts = thread_state();
   // A call that found an error pending is not synchronized again: the error is not its own.
   if (rt.config.sync && !failed && format::is_gemm_family(family) && slot_of(ctx).pending_error == 0) {
-    int rc = 0;
-    ts.internal++;
-    const bool synced = synchronize_stream(ctx.rec.stream, &rc);
-    ts.internal--;
-    if (synced) ctx.rec.flags |= format::kFlagSynced;
-    if (rc != 0) {
-      ctx.rec.async_status = rc;
+    const StreamWait w = synchronize_stream(ctx.rec.stream);
+    if (w.waited()) ctx.rec.flags |= format::kFlagSynced;
+    // The wait's status as it is; only an asynchronous fault is the GEMM's work failing.
+    ctx.rec.async_status = w.waited() ? w.status : 0;
+    if (w.waited() && is_asynchronous_cuda_error(w.status)) {
       ctx.rec.flags |= format::kFlagAsyncPinned;
       outcome.async_failure = true;
-      note_first_async_error(rt, seq, rc);
+      note_first_async_error(rt, seq, w.status);
     }
   }
   // A failing call's own status as the first asynchronous error, for runtime and driver calls

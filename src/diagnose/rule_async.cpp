@@ -49,13 +49,28 @@ uint64_t failures_from(const TraceFacts& f, uint64_t seq) {
   return n;
 }
 
-const char* kDeviceFaultAdvice =
+// Advice for a GEMM among the suspects: its operands.
+const char* kGemmOperandAdvice =
     "Check the operands of that call: each must be a live device allocation large enough for its "
     "shape (ld * columns elements, times the batch stride and count), with lda/ldb/ldc at least the "
-    "rows they span; `cublasspy run --check` validates this before each call. "
+    "rows they span; `cublasspy run --check` validates this before each call. ";
+// Advice for a kernel, copy or memset among the suspects: what it was given.
+const char* kLaunchAdvice =
+    "Check the indices and sizes that work is given: an embedding's or a gather's indices against "
+    "the table's size, a loss's targets against the number of classes (the usual causes of a "
+    "device-side assert), a copy's or a memset's size against its allocation. ";
+// For any fault on the device.
+const char* kDeviceAdvice =
     "`compute-sanitizer --tool memcheck` names the faulting kernel and address. On a GPU that "
     "works for other programs, also look at `sudo dmesg | grep -i NVRM` (Xid errors: hardware, "
     "temperature, power).";
+
+// The advice for suspects of these kinds: launches (kernels, copies, memsets) and GEMM calls.
+std::string suspects_advice(bool launches, bool gemms) {
+  std::string advice = gemms ? kGemmOperandAdvice : "";
+  if (launches || !gemms) advice += kLaunchAdvice;
+  return advice + kDeviceAdvice;
+}
 
 // "at::native::fill_kernel<float> (cudaLaunchKernel, grid 4x1x1, block 256x1x1, stream 0x0,
 // launch #12)" or "cudaMemsetAsync (48 bytes, stream 0x5581..., launch #3)".
@@ -106,11 +121,8 @@ Diagnosis pinned_launch(const TraceFacts& f, const LaunchView& l) {
   if (uint64_t later = failures_from(f, 0); later > 0) {
     d.evidence += fmt::format(" The error is sticky: {} call{} failed because of it.", later, plural(later));
   }
-  d.advice = "That kernel is the culprit (launched by the program, not by cuBLAS): check the indices "
-             "and sizes it is given (an embedding's or a gather's indices against the table's size, "
-             "the usual cause of a device-side assert), or run it under `compute-sanitizer --tool "
-             "memcheck` for the faulting address. ";
-  d.advice += kDeviceFaultAdvice;
+  d.advice = "That work is the culprit (launched by the program, not by cuBLAS). ";
+  d.advice += std::string(kLaunchAdvice) + kDeviceAdvice;
   return d;
 }
 
@@ -167,7 +179,8 @@ Diagnosis pending_before_call(const TraceFacts& f) {
   if (uint64_t later = failures_from(f, call.seq); later > 0) {
     d.evidence += fmt::format(" The error is sticky: {} call{} from there on failed because of it.", later, plural(later));
   }
-  d.advice = pin_down_advice(f) + kDeviceFaultAdvice;
+  d.advice = pin_down_advice(f) + suspects_advice(!f.pending_launches.empty(), f.pending_launches.empty() &&
+                                                                                    !f.pending_suspects.empty());
   return d;
 }
 
@@ -177,7 +190,7 @@ void rule_async_error(RuleContext& ctx) {
   for (const TraceFacts& f : ctx.traces()) {
     const format::FileHeader& h = f.header();
     // Pinned to a launch by CUBLASSPY_SYNC=all: the kernel itself.
-    if (f.launch_error && f.launch_error->entry.async_status != 0 &&
+    if (f.launch_error && is_asynchronous_cuda_error(f.launch_error->entry.async_status) &&
         (f.async_pinned.empty() || f.launch_error->entry.start_ns < f.async_pinned.front().rec().start_ns)) {
       ctx.add(pinned_launch(f, *f.launch_error));
       continue;
@@ -199,7 +212,7 @@ void rule_async_error(RuleContext& ctx) {
       if (uint64_t later = failures_from(f, call.seq + 1); later > 0) {
         d.evidence += fmt::format(" The error is sticky: {} later call{} failed because of it.", later, plural(later));
       }
-      d.advice = kDeviceFaultAdvice;
+      d.advice = std::string(kGemmOperandAdvice) + kDeviceAdvice;
       ctx.add(std::move(d));
       continue;
     }
@@ -216,7 +229,7 @@ void rule_async_error(RuleContext& ctx) {
     }
     // It surfaced first in the launch ring (an asynchronous copy, a wait or a query returning
     // it): no call record names it.
-    if (f.launch_error && f.launch_error->entry.async_status == 0 &&
+    if (f.launch_error && !is_asynchronous_cuda_error(f.launch_error->entry.async_status) &&
         (code == 0 || (surfaced && f.launch_error->entry.start_ns < surfaced->rec().start_ns))) {
       const LaunchView& l = *f.launch_error;
       Diagnosis d = finding("async-error", Severity::kError, f);
@@ -229,7 +242,7 @@ void rule_async_error(RuleContext& ctx) {
                                 : std::string("The culprit is not pinned: rerun with `cublasspy run --sync all -- ...` "
                                               "(CUBLASSPY_SYNC=all), which synchronizes after each GEMM and each "
                                               "launch the shim records and names the one that failed. ")) +
-                 kDeviceFaultAdvice;
+                 suspects_advice(true, false);
       if (const uint64_t later = failures_from(f, 0); later > 0) {
         d.evidence += fmt::format(" {} later call{} failed because of it (the error is sticky).", later, plural(later));
       }
@@ -264,13 +277,13 @@ void rule_async_error(RuleContext& ctx) {
                     "failing work was launched by something the shim does not intercept (a custom "
                     "kernel, another library).";
       d.advice = pin_down_advice(f);
-      d.advice += kDeviceFaultAdvice;
+      d.advice += suspects_advice(!f.surfaced_launches.empty(), !f.async_suspects.empty());
     } else {
       d.advice = "The culprit is not pinned: rerun with `cublasspy run --sync ...` (or "
                  "CUBLASSPY_SYNC=1), which synchronizes after each intercepted call and names the "
                  "call whose GPU work failed (CUDA_LAUNCH_BLOCKING=1 does the same for every "
                  "kernel, without the record). ";
-      d.advice += kDeviceFaultAdvice;
+      d.advice += suspects_advice(!f.surfaced_launches.empty(), !f.async_suspects.empty());
     }
     ctx.add(std::move(d));
   }

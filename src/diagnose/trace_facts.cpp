@@ -149,7 +149,7 @@ void FactsGatherer::add(const CallView& call) {
       f.scanned_nonfinite_total++;
     }
   }
-  if ((rec.flags & format::kFlagAsyncPinned) && rec.async_status != 0 &&
+  if ((rec.flags & format::kFlagAsyncPinned) && call.async_fault() &&
       f.async_pinned.size() < kKeepFindings) {
     f.async_pinned.push_back(call);
   }
@@ -163,7 +163,7 @@ void FactsGatherer::add(const CallView& call) {
   if (call.state != format::RecordState::kCompleted) return;
 
   if (launches_device_work(call)) {
-    if (rec.status == 0 && rec.async_status == 0) f.successful_work++;
+    if (rec.status == 0 && !call.async_fault()) f.successful_work++;
     since_sync_total_++;
     since_sync_.push_back(call);
     if (since_sync_.size() > kKeepSuspects) since_sync_.pop_front();
@@ -296,7 +296,7 @@ TraceFacts FactsGatherer::finish() {
   // Where the error surfaced first: in the ring (a stream's wait or query names the stream;
   // anything else, a device wait, an event, the last error, the whole device) or at a call
   // (its stream; cudaMemcpy's is the legacy one, ordered with all).
-  const bool in_ring = f.launch_error && f.launch_error->entry.async_status == 0 &&
+  const bool in_ring = f.launch_error && !is_asynchronous_cuda_error(f.launch_error->entry.async_status) &&
                        (!f.async_surfaced_at || f.launch_error->entry.start_ns < f.async_surfaced_at->rec().start_ns);
   std::optional<LaunchSuspects> surfaced;
   if (in_ring) {

@@ -43,6 +43,10 @@ struct DriverApi {
   // cuStreamIsCapturing: a stream captured into a CUDA graph is left alone (a scan or dump would
   // break the capture). Missing: streams are taken as not capturing.
   decltype(&::cuStreamIsCapturing) stream_is_capturing = nullptr;
+  // cuThreadExchangeStreamCaptureMode: the shim's own waits, copies and launches run in the
+  // relaxed capture mode (driver/stream_wait.h), so that they never invalidate another thread's
+  // global-mode capture. Missing: the thread's mode is left as it is.
+  decltype(&::cuThreadExchangeStreamCaptureMode) thread_exchange_capture_mode = nullptr;
   // cuGetErrorName: names the driver's errors in the log. Missing: the number alone.
   decltype(&::cuGetErrorName) get_error_name = nullptr;
 

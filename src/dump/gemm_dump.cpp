@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/cuda_names.h"
+#include "driver/stream_wait.h"
 #include "dump/npy_writer.h"
 
 namespace cublasspy {
@@ -101,6 +102,8 @@ GemmDumpResult dump_gemm(const DriverApi& api, const GemmCall& g, const GemmDump
     result.skipped_capture = true;
     return result;
   }
+  // Its waits, copies and launches never count against another thread's global capture.
+  const RelaxedCaptureMode relaxed(api);
   auto fail = [&](const std::string& why) {
     result.failed++;
     if (result.error.empty()) result.error = why;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "driver/stream_wait.h"
 #include "scan/host_scan.h"
 
 namespace cublasspy {
@@ -309,6 +310,8 @@ GemmScanResult scan_gemm(const DriverApi& api, KernelCache* kernels, const GemmC
     result.skipped_capture = true;
     return result;
   }
+  // Its waits, copies and launches never count against another thread's global capture.
+  const RelaxedCaptureMode relaxed(api);
   if (!request.summaries_ready) {
     for (int i = 0; i < 4; ++i) summaries[i] = unscanned_summary();
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "driver/stream_wait.h"
+
 namespace cublasspy {
 namespace {
 
@@ -74,7 +76,10 @@ bool stream_is_capturing(const DriverApi& api, uint64_t stream) {
   if (api.stream_is_capturing == nullptr) return false;
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   CUresult r = api.stream_is_capturing(reinterpret_cast<CUstream>(stream), &status);
-  return r != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE;
+  if (r != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE) return true;
+  // The host path's copies go through the legacy stream, which a capture of any blocking
+  // stream forbids touching.
+  return stream != 0 && capture_forbids_waiting(api, 0);
 }
 
 bool device_range_ok(const DriverApi& api, uint64_t ptr, uint64_t bytes) {

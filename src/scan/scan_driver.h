@@ -21,8 +21,9 @@ namespace cublasspy {
 // Largest host buffer one operand read uses; bigger operands arrive in several chunks.
 inline constexpr uint64_t kDefaultChunkBytes = 4ull << 20;
 
-// True when `stream` is being captured into a CUDA graph (or the driver cannot tell): the shim
-// must then launch, copy and synchronize nothing, or it would break the program's capture.
+// True when `stream` is being captured into a CUDA graph (or the driver cannot tell), or when a
+// blocking stream is, which forbids the legacy stream that the host path copies through: the
+// shim must then launch, copy and synchronize nothing, or it would break the program's capture.
 bool stream_is_capturing(const DriverApi& api, uint64_t stream);
 
 // True when [ptr, ptr + bytes) lies inside one device allocation (cuMemGetAddressRange).

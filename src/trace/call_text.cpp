@@ -381,6 +381,7 @@ CallOutcome outcome_of(const CallView& call) {
   o.status = rec.status;
   o.status_name = call.status_name();
   o.async_status = rec.async_status;
+  o.async_fault = call.async_fault();
   if (rec.async_status != 0) o.async_status_name = name_or_unknown(NameSet::kCudaError, rec.async_status);
   o.crashed = (rec.flags & format::kFlagCrashed) != 0;
   o.unresolved = (rec.flags & format::kFlagUnresolved) != 0;
@@ -392,7 +393,8 @@ std::string outcome_text(const CallOutcome& o) {
   std::string text = o.in_flight        ? "in flight"
                      : o.status_is_word ? o.status_name
                                         : fmt::format("{} ({})", o.status_name, o.status);
-  if (o.async_status != 0) text += fmt::format(", then asynchronous {} ({})", o.async_status_name, o.async_status);
+  if (o.async_fault) text += fmt::format(", then asynchronous {} ({})", o.async_status_name, o.async_status);
+  else if (o.async_status != 0) text += fmt::format(", then the wait after it failed with {} ({})", o.async_status_name, o.async_status);
   if (o.crashed) text += ", crashed (fatal signal during the call)";
   if (o.unresolved) text += ", real function not found";
   return text;

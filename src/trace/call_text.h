@@ -33,7 +33,8 @@ struct CallOutcome {
   bool in_flight = false;
   int status = 0;
   std::string status_name;
-  int async_status = 0;  // CUBLASSPY_SYNC's finding after the call, 0 if none
+  int async_status = 0;  // what CUBLASSPY_SYNC's wait after the call returned, 0 if none
+  bool async_fault = false;  // that is an asynchronous error: the call's work faulted
   std::string async_status_name;
   bool crashed = false;     // a fatal signal arrived during the call
   bool unresolved = false;  // the real function was not found

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/cuda_errors.h"
 #include "common/cuda_names.h"
 #include "trace/gemm_call.h"
 #include "trace/trace_format.h"
@@ -37,8 +38,12 @@ struct CallView {
   const format::Record& rec() const { return slot.call; }
   const char* function_name() const { return function ? function->name : "?"; }
   bool in_flight() const { return state == format::RecordState::kInFlight; }
+  // CUBLASSPY_SYNC's wait after the call found its work faulted (an asynchronous error,
+  // common/cuda_errors.h). Any other status the wait returned (no context on the thread) is the
+  // wait's own failure, not the call's.
+  bool async_fault() const { return is_asynchronous_cuda_error(rec().async_status); }
   bool failed() const {
-    return state == format::RecordState::kCompleted && (rec().status != 0 || rec().async_status != 0);
+    return state == format::RecordState::kCompleted && (rec().status != 0 || async_fault());
   }
   std::vector<ArgView> args() const;
   // The first slot with `role`, if the function has one (its bits: kArgUnset for an out-value

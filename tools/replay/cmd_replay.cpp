@@ -56,7 +56,7 @@ OriginalCall original_of(const CallView& c) {
   o.in_flight = c.in_flight();
   o.crashed = (c.rec().flags & format::kFlagCrashed) != 0;
   o.status = c.in_flight() ? 0 : c.rec().status;
-  o.async_status = c.rec().async_status;
+  o.async_status = c.async_fault() ? c.rec().async_status : 0;
   if (c.rec().flags & format::kFlagScanned) {
     const format::ScanSummary& d = c.slot.scan[3];  // the output
     if (d.max_abs_finite != -1) o.nonfinite_output = d.nan_count + d.pos_inf_count + d.neg_inf_count;

@@ -510,7 +510,7 @@ class Builder {
   // --verify compares the replay's with where every input came from the dumps.
   void attach_dumps() {
     const format::Record& r = call_.rec();
-    const bool call_succeeded = call_.state == format::RecordState::kCompleted && r.status == 0 && r.async_status == 0;
+    const bool call_succeeded = call_.state == format::RecordState::kCompleted && r.status == 0 && !call_.async_fault();
     const bool grouped = p_.kind == CallKind::kGemmGrouped && !p_.groups.empty();
     const size_t parts = grouped ? p_.groups.size() : 1;
     OperandPlan* output = p_.operand(p_.kind == CallKind::kLtMatmul ? "d" : "c");

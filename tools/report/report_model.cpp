@@ -190,7 +190,8 @@ json call_to_json(const CallView& call, const TraceFile* trace) {
   if (rec.async_status != 0) {
     j["async_status"] = rec.async_status;
     j["async_status_name"] = name_or_unknown(NameSet::kCudaError, rec.async_status);
-    j["async_pinned"] = (rec.flags & format::kFlagAsyncPinned) != 0;
+    j["async_pinned"] = (rec.flags & format::kFlagAsyncPinned) != 0 && call.async_fault();
+    j["async_fault"] = call.async_fault();
   }
   if (call.slot.pending_error != 0) {  // CUBLASSPY_SYNC found it pending before the call
     j["pending_error"] = call.slot.pending_error;

@@ -331,6 +331,7 @@ std::string call_outcome_text(const json& call) {
   if (call.contains("async_status")) {
     o.async_status = call["async_status"].get<int>();
     o.async_status_name = call.value("async_status_name", "?");
+    o.async_fault = call.value("async_fault", false);
   }
   o.crashed = call.value("crashed", false);
   o.unresolved = call.value("unresolved", false);
