@@ -7,6 +7,9 @@
 # with LD_LIBRARY_PATH at the stand-in, and prints one table row per sample:
 #   built      the sample compiled and linked
 #   exit       its exit status (a signal as 128+N)
+#   same       "yes" when its standard output under the shim is its output without it (numbers
+#              with a decimal point, its timings, masked); else "no", the two outputs kept
+#              (bare.log, run.log; the standard errors, with the shim's warnings, in *.err)
 #   findings   the report's error and warning diagnoses, by id ("-": none)
 #   records    "complete" when every call was recorded whole (none in flight, none dropped or torn,
 #              the ring held them all) and every cuBLAS/cuBLASLt function the sample imports is
@@ -14,8 +17,13 @@
 # Not part of CI: a fresh machine has no mirror of the samples. Needs a build (scripts/build.sh or
 # cmake --build build): build/bin/cublasspy, build/lib/libcublasspy.so, build/standin.
 #
+# --supplement LIB preloads LIB after the shim (and alone in the run without it): another
+# interposer beside cublasspy, such as the tests' libshim_providing_interposer.so, which provides
+# the CUDA events the autotuning samples time with.
+#
 # usage: scripts/run-nvidia-samples.sh [--mirror GIT_DIR | --samples DIR] [--commit REV]
 #                                      [--build BUILD_DIR] [--work DIR] [--only NAME]
+#                                      [--supplement LIB]
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -28,6 +36,7 @@ commit=d130c29d9098fe907a21f28501a7e19f17295e6b
 build="$here/build"
 work=""
 only=""
+supplement=""
 cuda=/usr/local/cuda
 
 while [ $# -gt 0 ]; do
@@ -38,7 +47,8 @@ while [ $# -gt 0 ]; do
     --build) build="$(cd "$2" && pwd)"; shift 2 ;;
     --work) work="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --supplement) supplement="$(realpath "$2")"; shift 2 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "run-nvidia-samples.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -90,7 +100,10 @@ for dir in "$samples"/cuBLASLt/Lt*/; do
 done
 shopt -u nullglob
 
-printf '| sample | built | exit | findings | records |\n| --- | --- | --- | --- | --- |\n'
+# A sample's output with its timings masked, for the comparison with and without the shim.
+masked() { sed -E 's/[0-9]+\.[0-9]+([eE][-+]?[0-9]+)?/N.N/g' "$1"; }
+
+printf '| sample | built | exit | same | findings | records |\n| --- | --- | --- | --- | --- | --- |\n'
 while IFS='|' read -r name dir srcs libs; do
   [ -z "$only" ] || [[ "$name" == *"$only"* ]] || continue
   id="${name//\//_}"
@@ -111,17 +124,21 @@ while IFS='|' read -r name dir srcs libs; do
        -o "$exe" >"$work/bin/$id.log" 2>&1; then
     rm -f "$exe"
     why="$(grep -m1 -o 'error: .*' "$work/bin/$id.log" | cut -c1-90 | sed 's/|/\\|/g')"
-    printf '| %s | no: %s | | | |\n' "$name" "$why"
+    printf '| %s | no: %s | | | | |\n' "$name" "$why"
     continue
   fi
   set +e
-  (cd "$out" && LD_LIBRARY_PATH="$standin" timeout 300 "$tool" run --check --scan all --dump all \
-      --summary never -o "$out/t-%p.cbt" -- "$exe" >"$out/run.log" 2>&1)
+  mkdir -p "$out/bare"
+  (cd "$out/bare" && LD_LIBRARY_PATH="$standin" LD_PRELOAD="$supplement" timeout 300 "$exe" >"$out/bare.log" 2>"$out/bare.err")
+  (cd "$out" && LD_LIBRARY_PATH="$standin" LD_PRELOAD="$supplement" timeout 300 "$tool" run --check --scan all \
+      --dump all --summary never -o "$out/t-%p.cbt" -- "$exe" >"$out/run.log" 2>"$out/run.err")
   status=$?
   set -e
+  same=no
+  ! cmp -s <(masked "$out/bare.log") <(masked "$out/run.log") || same=yes
   traces=("$out"/t-*.cbt)
   if [ ! -e "${traces[0]}" ]; then
-    printf '| %s | yes | %s | no trace | no trace |\n' "$name" "$status"
+    printf '| %s | yes | %s | %s | no trace | no trace |\n' "$name" "$status" "$same"
     continue
   fi
   "$tool" report --json --all "${traces[@]}" >"$out/report.json" 2>"$out/report.err" || true
@@ -140,7 +157,8 @@ while IFS='|' read -r name dir srcs libs; do
               comm -23 - "$hooked" | tr '\n' ' ' | sed 's/ $//')"
   [ -z "$unhooked" ] || problems="${problems:+$problems; }not hooked: $unhooked"
   dumps="$(find "$out" -name '*.npy' | wc -l)"
-  printf '| %s | yes | %s | %s | %s (%s dumps) |\n' "$name" "$status" "$findings" "${problems:-complete}" "$dumps"
+  printf '| %s | yes | %s | %s | %s | %s (%s dumps) |\n' "$name" "$status" "$same" "$findings" "${problems:-complete}" \
+    "$dumps"
 done <"$list"
 echo
-echo "outputs (run.log, traces, report.json, report.txt) under $work/out, binaries and build logs under $work/bin"
+echo "outputs (bare.log, run.log, traces, report.json, report.txt) under $work/out, binaries and build logs under $work/bin"
