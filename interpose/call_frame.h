@@ -53,7 +53,10 @@ struct CallFrame {
   rec.check_detail[0] = rec.check_detail[1] = 0;
   // A reused slot holds its last call's; only the families that use these fields clear them.
   const auto family = static_cast<uint16_t>(kHookFamilies[id]);
-  if (format::has_pending_error(family)) slot->pending_error = 0;
+  if (format::has_pending_error(family)) {
+    slot->pending_error = 0;
+    slot->capture_id = 0;
+  }
   if (format::has_plane_offsets(family)) {
     for (int64_t& offset : slot->plane_offset) offset = 0;
   }

@@ -11,6 +11,8 @@
 #include "call_context.h"
 #include "call_frame.h"
 #include "call_locations.h"
+#include "captured_gemm.h"
+#include "graph_registry.h"
 #include "gemm_groups.h"
 #include "hook_table.h"
 #include "post_call.h"
@@ -67,6 +69,10 @@ template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false
   // Checks first: a device alpha under host pointer mode is flagged before late() would read it.
   if (frame.inspecting) [[unlikely]] before_real_call(*rt, ctx);
   late(ctx);
+  // A GEMM made during a CUDA graph capture runs at the graph's launches: marked with its capture.
+  if constexpr (format::is_gemm_family(static_cast<uint16_t>(kHookFamilies[id]))) {
+    if (captures_underway()) [[unlikely]] mark_if_captured(ctx, *slot, frame.seq);
+  }
   // Every group, read from the arrays late() gathered; before the input scans, which use them.
   if constexpr (is_grouped_hook(kId)) {
     if (rt != nullptr) record_groups(ctx, rt, slot, frame.seq);

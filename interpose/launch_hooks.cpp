@@ -1,8 +1,9 @@
 // The launch recorder: the exported wrappers of CUBLASSPY_LAUNCH_HOOKS (hook_list.h), each a
 // lean record of one kernel launch, asynchronous copy or memset, or of one wait or query where
-// an asynchronous error surfaces, into the launch ring
-// (format::LaunchEntry). No allocation, no lock, no record slot: a claimed ticket, a few stores,
-// the kernel table's lookup (lock-free; the name is found once per function), the real call.
+// an asynchronous error surfaces, or of one CUDA graph capture, instantiation or launch, into the
+// launch ring (format::LaunchEntry). No allocation, no lock, no record slot: a claimed ticket, a
+// few stores, the kernel table's lookup (lock-free; the name is found once per function), the
+// real call. (The graph calls, rare, also keep the shim's graph registry: graph_registry.h.)
 //
 // Not recorded: the shim's own launches (thread_state().internal) and launches made inside an
 // intercepted call or another launch (thread_state().depth): a GEMM's own kernels, and the
@@ -14,12 +15,15 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
 #include "call_locations.h"
 #include "common/cuda_errors.h"
 #include "driver/stream_wait.h"
+#include "graph_registry.h"
 #include "hook_expansion.h"
 #include "real_functions.h"
 #include "shim_driver.h"
@@ -101,13 +105,82 @@ StreamWait synchronize_after(uint64_t stream) {
   return w;
 }
 
+// A graph call (family kGraph) as it stands before the real call: the capture it belongs to,
+// and for a launch, its number and its graph.
+struct GraphCall {
+  uint64_t capture_id = 0;
+  GraphLaunch launch;
+};
+
+// The pointer a graph call writes what it made to, read after it succeeded (0 otherwise).
+uint64_t made_by(const void* out, int status) {
+  return status == 0 && out != nullptr ? *static_cast<const uint64_t*>(out) : 0;
+}
+
+// Before a graph call: the capture a capture's end ends (asked while it is still underway),
+// the graph an instantiation's capture, a launch's number; and under CUBLASSPY_CHECK, whether
+// a launch's captured GEMMs name memory freed since the capture (noted before it runs).
+GraphCall graph_call_before(Runtime& rt, const LaunchContext& lc, format::LaunchEntry* e, uint64_t ticket) {
+  GraphCall g;
+  ThreadState& ts = thread_state();
+  ts.internal++;
+  DriverApi scratch;
+  const DriverApi& api = shim_driver(scratch);
+  if (lc.g.graph_made != nullptr) {
+    g.capture_id = capture_of(api, lc.stream);
+  } else if (lc.g.exec_made != nullptr) {
+    g.capture_id = capture_of_graph(lc.g.graph);
+  } else if (lc.g.exec != 0) {
+    g.launch = graph_launched(lc.g.exec);
+    g.capture_id = g.launch.capture_id;
+    if (rt.config.check) {
+      if (const std::optional<CapturedOperand> freed = find_freed_operand(api, g.capture_id)) {
+        e->flags |= format::kLaunchStaleOperands;
+        rt.writer.note_stale_replay(ticket, freed->seq, freed->address, freed->role);
+      }
+    }
+  }
+  ts.internal--;
+  return g;
+}
+
+// After a graph call: the registry learns what it made, and the entry holds its words.
+void graph_call_after(const LaunchContext& lc, int status, GraphCall& g, format::LaunchEntry* e) {
+  format::GraphWords words{};
+  if (lc.g.begins_capture) {
+    if (status == 0) {
+      capture_began();
+      ThreadState& ts = thread_state();
+      ts.internal++;
+      DriverApi scratch;
+      g.capture_id = capture_of(shim_driver(scratch), lc.stream);
+      ts.internal--;
+    }
+  } else if (lc.g.graph_made != nullptr) {
+    words.graph = made_by(lc.g.graph_made, status);
+    if (g.capture_id != 0) capture_ended(g.capture_id, words.graph);  // it was capturing: it ended
+  } else if (lc.g.exec_made != nullptr) {
+    words.graph = lc.g.graph;
+    words.exec = made_by(lc.g.exec_made, status);
+    if (words.exec != 0) graph_instantiated(lc.g.graph, words.exec);
+  } else {
+    words.graph = g.launch.graph;
+    words.exec = lc.g.exec;
+    words.launch = g.launch.number;
+  }
+  e->bytes = g.capture_id;
+  static_assert(offsetof(format::LaunchEntry, block) == offsetof(format::LaunchEntry, grid) + 12 &&
+                offsetof(format::LaunchEntry, shared_mem) == offsetof(format::LaunchEntry, grid) + sizeof words);
+  std::memcpy(reinterpret_cast<char*>(e) + offsetof(format::LaunchEntry, grid), &words, sizeof words);
+}
+
 // kFamily: kLaunch (work put on a stream: a kernel, copy or memset) or kSync (a wait or query
 // where an asynchronous error surfaces, CUBLASSPY_SURFACE_HOOKS): the latter has no kernel-table
 // totals and is not waited after under CUBLASSPY_SYNC=all (it is a wait, or a query).
 template <FnId kId, Family kFamily, typename Ret, typename Fill, typename Invoke>
 Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
-  static_assert(kFamily == Family::kLaunch || kFamily == Family::kSync);
-  constexpr bool kPutsWork = kFamily == Family::kLaunch;
+  static_assert(kFamily == Family::kLaunch || kFamily == Family::kSync || kFamily == Family::kGraph);
+  constexpr bool kGraphCall = kFamily == Family::kGraph;
   constexpr uint16_t id = static_cast<uint16_t>(kId);
   void* fn = resolved_real(id);
   if (fn == nullptr) [[unlikely]] fn = resolve_real(hook_library(id), id, hook_name(id), kDefaultVariant);
@@ -123,7 +196,11 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
   if (e == nullptr) return invoke(fn);
 
   LaunchContext lc;
+  if constexpr (kGraphCall) lc.g = {};
   fill(lc, fn);
+  // A graph's launch puts its work on the stream; its capture, end and instantiation do not.
+  bool puts_work = kFamily == Family::kLaunch;
+  if constexpr (kGraphCall) puts_work = lc.g.exec != 0;
   e->function_id = id;
   e->tid = current_tid(ts);
   e->start_ns = call_clock::now().ns;
@@ -135,9 +212,9 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
   e->status = 0;
   e->async_status = 0;
   e->flags = 0;
-  if constexpr (kPutsWork) {
-    // Copies and memsets are counted under their function (key: the hook id + 1, never a code
-    // address); kernels under the function launched.
+  if (puts_work) {
+    // Copies, memsets and graph launches are counted under their function (key: the hook id + 1,
+    // never a code address); kernels under the function launched.
     const uint64_t key = lc.function != 0 ? lc.function : uint64_t{id} + 1;
     const TraceWriter::NameKernel namer = lc.function == 0                                  ? no_name
                                           : lc.kind == LaunchContext::Kind::kDriverFunction ? name_from_function
@@ -148,15 +225,18 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
     e->kernel = format::kNoKernel;
   }
   TraceWriter::count_launch(ts.launch, e->kernel);
+  [[maybe_unused]] GraphCall graph;
+  if constexpr (kGraphCall) graph = graph_call_before(*rt, lc, e, ticket);
 
   ts.depth++;
   const Ret ret = invoke(fn);
   ts.depth--;
   const int status = static_cast<int>(ret);
   e->status = status;
+  if constexpr (kGraphCall) graph_call_after(lc, status, graph, e);
   // An asynchronous error a copy, a wait or a query reports is earlier work's, surfacing here.
   if (is_asynchronous_cuda_error(status)) rt->writer.note_launch_error(ticket);
-  if (kPutsWork && rt->config.sync_mode == SyncMode::kAll && status == 0) {
+  if (puts_work && rt->config.sync_mode == SyncMode::kAll && status == 0) {
     const StreamWait w = synchronize_after(lc.stream);
     if (w.waited()) {
       // The wait's status as it is: only an asynchronous fault is the launched work failing
@@ -169,8 +249,8 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
   // A failed launch is a failing call: its locations (the error path only, after the entry is
   // complete). A wait or query fails only with an asynchronous error (cudaErrorNotReady from a
   // query, or an old error cudaGetLastError clears, is no failure of the program's).
-  const bool failed = kPutsWork ? status != 0 || is_asynchronous_cuda_error(e->async_status)
-                                : is_asynchronous_cuda_error(status);
+  const bool failed = kFamily != Family::kSync ? status != 0 || is_asynchronous_cuda_error(e->async_status)
+                                               : is_asynchronous_cuda_error(status);
   TraceWriter::complete_launch(e, ticket);
   if (failed) [[unlikely]] take_launch_locations(*rt, id, ticket);
   return ret;

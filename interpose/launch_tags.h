@@ -31,6 +31,17 @@ struct LaunchContext {
   uint32_t shared_mem = 0;
   const size_t* batch_sizes = nullptr;  // cuMemcpyBatchAsync's sizes, summed by its count's tag
   size_t batch_ops = 0;                 // cuMemcpy3DBatchAsync's count, for its list's tag
+  // CUDA graphs (family kGraph): the graph and executable graph a call names, and where it
+  // writes the one it makes (read after the call). A capture's beginning gives its mode. Set
+  // only for the graph hooks (record_launch zeroes them for those alone): a kernel launch, the
+  // common case, pays no stores for them.
+  struct Graph {
+    uint64_t graph;
+    uint64_t exec;
+    const void* graph_made;
+    const void* exec_made;
+    bool begins_capture;
+  } g;
 };
 
 namespace tags {
@@ -188,6 +199,29 @@ struct DriverLaunchConfig : LaunchArg<format::ArgKind::kPointer> {
     c.shared_mem = cfg->sharedMemBytes;
     c.stream = reinterpret_cast<uint64_t>(cfg->hStream);
   }
+};
+
+// CUDA graphs (hook_list.h, CBS_GRAPH_HOOKS). cudaStreamCaptureMode / CUstreamCaptureMode, kept
+// in the entry's shared_mem.
+struct CaptureMode : LaunchArg<format::ArgKind::kInt> {
+  template <typename T> static void launch(LaunchContext& c, T mode) {
+    c.shared_mem = static_cast<uint32_t>(mode);
+    c.g.begins_capture = true;
+  }
+};
+// cudaGraph_t* / CUgraph*: where a capture's end writes the graph it made.
+struct GraphMade : LaunchArg<format::ArgKind::kPointer, format::ArgRole::kGraphMade> {
+  template <typename T> static void launch(LaunchContext& c, T* out) { c.g.graph_made = out; }
+};
+// cudaGraphExec_t* / CUgraphExec*: where an instantiation writes the executable graph.
+struct GraphExecMade : LaunchArg<format::ArgKind::kPointer, format::ArgRole::kGraphExecMade> {
+  template <typename T> static void launch(LaunchContext& c, T* out) { c.g.exec_made = out; }
+};
+struct GraphIn : LaunchArg<format::ArgKind::kPointer> {
+  template <typename T> static void launch(LaunchContext& c, T g) { c.g.graph = reinterpret_cast<uint64_t>(g); }
+};
+struct GraphExecIn : LaunchArg<format::ArgKind::kPointer, format::ArgRole::kGraphExec> {
+  template <typename T> static void launch(LaunchContext& c, T g) { c.g.exec = reinterpret_cast<uint64_t>(g); }
 };
 
 }  // namespace tags

@@ -42,6 +42,7 @@ bool fill(DriverApi& t) {
   cuda.find(t.memcpy_dtoh, "cuMemcpyDtoH_v2");
   cuda.find(t.stream_is_capturing, "cuStreamIsCapturing");
   cuda.find(t.thread_exchange_capture_mode, "cuThreadExchangeStreamCaptureMode");
+  cuda.find(t.stream_get_capture_info, "cuStreamGetCaptureInfo_v2");
   cuda.find(t.get_error_name, "cuGetErrorName");
   cuda.find(t.mem_get_address_range, "cuMemGetAddressRange_v2");
   cuda.find(t.module_load_data, "cuModuleLoadData");

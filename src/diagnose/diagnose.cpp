@@ -34,6 +34,7 @@ constexpr Rule kRules[] = {
     &rule_mixed_libraries,
     &rule_crashed_in_call,
     &rule_killed_in_call,
+    &rule_graph_replay,
     &rule_async_error,
     &rule_checks,
     &rule_scan,

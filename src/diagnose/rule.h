@@ -53,6 +53,7 @@ void rule_cublas_init(RuleContext& ctx);             // cublas-init-failed
 void rule_mixed_libraries(RuleContext& ctx);         // mixed-cuda-libraries
 void rule_crashed_in_call(RuleContext& ctx);         // crashed-in-call
 void rule_killed_in_call(RuleContext& ctx);          // killed-in-call
+void rule_graph_replay(RuleContext& ctx);            // graph-replay-freed-memory
 void rule_async_error(RuleContext& ctx);             // async-error
 void rule_checks(RuleContext& ctx);                  // the CUBLASSPY_CHECK ids
 void rule_scan(RuleContext& ctx);                    // non-finite-input, non-finite-output,

@@ -8,6 +8,7 @@
 #include "checks/check_ids.h"
 #include "common/cuda_errors.h"
 #include "diagnose/rule.h"
+#include "trace/graph_summary.h"
 
 namespace cublasspy::diagnoses {
 namespace {
@@ -77,6 +78,10 @@ std::string suspects_advice(bool launches, bool gemms) {
 std::string launch_text(const LaunchView& l) {
   const format::LaunchEntry& e = l.entry;
   const std::string where = fmt::format("stream {:#x}, launch #{}", e.stream, l.ticket + 1);
+  // A graph's launch: "cudaGraphLaunch of graph 0x55... (its launch 3, stream 0x0, launch #12)".
+  if (const std::optional<format::GraphWords> w = graph_words(l)) {
+    return fmt::format("{} of graph {:#x} (its launch {}, {})", l.function_name(), w->graph, w->launch, where);
+  }
   // A wait or a query (CUBLASSPY_SURFACE_HOOKS): "cudaDeviceSynchronize (launch #7)".
   if (l.function != nullptr && static_cast<format::Family>(l.function->family) == format::Family::kSync) {
     return fmt::format("{} (launch #{})", l.function_name(), l.ticket + 1);
@@ -108,11 +113,39 @@ std::string surfaced_suspects_text(const TraceFacts& f) {
   return text + suspects_text(f.surfaced_launches, f.surfaced_launches_total, "", "made before it") + ".";
 }
 
+// The GEMMs captured into the graph a graph launch ran: " The graph runs the GEMMs captured
+// into it: #12 cublasSgemm_v2 (...); ...". Empty for another launch, or a graph with none held.
+std::string captured_gemms_text(const TraceFile& trace, const LaunchView& l) {
+  const std::optional<GraphSummary> g = graph_of(trace, l);
+  if (!g || g->captured_calls.empty()) return "";
+  std::string list;
+  trace.for_each_call([&](const CallView& c) {
+    if (c.slot.capture_id != 0 && c.slot.capture_id == g->capture_id) {
+      list += (list.empty() ? "" : "; ") + call_with_shape(trace, c);
+    }
+  });
+  return fmt::format(" The graph runs the GEMM{} captured into it: {}.", g->captured_calls.size() == 1 ? "" : "s", list);
+}
+
 // CUBLASSPY_SYNC=all synchronized after a launch and found the error: that launch faulted.
 Diagnosis pinned_launch(const TraceFacts& f, const LaunchView& l) {
   const int code = l.entry.async_status;
   Diagnosis d = finding("async-error", Severity::kError, f);
   d.launch = l.ticket + 1;  // the report adds the line that launched it (format version 6)
+  if (const std::optional<format::GraphWords> w = graph_words(l)) {
+    d.summary = fmt::format("the GPU work of CUDA graph {:#x} (its launch {}) failed with {}", w->graph, w->launch,
+                            error_name(code));
+    d.evidence = fmt::format("{} returned {}, then synchronizing its stream (CUBLASSPY_SYNC=all) reported {}: {}.",
+                             launch_text(l), status_text_for(l.library(), l.entry.status), error_name(code),
+                             what_it_means(code));
+    d.evidence += captured_gemms_text(*f.trace, l);
+    d.advice = "The fault is in the graph's replay of its captured work: a graph runs it with the addresses and "
+               "sizes it was captured with, so check that every tensor and workspace the captured calls use is "
+               "still allocated and still holds what the graph expects (`cublasspy run --check` looks before "
+               "each graph launch), and that the captured kernels' indices are in range. ";
+    d.advice += kDeviceAdvice;
+    return d;
+  }
   d.summary = fmt::format("the GPU work launched by {} failed with {}", l.kernel.empty() ? l.function_name() : l.kernel,
                           error_name(code));
   d.evidence = fmt::format("{} returned {}, then synchronizing its stream (CUBLASSPY_SYNC=all) reported {}: {}.",

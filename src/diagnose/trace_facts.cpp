@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "trace/gemm_call.h"
+#include "trace/graph_summary.h"
 #include "scan/host_scan.h"
 
 namespace cublasspy::diagnoses {
@@ -214,8 +215,13 @@ bool waits_for_stream(const LaunchView& l) {
 bool is_ring_wait(const LaunchView& l) {
   return l.function != nullptr && static_cast<format::Family>(l.function->family) == format::Family::kSync;
 }
+// A kernel, copy or memset, or a graph's launch (which runs the work captured into it); not a
+// capture's beginning or end, nor an instantiation.
 bool puts_work(const LaunchView& l) {
-  return l.function != nullptr && static_cast<format::Family>(l.function->family) == format::Family::kLaunch;
+  if (l.function == nullptr) return false;
+  const auto family = static_cast<format::Family>(l.function->family);
+  if (family == format::Family::kGraph) return runs_graph(l);
+  return family == format::Family::kLaunch;
 }
 
 // Whether work on stream `work` can have run before work on stream `at` ran: the same stream, or

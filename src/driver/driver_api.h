@@ -100,6 +100,16 @@ struct DriverApi {
   // takes a cudaKernel_t in place of the entry function; else the kernel is recorded unnamed.
   decltype(&::cuKernelGetName) kernel_get_name = nullptr;
 
+  // --- CUDA graphs (interpose/graph_registry.cpp).
+
+  // cuStreamGetCaptureInfo_v2 (drivers of CUDA 11.3 on; the plain name is CUDA 10's form, the
+  // 13 headers' cuStreamGetCaptureInfo is _v3, of 12.3 on): the id of the capture a stream is in,
+  // which ties a GEMM made during a capture to the graph it is captured into. Missing: such a
+  // GEMM is marked as captured under an unknown id (format::kCaptureIdUnknown).
+  using StreamGetCaptureInfoV2 = CUresult (*)(CUstream, CUstreamCaptureStatus*, cuuint64_t*, CUgraph*,
+                                              const CUgraphNode**, size_t*);
+  StreamGetCaptureInfoV2 stream_get_capture_info = nullptr;
+
   bool can_copy() const { return ctx_get_current && stream_synchronize && memcpy_dtoh; }
   bool can_launch() const {
     return can_copy() && mem_get_address_range && module_load_data && module_get_function &&

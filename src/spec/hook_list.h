@@ -461,6 +461,36 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
 #define CBS_RUNTIME_BATCH_HOOKS(X)                                                              \
   CBS_RUNTIME_ASYNC(X, cudaMemcpyBatchAsync, CBS_RUNTIME_BATCH_PARAMS)                           \
   CBS_RUNTIME_ASYNC(X, cudaMemcpy3DBatchAsync, CBS_RUNTIME_BATCH_3D_PARAMS)
+// CUDA graphs (launch ring entries of family kGraph, trace_format.h's GraphWords): a capture's
+// beginning and end, the graph's instantiation, and each launch of an executable graph, whose
+// captured GEMMs run again then (interpose/graph_registry.h ties the four together). The driver's
+// plain cuStreamBeginCapture is CUDA 10.0's, without a mode: its _v2 is what cuda.h names.
+#define CBS_RUNTIME_GRAPH(X, fn_, ...)                                                          \
+  X(kCudart, cudaError_t, fn_, cudaErrorInsufficientDriver, kGraph, __VA_ARGS__)                 \
+  X(kCudart, cudaError_t, fn_##_ptsz, cudaErrorInsufficientDriver, kGraph, __VA_ARGS__)
+#define CBS_DRIVER_GRAPH(X, fn_, ...)                                                           \
+  X(kCuda, CUresult, fn_, CUDA_ERROR_NOT_INITIALIZED, kGraph, __VA_ARGS__)                       \
+  X(kCuda, CUresult, fn_##_ptsz, CUDA_ERROR_NOT_INITIALIZED, kGraph, __VA_ARGS__)
+#define CBS_GRAPH_HOOKS(X)                                                                      \
+  CBS_RUNTIME_GRAPH(X, cudaStreamBeginCapture, (cudaStream_t, stream, LaunchStream),             \
+                    (cudaStreamCaptureMode, mode, CaptureMode))                                  \
+  CBS_RUNTIME_GRAPH(X, cudaStreamEndCapture, (cudaStream_t, stream, LaunchStream),               \
+                    (cudaGraph_t*, pGraph, GraphMade))                                           \
+  X(kCudart, cudaError_t, cudaGraphInstantiate, cudaErrorInsufficientDriver, kGraph,            \
+    (cudaGraphExec_t*, pGraphExec, GraphExecMade), (cudaGraph_t, graph, GraphIn),                \
+    (unsigned long long, flags, Unrecorded))                                                     \
+  X(kCudart, cudaError_t, cudaGraphInstantiateWithFlags, cudaErrorInsufficientDriver, kGraph,   \
+    (cudaGraphExec_t*, pGraphExec, GraphExecMade), (cudaGraph_t, graph, GraphIn),                \
+    (unsigned long long, flags, Unrecorded))                                                     \
+  CBS_RUNTIME_GRAPH(X, cudaGraphLaunch, (cudaGraphExec_t, graphExec, GraphExecIn),               \
+                    (cudaStream_t, stream, LaunchStream))                                        \
+  CBS_DRIVER_GRAPH(X, cuStreamBeginCapture_v2, (CUstream, hStream, LaunchStream),                \
+                   (CUstreamCaptureMode, mode, CaptureMode))                                     \
+  CBS_DRIVER_GRAPH(X, cuStreamEndCapture, (CUstream, hStream, LaunchStream), (CUgraph*, phGraph, GraphMade)) \
+  X(kCuda, CUresult, cuGraphInstantiateWithFlags, CUDA_ERROR_NOT_INITIALIZED, kGraph,            \
+    (CUgraphExec*, phGraphExec, GraphExecMade), (CUgraph, hGraph, GraphIn),                      \
+    (unsigned long long, flags, Unrecorded))                                                     \
+  CBS_DRIVER_GRAPH(X, cuGraphLaunch, (CUgraphExec, hGraphExec, GraphExecIn), (CUstream, hStream, LaunchStream))
 #define CBS_ONE_PROTOTYPE_LAUNCH_HOOKS(X)                                                       \
   X(kCudart, cudaError_t, cudaLaunchKernel, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
   X(kCudart, cudaError_t, cudaLaunchKernel_ptsz, cudaErrorInsufficientDriver, kLaunch, CBS_KERNEL_LAUNCH_PARAMS) \
@@ -489,6 +519,7 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
   CBS_DRIVER_ASYNC(X, cuMemcpyDtoDAsync_v2,                                                       \
                    CBS_DRIVER_COPY_PARAMS(CUdeviceptr, dstDevice, CUdeviceptr, srcDevice))        \
   CBS_ASYNC_COPY_HOOKS(X)                                                                        \
+  CBS_GRAPH_HOOKS(X)                                                                             \
   CUBLASSPY_SURFACE_HOOKS(X)
 // Every launch hook: those of one prototype, and the runtime's batches of two.
 #define CUBLASSPY_LAUNCH_HOOKS(X) CBS_ONE_PROTOTYPE_LAUNCH_HOOKS(X) CBS_RUNTIME_BATCH_HOOKS(X)

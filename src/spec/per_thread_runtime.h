@@ -29,4 +29,7 @@ cudaError_t cudaMemset3DAsync_ptsz(cudaPitchedPtr, int, cudaExtent, cudaStream_t
 cudaError_t cudaMemcpy_ptds(void*, const void*, size_t, cudaMemcpyKind);
 cudaError_t cudaStreamQuery_ptsz(cudaStream_t);
 cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t);
+cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t, cudaStreamCaptureMode);
+cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t, cudaGraph_t*);
+cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t, cudaStream_t);
 }

@@ -47,7 +47,12 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //      older traces read as having none.
 //   7  emulation: RecordSlot::lt_emulation (bytes [888, 920)), the floating-point emulation
 //      settings a cuBLASLt matmul ran with; older traces read as none attached.
-inline constexpr uint32_t kFormatVersion = 7;
+//   8  graphs: CUDA graph capture, instantiation and launch in the launch ring (Family::kGraph,
+//      whose entries hold GraphWords where others hold grid and block), the capture a GEMM was
+//      made in (RecordSlot::capture_id, bytes [704, 712)), and the first graph launch found to
+//      use memory freed since its capture (FileHeader::stale_replay_*, bytes [944, 976)); older
+//      traces read as having no graphs.
+inline constexpr uint32_t kFormatVersion = 8;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
 inline constexpr uint32_t kHeaderBytes = 4096;
@@ -187,7 +192,13 @@ struct RecordSlot {
   // Version 4, launches (bytes [696, 760)). CUBLASSPY_SYNC synchronizes a GEMM's stream before
   // the call: an error it reports was already pending, left by earlier work, not the GEMM's.
   int32_t pending_error;  // cudaError_t / CUresult found pending before the call; 0 if none
-  uint8_t reserved_launches[60];
+  uint8_t reserved_pending[4];
+  // Version 8, graphs: the CUDA graph capture the GEMM was made in (the driver's capture id,
+  // as cudaStreamGetCaptureInfo gives it): its work was recorded into a graph, not run, and runs
+  // at each launch of that graph. 0: not captured, or captured under an unknown id
+  // (kCaptureIdUnknown). Written for the GEMM families alone (has_pending_error).
+  uint64_t capture_id;
+  uint8_t reserved_launches[48];
   // Version 4: the file offset of the record's newest SideEntry (0: none). Each entry names the
   // one before it (SideEntry::prev), so a record has any number of entries of any kinds.
   uint64_t side_head;
@@ -208,6 +219,7 @@ struct RecordSlot {
   uint8_t pad[kRecordBytes - 920];
 };
 static_assert(offsetof(RecordSlot, pending_error) == 696);
+static_assert(offsetof(RecordSlot, capture_id) == 704);
 static_assert(offsetof(RecordSlot, side_head) == 760);
 static_assert(offsetof(RecordSlot, plane_offset) == 792);
 static_assert(offsetof(RecordSlot, lt_algo) == 824);
@@ -311,6 +323,9 @@ enum class ArgRole : uint8_t {
   // the library's cublasLtMatmulAlgoConfigGetAttribute gives it (kArgUnset: not read); the
   // algorithm's bytes are in RecordSlot::lt_algo.
   kLtAlgoId = 62,
+  // Version 8 (graphs): the CUDA graphs' objects: the executable graph a graph launch runs, and
+  // where an instantiation or a capture's end writes what it made.
+  kGraphExec = 63, kGraphExecMade = 64, kGraphMade = 65,
 };
 
 // The role of operand `index` (0 A, 1 B, 2 C, 3 D) among the per-operand roles starting at
@@ -358,6 +373,7 @@ enum class Family : uint16_t {
   kGemmGrouped = 6, kLtMatmul = 7, kLtDescriptor = 8, kLibraryLoad = 9, kLegacyGemm = 10,
   kSync = 11, kMemory = 12,
   kLaunch = 13,  // version 4: puts work on a stream (kernels, async copies and memsets): the launch ring
+  kGraph = 14,   // version 8: CUDA graph capture, instantiation and launch: the launch ring
 };
 
 // The families that compute a GEMM on the device (launch work on a stream).
@@ -486,7 +502,16 @@ struct FileHeader {
   uint32_t launcher_wait;       // LauncherWait
   int32_t launcher_status;      // the raw waitpid status (WIFEXITED / WIFSIGNALED)
   uint64_t launcher_pid;        // the command's pid
-  uint8_t reserved_ends[48];
+  // Version 8, graphs (bytes [944, 976)): under CUBLASSPY_CHECK, the first graph launch found,
+  // before it ran, to use memory that a GEMM captured into its graph named and that has been
+  // freed since (the capture holds the address, not the allocation), and how many launches
+  // were found so.
+  uint64_t stale_replay_launch;   // ticket + 1 of that graph launch; 0: none
+  uint64_t stale_replay_gemm;     // seq of the captured GEMM's record
+  uint64_t stale_replay_address;  // the freed address it named
+  uint32_t stale_replay_role;     // ArgRole of that operand: kA, kB, kC, kD or kWorkspace
+  uint32_t stale_replays;         // graph launches found so (it stops counting at 2^32 - 1)
+  uint8_t reserved_ends[16];
   // Version 6, launch totals (bytes [992, 1024)). A thread takes up to launch_block launch
   // tickets at once and gives up the rest once launch_next runs more than launch_lag past its
   // block (FileHeader::claim_block's rule), so that recording a launch needs no locked
@@ -527,7 +552,8 @@ static_assert(offsetof(FileHeader, writer_version) == 864);
 static_assert(offsetof(FileHeader, launcher_wait) == 928);
 static_assert(offsetof(FileHeader, launcher_status) == 932);
 static_assert(offsetof(FileHeader, launcher_pid) == 936);
-static_assert(offsetof(FileHeader, reserved_ends) == 944);
+static_assert(offsetof(FileHeader, stale_replay_launch) == 944);
+static_assert(offsetof(FileHeader, reserved_ends) == 976);
 static_assert(offsetof(FileHeader, launch_counts_offset) == 992);
 static_assert(offsetof(FileHeader, launch_count_tables) == 1000);
 static_assert(offsetof(FileHeader, launch_tables_taken) == 1004);
@@ -575,7 +601,28 @@ inline constexpr uint32_t kMaxLaunchCountTables = 1024;
 
 enum LaunchFlags : uint32_t {
   kLaunchSynced = 1u << 0,  // CUBLASSPY_SYNC=all: the stream was synchronized after the launch
+  // Version 8, a graph launch: CUBLASSPY_CHECK found, before it ran, that memory a GEMM captured
+  // into its graph named had been freed since the capture (FileHeader::stale_replay_*).
+  kLaunchStaleOperands = 1u << 1,
 };
+
+// Version 8: a Family::kGraph entry of the launch ring holds these three words in place of
+// grid and block (bytes [40, 64)), its capture's id in `bytes`, and for a capture's beginning
+// the capture mode (cudaStreamCaptureMode) in `shared_mem`. Each word is 0 where the function
+// has none or the shim does not know it:
+//   cudaStreamBeginCapture (cu*):       stream, bytes = the new capture's id
+//   cudaStreamEndCapture (cu*):         stream, bytes = the capture's id, graph = the graph made
+//   cudaGraphInstantiate(WithFlags):    graph, exec = the executable graph made, bytes = graph's capture
+//   cudaGraphLaunch (cu*):              stream, graph, exec, bytes = graph's capture,
+//                                       launch = this executable graph's launches so far, this one too
+struct GraphWords {
+  uint64_t graph;   // cudaGraph_t
+  uint64_t exec;    // cudaGraphExec_t
+  uint64_t launch;  // a launch: its number among the executable graph's launches, from 1
+};
+static_assert(sizeof(GraphWords) == 24);
+// A GEMM made on a capturing stream whose capture's id the driver would not give.
+inline constexpr uint64_t kCaptureIdUnknown = ~uint64_t{0};
 
 // Version 4: one launched function, named once, with its totals (so they survive the ring's
 // wrap-around). `function` is the key the writer claims the entry with (the host stub's or the

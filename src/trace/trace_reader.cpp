@@ -242,6 +242,12 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
     std::memset(reinterpret_cast<char*>(&t.header_) + offsetof(FileHeader, first_failed_launch), 0,
                 offsetof(FileHeader, reserved_pinned_line) - offsetof(FileHeader, first_failed_launch));
   }
+  // Version 8, graphs: no stale graph launch before; any value is safe (the launch and the GEMM
+  // are looked up by ticket and seq, the role is named or shown as a number).
+  if (h.format_version < 8) {
+    std::memset(reinterpret_cast<char*>(&t.header_) + offsetof(FileHeader, stale_replay_launch), 0,
+                offsetof(FileHeader, reserved_ends) - offsetof(FileHeader, stale_replay_launch));
+  }
 
   // Process section: "key\0value\0" pairs.
   const char* p = t.base_ + h.process_offset;
@@ -620,11 +626,15 @@ bool TraceFile::copy_view(const RecordSlot& slot, CallView& out) const {
   // Bytes that were padding before version 4 carry nothing either.
   if (header_.format_version < 4) out.slot.pending_error = 0;
   if (header_.format_version < 7) out.slot.lt_emulation = {};
+  if (header_.format_version < 8) out.slot.capture_id = 0;
   out.seq = word_seq(word);
   out.state = state;
   out.function = &functions_[slot.call.function_id];
   // What other families' records leave in these fields is an earlier call's (trace_format.h).
-  if (!has_pending_error(out.function->family)) out.slot.pending_error = 0;
+  if (!has_pending_error(out.function->family)) {
+    out.slot.pending_error = 0;
+    out.slot.capture_id = 0;
+  }
   if (!has_plane_offsets(out.function->family)) std::fill(std::begin(out.slot.plane_offset), std::end(out.slot.plane_offset), 0);
   return true;
 }

@@ -394,6 +394,20 @@ void TraceWriter::note_launch_error(uint64_t ticket) {
   atom(header_->first_launch_error).compare_exchange_strong(none, ticket + 1, std::memory_order_relaxed);
 }
 
+void TraceWriter::note_stale_replay(uint64_t ticket, uint64_t gemm_seq, uint64_t address, uint32_t role) {
+  if (header_ == nullptr) return;
+  uint64_t none = 0;
+  if (atom(header_->stale_replay_launch).compare_exchange_strong(none, ticket + 1, std::memory_order_relaxed)) {
+    header_->stale_replay_gemm = gemm_seq;
+    header_->stale_replay_address = address;
+    header_->stale_replay_role = role;
+  }
+  uint32_t n = atom(header_->stale_replays).load(std::memory_order_relaxed);
+  while (n != UINT32_MAX &&
+         !atom(header_->stale_replays).compare_exchange_weak(n, n + 1, std::memory_order_relaxed)) {
+  }
+}
+
 uint64_t* TraceWriter::claim_first_failed_launch(uint64_t ticket) {
   if (header_ == nullptr) return nullptr;
   uint64_t none = 0;

@@ -147,6 +147,9 @@ class TraceWriter {
   }
   // The first launch found with an asynchronous error (FileHeader::first_launch_error).
   void note_launch_error(uint64_t ticket);
+  // A graph launch found to use memory freed since its capture (FileHeader::stale_replay_*):
+  // the first is kept, every one counted.
+  void note_stale_replay(uint64_t ticket, uint64_t gemm_seq, uint64_t address, uint32_t role);
   // Makes launch `ticket` the trace's first failed launch (FileHeader::first_failed_launch)
   // unless another launch already is: the head of the chain its locations go in, or nullptr.
   uint64_t* claim_first_failed_launch(uint64_t ticket);

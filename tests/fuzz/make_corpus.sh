@@ -11,10 +11,10 @@
 #   tests/fuzz/make_corpus.sh BUILD_DIR
 #
 # BUILD_DIR is an ordinary build with the tests (the stand-in and the programs built). The
-# files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt to v6-*.cbt: traces of
-# format versions 1 to 6, kept as they were written, since the reader goes on reading those
-# versions (tests/hardening/reader_*_test.cpp read them; copy a few current traces to v6-*
-# before regenerating for version 7).
+# files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt to v7-*.cbt: traces of
+# format versions 1 to 7, kept as they were written, since the reader goes on reading those
+# versions (tests/hardening/reader_*_test.cpp read them; copy a few current traces to v8-*
+# before regenerating for version 9).
 set -euo pipefail
 build="$(cd "${1:?usage: make_corpus.sh BUILD_DIR}" && pwd)"
 out="$(cd "$(dirname "$0")" && pwd)/corpus/trace_reader"
@@ -22,7 +22,7 @@ programs="$build/test-programs"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
-find "$out" -name '*.cbt' ! -name 'v1-*' ! -name 'v2-*' ! -name 'v3-*' ! -name 'v4-*' ! -name 'v5-*' ! -name 'v6-*' -delete
+find "$out" -name '*.cbt' ! -name 'v1-*' ! -name 'v2-*' ! -name 'v3-*' ! -name 'v4-*' ! -name 'v5-*' ! -name 'v6-*' ! -name 'v7-*' -delete
 
 # trace NAME [VAR=VALUE...] -- PROGRAM ARGS...: runs PROGRAM under the shim, keeps its trace.
 trace() {
@@ -59,6 +59,10 @@ trace located_failure CUBLASSPY_SIDE_MB=1 STANDIN_FAIL=cublasSgemm_v2:1:13 -- "$
 # native location in the side area (FileHeader::first_failed_launch, first_failed_launch_side).
 trace launch_pinned_located CUBLASSPY_LAUNCH_RING=16 CUBLASSPY_SIDE_MB=1 CUBLASSPY_SYNC=all \
     STANDIN_ASYNC_ERROR=cudaMemsetAsync:1:700 -- "$programs/diag_workload" --memset-first --gemms 2
+
+# Version 8: a GEMM captured into a CUDA graph, the graph's capture, instantiation and launches in
+# the launch ring, and the first launch on memory freed since the capture (CUBLASSPY_CHECK).
+trace graph_replay_freed CUBLASSPY_LAUNCH_RING=64 CUBLASSPY_CHECK=1 -- "$programs/diag_graph" --free-b --launches 2
 
 # A hang killed by SIGKILL: the call stays in flight, the file says "running".
 rm -f "$work"/*.cbt

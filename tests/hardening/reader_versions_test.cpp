@@ -234,5 +234,30 @@ TEST(ReaderVersions, FormatVersionSixTracesStillRead) {
   }
 }
 
+// Traces a version 7 writer wrote (v7-*.cbt, copies of the corpus of format 7): they hold no
+// graphs (RecordSlot::capture_id, FileHeader::stale_replay_*, version 8), and a synchronization's
+// status is read as before: only an asynchronous error is a fault.
+TEST(ReaderVersions, FormatVersionSevenTracesStillRead) {
+  for (const char* name : {"v7-sgemm_loop_exited.cbt", "v7-launches_pending_error.cbt", "v7-located_failure.cbt",
+                           "v7-threads_checks_scans.cbt", "v7-async_error_synced.cbt"}) {
+    std::string error;
+    auto trace = TraceFile::open(kCorpus + name, error);
+    ASSERT_TRUE(trace) << error;
+    EXPECT_EQ(trace->header().format_version, 7u) << name;
+    EXPECT_EQ(trace->header().stale_replay_launch, 0u) << name;
+    EXPECT_EQ(trace->header().stale_replays, 0u) << name;
+    int calls = 0, faults = 0;
+    trace->for_each_call([&](const CallView& c) {
+      EXPECT_EQ(c.slot.capture_id, 0u) << name << ": " << c.text();
+      EXPECT_EQ(c.text().rfind(std::string(c.function_name()) + "(", 0), 0u) << name << ": " << c.text();
+      faults += c.async_fault();
+      ++calls;
+    });
+    EXPECT_GT(calls, 0) << name;
+    // The one trace whose GEMM's work faulted (STANDIN_ASYNC_ERROR=...:700 under CUBLASSPY_SYNC=1).
+    EXPECT_EQ(faults > 0, std::string(name) == "v7-async_error_synced.cbt") << name;
+  }
+}
+
 }  // namespace
 }  // namespace cublasspy

@@ -63,7 +63,7 @@ const std::vector<StructFact> kStructs = {
     CBS_STRUCT(FunctionCounters), CBS_STRUCT(RecordSlot),    CBS_STRUCT(Record),
     CBS_STRUCT(ScanSummary),      CBS_STRUCT(LaunchEntry),   CBS_STRUCT(KernelEntry),
     CBS_STRUCT(SideEntry),        CBS_STRUCT(GemmGroupsHeader), CBS_STRUCT(GemmGroup),
-    CBS_STRUCT(LtEmulation),
+    CBS_STRUCT(LtEmulation),      CBS_STRUCT(GraphWords),
 };
 
 struct FieldFact {
@@ -138,6 +138,11 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(FileHeader, launcher_wait),
     CBS_FIELD(FileHeader, launcher_status),
     CBS_FIELD(FileHeader, launcher_pid),
+    CBS_FIELD(FileHeader, stale_replay_launch),
+    CBS_FIELD(FileHeader, stale_replay_gemm),
+    CBS_FIELD(FileHeader, stale_replay_address),
+    CBS_FIELD(FileHeader, stale_replay_role),
+    CBS_FIELD(FileHeader, stale_replays),
     CBS_FIELD(FileHeader, reserved_ends),
     CBS_FIELD(FileHeader, launch_counts_offset),
     CBS_FIELD(FileHeader, launch_count_tables),
@@ -162,6 +167,9 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(LaunchEntry, status),
     CBS_FIELD(LaunchEntry, async_status),
     CBS_FIELD(LaunchEntry, flags),
+    CBS_FIELD(GraphWords, graph),
+    CBS_FIELD(GraphWords, exec),
+    CBS_FIELD(GraphWords, launch),
 
     CBS_FIELD(KernelEntry, function),
     CBS_FIELD(KernelEntry, launches),
@@ -188,6 +196,8 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(RecordSlot, call),
     CBS_FIELD(RecordSlot, scan),
     CBS_FIELD(RecordSlot, pending_error),
+    CBS_FIELD(RecordSlot, reserved_pending),
+    CBS_FIELD(RecordSlot, capture_id),
     CBS_FIELD(RecordSlot, reserved_launches),
     CBS_FIELD(RecordSlot, side_head),
     CBS_FIELD(RecordSlot, reserved_stacks),
@@ -259,7 +269,7 @@ const std::vector<FieldFact> kFields = {
   X(Family, kOther) X(Family, kDevice) X(Family, kHandle) X(Family, kGemm)                     \
   X(Family, kGemmBatched) X(Family, kGemmStridedBatched) X(Family, kGemmGrouped)               \
   X(Family, kLtMatmul) X(Family, kLtDescriptor) X(Family, kLibraryLoad) X(Family, kLegacyGemm) \
-  X(Family, kSync) X(Family, kMemory) X(Family, kLaunch)
+  X(Family, kSync) X(Family, kMemory) X(Family, kLaunch) X(Family, kGraph)
 #define CBS_ARG_KIND_VALUES(X)                                                                 \
   X(ArgKind, kNone) X(ArgKind, kInt) X(ArgKind, kPointer) X(ArgKind, kOperation)               \
   X(ArgKind, kDataType) X(ArgKind, kComputeType) X(ArgKind, kGemmAlgo) X(ArgKind, kPointerMode) \
@@ -281,7 +291,8 @@ const std::vector<FieldFact> kFields = {
   X(ArgRole, kAScale) X(ArgRole, kBScale) X(ArgRole, kDScale) X(ArgRole, kWorkspace)            \
   X(ArgRole, kWorkspaceBytes) X(ArgRole, kStream) X(ArgRole, kDeviceCount) X(ArgRole, kDevice)  \
   X(ArgRole, kByteCount) X(ArgRole, kFilename) X(ArgRole, kLoadFlags) X(ArgRole, kLoadResult) \
-  X(ArgRole, kBatchMode) X(ArgRole, kLtAlgoId)
+  X(ArgRole, kBatchMode) X(ArgRole, kLtAlgoId) \
+  X(ArgRole, kGraphExec) X(ArgRole, kGraphExecMade) X(ArgRole, kGraphMade)
 #define CBS_LIBRARY_VALUES(X)                                                                  \
   X(Library, kUnknown) X(Library, kCublas) X(Library, kCublasLt) X(Library, kCudart)          \
   X(Library, kCuda) X(Library, kSystem)
@@ -386,6 +397,7 @@ const std::vector<ConstantFact> kConstants = {
     CBS_CONSTANT(kWriterVersionBytes), CBS_CONSTANT(kMaxRecordedGroups),
     CBS_CONSTANT(kMaxSummedGroups),
     CBS_CONSTANT(kLaunchCountTables), CBS_CONSTANT(kMaxLaunchCountTables),
+    CBS_CONSTANT(kCaptureIdUnknown),
 };
 
 // ---- The page's side --------------------------------------------------------------------------

@@ -30,7 +30,7 @@ std::string record_launcher_wait(const std::string& path, pid_t command_pid, int
     uint64_t pid;
   } stamp{static_cast<uint32_t>(own ? format::LauncherWait::kOwn : format::LauncherWait::kCommand), wait_status,
           static_cast<uint64_t>(command_pid)};
-  static_assert(sizeof stamp == offsetof(format::FileHeader, reserved_ends) - offsetof(format::FileHeader, launcher_wait));
+  static_assert(sizeof stamp == offsetof(format::FileHeader, stale_replay_launch) - offsetof(format::FileHeader, launcher_wait));
   // Only these bytes: a descendant still running writes the rest of the header, never them.
   int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) return fmt::format("{:?}: cannot record the exit status: {}", path, std::strerror(errno));

@@ -15,6 +15,7 @@
 #include "common/cuda_names.h"
 #include "diagnose/trace_facts.h"
 #include "trace/call_text.h"
+#include "trace/graph_summary.h"
 #include "trace/process_end.h"
 #include "trace/stack_codec.h"
 
@@ -193,6 +194,7 @@ json call_to_json(const CallView& call, const TraceFile* trace) {
     j["async_pinned"] = (rec.flags & format::kFlagAsyncPinned) != 0 && call.async_fault();
     j["async_fault"] = call.async_fault();
   }
+  if (call.slot.capture_id != 0) j["capture_id"] = call.slot.capture_id;  // made during a graph capture
   if (call.slot.pending_error != 0) {  // CUBLASSPY_SYNC found it pending before the call
     j["pending_error"] = call.slot.pending_error;
     j["pending_error_name"] = name_or_unknown(NameSet::kCudaError, call.slot.pending_error);
@@ -415,6 +417,19 @@ json trace_to_json(TraceWalk& walk, const ReportOptions& options) {
       kernels.push_back(std::move(e));
     }
     launches["kernels"] = std::move(kernels);
+    // Version 8: the CUDA graphs, each with the GEMMs captured into it and its launches.
+    json graphs = json::array();
+    for (const GraphSummary& g : graph_summaries(trace)) {
+      graphs.push_back({{"graph", g.graph}, {"capture_id", g.capture_id}, {"execs", g.execs},
+                        {"launches", g.launches}, {"captured_calls", g.captured_calls}});
+    }
+    if (!graphs.empty()) launches["graphs"] = std::move(graphs);
+    if (h.stale_replay_launch != 0) {
+      launches["stale_replay"] = {{"launch", h.stale_replay_launch}, {"call", h.stale_replay_gemm},
+                                  {"address", h.stale_replay_address},
+                                  {"operand", captured_operand_name(h.stale_replay_role)},
+                                  {"launches_found", h.stale_replays}};
+    }
     if (auto l = trace.first_launch_error()) launches["first_error"] = launch_to_json(*l, trace);
     // Version 6: the first launch that failed, with its locations (as a failing call has them).
     if (const std::optional<uint64_t> first = trace.first_failed_launch()) {

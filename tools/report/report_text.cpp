@@ -212,6 +212,22 @@ void append_trace(std::string& out, const json& trace, const TextOptions& o, con
                        dropped, torn, s.reset);
   }
 
+  // Version 8: CUDA graphs, each with what was captured into it and how often it ran.
+  const json graphs = trace.contains("launches") ? trace["launches"].value("graphs", json::array()) : json::array();
+  constexpr size_t kGraphsShown = 4;
+  for (size_t i = 0; i < graphs.size() && i < kGraphsShown; ++i) {
+    const json& g = graphs[i];
+    std::vector<std::string> calls;
+    for (const json& seq : g["captured_calls"]) calls.push_back(fmt::format("#{}", seq.get<uint64_t>()));
+    const uint64_t launches = g["launches"].get<uint64_t>();
+    const std::string name = g["graph"].get<uint64_t>() != 0 ? fmt::format("graph {:#x}", g["graph"].get<uint64_t>())
+                                                             : fmt::format("capture {}", g["capture_id"].get<uint64_t>());
+    out += fmt::format("  {}    {}: {} GEMM{} captured{}, launched {} time{}\n", i == 0 ? "graphs" : "      ", name,
+                       calls.size(), calls.size() == 1 ? "" : "s", calls.empty() ? "" : " (" + join(calls, ", ") + ")",
+                       launches, launches == 1 ? "" : "s");
+  }
+  if (graphs.size() > kGraphsShown) out += fmt::format("            ... {} more (--json lists them all)\n", graphs.size() - kGraphsShown);
+
   if (!trace["first_failure"].is_null()) {
     out += fmt::format("  {}first failure{}\n", s.bold, s.reset);
     append_call_block(out, trace["first_failure"], s, "    ", o.all_calls);
