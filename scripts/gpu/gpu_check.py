@@ -85,6 +85,23 @@ def missing_device_verdict(rep):
     return {"ok": "invalid-visible-devices" in ids or "no-device" in ids, "diagnoses": ids}
 
 
+def graph_replay_verdict(base, runs):
+    """CUDA graphs: base, the workload without the shim; runs, {mode: (process, report)} under
+    the shim. Each mode's output is the baseline's (five replays equal to eager), its report has
+    no error finding and shows the graph with its captured GEMM and its five replays."""
+    modes = {}
+    for mode, (proc, rep) in runs.items():
+        graphs = [g for t in (rep or {}).get("traces", []) for g in (t.get("launches") or {}).get("graphs", [])]
+        errors = [d["id"] for d in (rep or {}).get("diagnoses", []) if d["severity"] == "error"]
+        modes[mode] = {
+            "same_output": proc.returncode == 0 and proc.stdout == base.stdout,
+            "no_error": rep is not None and not errors, "errors": errors,
+            "graph_shown": any(g["launches"] == 5 and g["captured_calls"] for g in graphs), "graphs": graphs}
+    ok = base.returncode == 0 and "replays: 5 equal eager: True" in base.stdout and all(
+        m["same_output"] and m["no_error"] and m["graph_shown"] for m in modes.values())
+    return {"ok": ok, "baseline": base.stdout.strip(), "modes": modes}
+
+
 def embedding_verdict(rep, rep2):
     """The embedding case's criteria, from the reports of its --sync all run (rep) and its --sync
     run (rep2). Under --sync all the launch recorder pins the device assert on the embedding's own
@@ -123,6 +140,11 @@ def embedding_verdict(rep, rep2):
         "diagnosis_sync_all": d, "diagnosis_sync": d2}
 
 
+# The modes the graph case runs in (`cublasspy run` options).
+GRAPH_MODES = [("defaults", []), ("sync", ["--sync"]), ("sync_all", ["--sync", "all"]),
+               ("scan_all", ["--scan", "all"]), ("check", ["--check"])]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cublasspy", required=True)
@@ -159,6 +181,12 @@ def main():
     _, rep = run(a.cublasspy, a.out, "embedding_out_of_range", ["--sync", "all"])
     _, rep2 = run(a.cublasspy, a.out, "embedding_out_of_range.sync", ["--sync"])
     results["embedding_out_of_range"] = embedding_verdict(rep, rep2)
+
+    # 4c. CUDA graphs: a capture and its replays, the same under every mode as without the shim.
+    base, _ = run(a.cublasspy, a.out, "graph_replay.baseline", traced=False)
+    runs = {mode: run(a.cublasspy, a.out, f"graph_replay.{mode}", options)
+            for mode, options in GRAPH_MODES}
+    results["graph_replay"] = graph_replay_verdict(base, runs)
 
     # 5. CUDA_VISIBLE_DEVICES naming a device that does not exist.
     _, rep = run(a.cublasspy, a.out, "missing_device", env={"CUDA_VISIBLE_DEVICES": "97"})

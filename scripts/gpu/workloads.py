@@ -98,6 +98,39 @@ def embedding_out_of_range():
         print("ERROR:", str(e).splitlines()[0])
 
 
+def graph_replay():
+    """torch.cuda.graph of a linear layer (F.linear without bias: one cuBLAS GEMM), replayed on
+    new inputs, as vLLM and torch.compile's reduce-overhead mode do. Under every mode of the shim
+    the output must be what it is without the shim: a shim that synchronized, scanned or dumped
+    inside the capture would break it. Inputs are made on the host and checked there (as for
+    nan_input), so the CPU stand-in runs it too."""
+    import torch
+    import torch.nn.functional as F
+    torch.manual_seed(0)
+    weight = torch.randn(256, 512)
+    static_in = torch.randn(64, 512).cuda()
+    static_out = torch.zeros(64, 256).cuda()
+    w = weight.cuda()
+    side = torch.cuda.Stream()  # warm-up off the capture stream, as PyTorch's documentation shows
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            static_out.copy_(F.linear(static_in, w))
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_out.copy_(F.linear(static_in, w))
+    same = []
+    for _ in range(5):
+        x = torch.randn(64, 512)
+        static_in.copy_(x.cuda())
+        graph.replay()
+        torch.cuda.synchronize()
+        same.append(torch.allclose(static_out.cpu(), x @ weight.t(), rtol=1e-3, atol=1e-3))
+    print("replays:", len(same), "equal eager:", all(same))
+
+
 def missing_device():
     """CUDA_VISIBLE_DEVICES names a device that does not exist (set by the caller)."""
     import torch

@@ -7,11 +7,15 @@ GPU machine's few minutes should not be the first time those criteria meet a rep
 - nan_input (CUBLASSPY_SCAN=inputs), fp16_overflow (CUBLASSPY_SCAN=all);
 - bad_pointer (CUBLASSPY_SYNC=1): the stand-in, like a GPU, faults on an address it never
   allocated (cudaErrorIllegalAddress, 700, at the next wait);
-- missing_device (CUDA_VISIBLE_DEVICES=97).
+- missing_device (CUDA_VISIBLE_DEVICES=97);
+- graph_replay: torch.cuda.graph and five replays, without the shim and under each of
+  gpu_check.GRAPH_MODES (PyTorch's own kernels scripted to succeed doing nothing: its capture and
+  replay launch the generator's fill kernels).
 Not here: clean_step and scan_throughput, whose GEMMs are too large for a CPU.
 Usage: test_gpu_check.py <repository root> <build directory>"""
 import os
 import sys
+import types
 
 from scenario import Scenario
 
@@ -48,6 +52,21 @@ def main():
                  for k in ("location_sync_all", "diagnosis_sync_all", "diagnosis_sync")})
     s.check("embedding: gpu_check's verdict ok (and no --sync all advised to a run that used it)", verdict["ok"],
             (verdict["diagnosis_sync_all"] or {}).get("advice", "")[:200])
+    # The graph case: `cublasspy run OPTIONS` stands for the variables those options set.
+    variables = {"sync": {"CUBLASSPY_SYNC": "1"}, "sync_all": {"CUBLASSPY_SYNC": "all"},
+                 "scan_all": {"CUBLASSPY_SCAN": "all"}, "check": {"CUBLASSPY_CHECK": "1"}, "defaults": {}}
+    quiet = {"STANDIN_FAIL": "cudaLaunchKernel:*:0", "CUBLASSPY_LOG": "off"}
+    graph_runs = s.parallel(
+        lambda: s.torch("", shim=False, argv=["python3", os.path.join(gpu, "workloads.py"), "graph_replay"], env=quiet),
+        *[workload("graph_replay", **quiet, **variables[mode]) for mode, _ in gpu_check.GRAPH_MODES])
+    # gpu_check judges subprocess results: the same fields, from the scenario's runs.
+    def process(run):
+        return types.SimpleNamespace(returncode=run.rc, stdout=run.stdout)
+    graph_base = process(graph_runs[0])
+    runs = {mode: (process(run), s.report(*run.traces) if run.traces else None)
+            for (mode, _), run in zip(gpu_check.GRAPH_MODES, graph_runs[1:])}
+    v = gpu_check.graph_replay_verdict(graph_base, runs)
+    s.check("graph_replay: gpu_check's verdict ok", v["ok"], v)
     for name, run, judge in (("nan_input", nan, gpu_check.nan_input_verdict),
                              ("fp16_overflow", overflow, gpu_check.fp16_overflow_verdict),
                              ("bad_pointer", bad, gpu_check.bad_pointer_verdict),
