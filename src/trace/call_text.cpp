@@ -386,6 +386,7 @@ CallOutcome outcome_of(const CallView& call) {
   o.crashed = (rec.flags & format::kFlagCrashed) != 0;
   o.unresolved = (rec.flags & format::kFlagUnresolved) != 0;
   o.status_is_word = call.library() == format::Library::kSystem;
+  o.capture_id = call.slot.capture_id;
   return o;
 }
 
@@ -397,6 +398,11 @@ std::string outcome_text(const CallOutcome& o) {
   else if (o.async_status != 0) text += fmt::format(", then the wait after it failed with {} ({})", o.async_status_name, o.async_status);
   if (o.crashed) text += ", crashed (fatal signal during the call)";
   if (o.unresolved) text += ", real function not found";
+  if (o.capture_id == format::kCaptureIdUnknown) {
+    text += ", captured into a CUDA graph: it runs at the graph's launches";
+  } else if (o.capture_id != 0) {
+    text += fmt::format(", captured into a CUDA graph (capture {}): it runs at the graph's launches", o.capture_id);
+  }
   return text;
 }
 

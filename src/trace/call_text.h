@@ -39,10 +39,12 @@ struct CallOutcome {
   bool crashed = false;     // a fatal signal arrived during the call
   bool unresolved = false;  // the real function was not found
   bool status_is_word = false;  // dlopen's "loaded" / "failed": a number would add nothing
+  uint64_t capture_id = 0;  // made during a CUDA graph capture (RecordSlot::capture_id)
 };
 CallOutcome outcome_of(const CallView& call);
 // "CUBLAS_STATUS_NOT_INITIALIZED (1)", "in flight", "cudaSuccess (0), then asynchronous
-// cudaErrorIllegalAddress (700)", ", crashed (...)", ", real function not found".
+// cudaErrorIllegalAddress (700)", ", crashed (...)", ", real function not found", ", captured
+// into a CUDA graph (capture 3): it runs at the graph's launches".
 std::string outcome_text(const CallOutcome& outcome);
 
 // "0x7f3a..." (the contract's spelling of addresses).

@@ -352,6 +352,7 @@ std::string call_outcome_text(const json& call) {
   o.crashed = call.value("crashed", false);
   o.unresolved = call.value("unresolved", false);
   o.status_is_word = call["library"] == "system";
+  o.capture_id = call.value("capture_id", uint64_t{0});
   return outcome_text(o);
 }
 
