@@ -419,6 +419,7 @@ struct LtMatmulDescArg : Plain<ArgKind::kPointer> {
     c.rec.args[c.derived++] = scale;
     uint64_t transa = get(CUBLASLT_MATMUL_DESC_TRANSA);
     c.lt_transa = transa == format::kArgUnset ? 0 : static_cast<int>(transa);
+    c.lt_transa_known = transa != format::kArgUnset;
     c.rec.args[c.derived++] = transa;
     c.rec.args[c.derived++] = get(CUBLASLT_MATMUL_DESC_TRANSB);
     c.rec.args[c.derived++] = get(CUBLASLT_MATMUL_DESC_EPILOGUE);
@@ -488,6 +489,12 @@ struct LtLayoutArg : Plain<ArgKind::kPointer> {
     if constexpr (kIsD) {
       c.rec.args[c.derived++] = get(CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT);
       bool t = c.lt_transa != CUBLAS_OP_N;
+      // A matmul descriptor whose TRANSA is not known (cuBLAS's own, made on its stack for a
+      // matmul nested in a GemmEx, which the library does not read back): D is m x n whatever
+      // the transposes, so A is transposed when its columns, not its rows, are D's rows.
+      if (!c.lt_transa_known && static_cast<uint64_t>(rows) != format::kArgUnset) {
+        t = c.lt_a_rows != rows && c.lt_a_cols == rows;
+      }
       c.rec.args[c.derived++] = static_cast<uint64_t>(t ? c.lt_a_cols : c.lt_a_rows);  // m
       c.rec.args[c.derived++] = static_cast<uint64_t>(cols);                           // n
       c.rec.args[c.derived++] = static_cast<uint64_t>(t ? c.lt_a_rows : c.lt_a_cols);  // k

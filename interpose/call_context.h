@@ -42,6 +42,7 @@ struct CallContext {
   // cuBLASLt: what the layouts say, gathered to derive m, n, k on the D layout.
   uint64_t lt_new_object = 0;  // a descriptor being created (Create/Init_internal)
   int lt_transa = 0;
+  bool lt_transa_known = false;  // the matmul descriptor's TRANSA was known (set, default, or read back)
   int64_t lt_a_rows = 0, lt_a_cols = 0;
   int lt_a_order = 0;
   uint64_t lt_emulation_desc = 0;  // the matmul descriptor's emulation descriptor (0: none)

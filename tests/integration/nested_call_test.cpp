@@ -36,6 +36,12 @@ TEST(NestedCalls, LtMatmulInsideGemmExIsRecordedAtDepthOne) {
   EXPECT_LE(lt.rec().start_ns + lt.rec().duration_ns, gemm.rec().start_ns + gemm.rec().duration_ns)
       << "the nested call ends inside the outer one";
   EXPECT_EQ(lt.arg("handle"), gemm.arg("handle")) << "cuBLAS passes its own handle to cuBLASLt";
+  // The GemmEx is T/N, m 4, n 3, k 2: its nested matmul is the same product, whatever the shim
+  // could read of the descriptor cuBLAS made on its stack (A stored k x m).
+  EXPECT_EQ(lt.arg(format::ArgRole::kM), gemm.arg(format::ArgRole::kM));
+  EXPECT_EQ(lt.arg(format::ArgRole::kN), gemm.arg(format::ArgRole::kN));
+  EXPECT_EQ(lt.arg(format::ArgRole::kK), gemm.arg(format::ArgRole::kK));
+  EXPECT_EQ(lt.arg(format::ArgRole::kM), 4u);
 }
 
 }  // namespace
