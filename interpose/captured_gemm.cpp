@@ -4,17 +4,11 @@
 #include "graph_registry.h"
 #include "handle_registry.h"
 #include "hook_table.h"
-#include "runtime.h"
-#include "shim_driver.h"
 
 namespace cublasspy {
 
 void mark_if_captured(CallContext& ctx, format::RecordSlot& slot, uint64_t seq) {
-  ThreadState& ts = thread_state();
-  ts.internal++;
-  DriverApi scratch;
-  const uint64_t capture_id = capture_of(shim_driver(scratch), ctx.rec.stream);
-  ts.internal--;
+  const uint64_t capture_id = capture_of(ctx.rec.stream);
   slot.capture_id = capture_id;
   if (capture_id == 0) return;
   using format::ArgRole;

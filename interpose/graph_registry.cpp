@@ -5,14 +5,17 @@
 #include <mutex>
 #include <vector>
 
+#include "runtime.h"
 #include "shadow_table.h"
+#include "shim_driver.h"
 #include "trace/trace_format.h"
 
 namespace cublasspy {
-namespace {
 
-// Captures begun and not yet ended, as the shim saw them (never below 0).
-constinit std::atomic<int64_t> g_captures_underway{0};
+constinit std::atomic<int64_t> detail::g_captures_underway{0};
+using detail::g_captures_underway;
+
+namespace {
 
 struct GraphState {
   std::atomic<uint64_t> key{0};  // the cudaGraph_t
@@ -35,12 +38,8 @@ std::mutex g_operands_mutex;
 std::map<uint64_t, std::vector<CapturedOperand>>* g_operands = nullptr;  // never destroyed
 size_t g_operand_count = 0;
 
-}  // namespace
-
-bool captures_underway() { return g_captures_underway.load(std::memory_order_relaxed) > 0; }
-
-uint64_t capture_of(const DriverApi& api, uint64_t stream) {
-  const auto s = reinterpret_cast<CUstream>(stream);
+// The capture `s` is in, from the driver's tables (capture_of).
+uint64_t capture_id_from(const DriverApi& api, CUstream s) {
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   cuuint64_t id = 0;
   if (api.stream_get_capture_info != nullptr &&
@@ -50,6 +49,17 @@ uint64_t capture_of(const DriverApi& api, uint64_t stream) {
   }
   if (api.stream_is_capturing == nullptr || api.stream_is_capturing(s, &status) != CUDA_SUCCESS) return 0;
   return status == CU_STREAM_CAPTURE_STATUS_NONE ? 0 : format::kCaptureIdUnknown;
+}
+
+}  // namespace
+
+uint64_t capture_of(uint64_t stream) {
+  ThreadState& ts = thread_state();
+  ts.internal++;
+  DriverApi scratch;
+  const uint64_t id = capture_id_from(shim_driver(scratch), reinterpret_cast<CUstream>(stream));
+  ts.internal--;
+  return id;
 }
 
 void capture_began() { g_captures_underway.fetch_add(1, std::memory_order_relaxed); }
@@ -94,8 +104,8 @@ void note_captured_operand(uint64_t capture_id, const CapturedOperand& operand) 
   g_operand_count++;
 }
 
-std::optional<CapturedOperand> find_freed_operand(const DriverApi& api, uint64_t capture_id) {
-  if (capture_id == 0 || api.mem_get_address_range == nullptr) return std::nullopt;
+std::optional<CapturedOperand> find_freed_operand(uint64_t capture_id) {
+  if (capture_id == 0) return std::nullopt;
   std::vector<CapturedOperand> operands;
   {
     std::lock_guard<std::mutex> lock(g_operands_mutex);
@@ -104,12 +114,22 @@ std::optional<CapturedOperand> find_freed_operand(const DriverApi& api, uint64_t
     if (it == g_operands->end()) return std::nullopt;
     operands = it->second;
   }
+  ThreadState& ts = thread_state();
+  ts.internal++;
+  DriverApi scratch;
+  const auto address_range = shim_driver(scratch).mem_get_address_range;
+  std::optional<CapturedOperand> freed;
   for (const CapturedOperand& o : operands) {
     CUdeviceptr base = 0;
     size_t size = 0;
-    if (api.mem_get_address_range(&base, &size, static_cast<CUdeviceptr>(o.address)) != CUDA_SUCCESS) return o;
+    if (address_range == nullptr) break;
+    if (address_range(&base, &size, static_cast<CUdeviceptr>(o.address)) != CUDA_SUCCESS) {
+      freed = o;
+      break;
+    }
   }
-  return std::nullopt;
+  ts.internal--;
+  return freed;
 }
 
 }  // namespace cublasspy

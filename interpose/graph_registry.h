@@ -5,20 +5,23 @@
 // launch ring's graph entries (trace_format.h, GraphWords) tie a fault in a replay to them.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 
-#include "driver/driver_api.h"
 
 namespace cublasspy {
 
+namespace detail {
+extern constinit std::atomic<int64_t> g_captures_underway;  // begun and not yet ended, never < 0
+}
 // Whether a capture the shim saw begin may still be underway: only then does a GEMM ask the
-// driver which capture its stream is in (one load a GEMM otherwise).
-bool captures_underway();
+// driver which capture its stream is in. Inline: every GEMM asks (one load).
+inline bool captures_underway() { return detail::g_captures_underway.load(std::memory_order_relaxed) > 0; }
 
 // The capture `stream` is in: its id; format::kCaptureIdUnknown when it is capturing under an id
-// the driver does not give; 0 when not capturing. The shim's own driver call.
-uint64_t capture_of(const DriverApi& api, uint64_t stream);
+// the driver does not give; 0 when not capturing. Asked as the shim's own driver call.
+uint64_t capture_of(uint64_t stream);
 
 // A capture began (its id, 0 if unknown), or ended: with the graph it made (0: none, the
 // capture failed), whatever the status.
@@ -51,7 +54,7 @@ void note_captured_operand(uint64_t capture_id, const CapturedOperand& operand);
 
 // CUBLASSPY_CHECK, before a graph launch: the first operand of a GEMM captured under
 // `capture_id` that lies in no allocation now (freed since the capture). Asks the driver for
-// each, outside any lock.
-std::optional<CapturedOperand> find_freed_operand(const DriverApi& api, uint64_t capture_id);
+// each (the shim's own calls), outside any lock.
+std::optional<CapturedOperand> find_freed_operand(uint64_t capture_id);
 
 }  // namespace cublasspy

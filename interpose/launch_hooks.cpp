@@ -22,7 +22,6 @@
 
 #include "call_locations.h"
 #include "common/cuda_errors.h"
-#include "driver/stream_wait.h"
 #include "graph_registry.h"
 #include "hook_expansion.h"
 #include "real_functions.h"
@@ -92,19 +91,6 @@ void name_from_function(void* context, char* out, size_t size) {
 
 void no_name(void*, char*, size_t) {}
 
-// CUBLASSPY_SYNC=all: wait for the launch's stream, as CUDA_LAUNCH_BLOCKING=1 would, and keep
-// what it reports on the entry (the driver's wait returns the sticky error without clearing it).
-// Work put on a stream being captured into a CUDA graph runs only when the graph is launched:
-// it is not waited for (driver/stream_wait.h).
-StreamWait synchronize_after(uint64_t stream) {
-  ThreadState& ts = thread_state();
-  ts.internal++;
-  DriverApi scratch;
-  const StreamWait w = wait_for_stream(shim_driver(scratch), stream);
-  ts.internal--;
-  return w;
-}
-
 // A graph call (family kGraph) as it stands before the real call: the capture it belongs to,
 // and for a launch, its number and its graph.
 struct GraphCall {
@@ -122,25 +108,20 @@ uint64_t made_by(const void* out, int status) {
 // a launch's captured GEMMs name memory freed since the capture (noted before it runs).
 GraphCall graph_call_before(Runtime& rt, const LaunchContext& lc, format::LaunchEntry* e, uint64_t ticket) {
   GraphCall g;
-  ThreadState& ts = thread_state();
-  ts.internal++;
-  DriverApi scratch;
-  const DriverApi& api = shim_driver(scratch);
   if (lc.g.graph_made != nullptr) {
-    g.capture_id = capture_of(api, lc.stream);
+    g.capture_id = capture_of(lc.stream);
   } else if (lc.g.exec_made != nullptr) {
     g.capture_id = capture_of_graph(lc.g.graph);
   } else if (lc.g.exec != 0) {
     g.launch = graph_launched(lc.g.exec);
     g.capture_id = g.launch.capture_id;
     if (rt.config.check) {
-      if (const std::optional<CapturedOperand> freed = find_freed_operand(api, g.capture_id)) {
+      if (const std::optional<CapturedOperand> freed = find_freed_operand(g.capture_id)) {
         e->flags |= format::kLaunchStaleOperands;
         rt.writer.note_stale_replay(ticket, freed->seq, freed->address, freed->role);
       }
     }
   }
-  ts.internal--;
   return g;
 }
 
@@ -150,11 +131,7 @@ void graph_call_after(const LaunchContext& lc, int status, GraphCall& g, format:
   if (lc.g.begins_capture) {
     if (status == 0) {
       capture_began();
-      ThreadState& ts = thread_state();
-      ts.internal++;
-      DriverApi scratch;
-      g.capture_id = capture_of(shim_driver(scratch), lc.stream);
-      ts.internal--;
+      g.capture_id = capture_of(lc.stream);
     }
   } else if (lc.g.graph_made != nullptr) {
     words.graph = made_by(lc.g.graph_made, status);
@@ -236,8 +213,10 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
   if constexpr (kGraphCall) graph_call_after(lc, status, graph, e);
   // An asynchronous error a copy, a wait or a query reports is earlier work's, surfacing here.
   if (is_asynchronous_cuda_error(status)) rt->writer.note_launch_error(ticket);
+  // CUBLASSPY_SYNC=all: wait for the launch's stream, as CUDA_LAUNCH_BLOCKING=1 would (work put
+  // on a stream being captured into a graph runs at the graph's launches: not waited for).
   if (puts_work && rt->config.sync_mode == SyncMode::kAll && status == 0) {
-    const StreamWait w = synchronize_after(lc.stream);
+    const StreamWait w = shim_wait_for_stream(lc.stream);
     if (w.waited()) {
       // The wait's status as it is: only an asynchronous fault is the launched work failing
       // (a wait without a context on this thread says nothing about it).

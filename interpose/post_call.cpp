@@ -4,7 +4,6 @@
 
 #include "checks/check_ids.h"
 #include "common/cuda_errors.h"
-#include "driver/stream_wait.h"
 #include "driver_checks.h"
 #include "spec/hook_list.h"
 #include "operand_dump.h"
@@ -53,19 +52,6 @@ void refresh_libraries(Runtime& rt) {
   busy.store(false);
 }
 
-// CUBLASSPY_SYNC: wait for the call's stream and read what the device says. The driver's
-// cuStreamSynchronize serves programs with a shared or a static runtime alike (streams are the
-// same objects) and returns a sticky error without clearing anything the program will read.
-// A stream being captured into a CUDA graph is never waited for (driver/stream_wait.h).
-StreamWait synchronize_stream(uint64_t stream) {
-  DriverApi scratch;
-  ThreadState& ts = thread_state();
-  ts.internal++;
-  const StreamWait w = wait_for_stream(shim_driver(scratch), stream);
-  ts.internal--;
-  return w;
-}
-
 void note_first_async_error(Runtime& rt, uint64_t seq, int code) {
   format::FileHeader* h = rt.writer.header();
   uint64_t none = 0;
@@ -88,8 +74,10 @@ namespace {
 // CUBLASSPY_SYNC, before a GEMM: wait for its stream first. An error it reports was left by
 // work launched earlier (the driver's sticky error, which the wait returns without clearing
 // it): the GEMM did not cause it, and the record says so instead of pinning it on the GEMM.
+// The driver's cuStreamSynchronize serves programs with a shared or a static runtime alike
+// (streams are the same objects) and returns a sticky error without clearing it.
 void check_pending_error(Runtime& rt, CallContext& ctx) {
-  const StreamWait w = synchronize_stream(ctx.rec.stream);
+  const StreamWait w = shim_wait_for_stream(ctx.rec.stream);
   // Only an error of earlier device work is pending: a wait that fails for want of a context or
   // an initialized driver (NOT_INITIALIZED, INVALID_CONTEXT) says nothing about earlier work.
   if (!w.waited() || !is_asynchronous_cuda_error(w.status)) return;
@@ -131,7 +119,7 @@ PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
   ThreadState& ts = thread_state();
   // A call that found an error pending is not synchronized again: the error is not its own.
   if (rt.config.sync && !failed && format::is_gemm_family(family) && slot_of(ctx).pending_error == 0) {
-    const StreamWait w = synchronize_stream(ctx.rec.stream);
+    const StreamWait w = shim_wait_for_stream(ctx.rec.stream);
     if (w.waited()) ctx.rec.flags |= format::kFlagSynced;
     // The wait's status as it is; only an asynchronous fault is the GEMM's work failing.
     ctx.rec.async_status = w.waited() ? w.status : 0;

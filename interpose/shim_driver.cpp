@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "real_functions.h"
+#include "runtime.h"
 
 namespace cublasspy {
 namespace {
@@ -121,5 +122,14 @@ const RuntimeApi& shim_runtime(RuntimeApi& scratch) { return g_runtime.get(scrat
 const CublasLtApi& shim_cublaslt(CublasLtApi& scratch) { return g_cublaslt.get(scratch); }
 
 void note_libraries_changed() { g_libraries_generation.fetch_add(1, std::memory_order_acq_rel); }
+
+StreamWait shim_wait_for_stream(uint64_t stream) {
+  ThreadState& ts = thread_state();
+  ts.internal++;
+  DriverApi scratch;
+  const StreamWait w = wait_for_stream(shim_driver(scratch), stream);
+  ts.internal--;
+  return w;
+}
 
 }  // namespace cublasspy

@@ -2,7 +2,10 @@
 // use), filled from the libraries the program has loaded by shim_driver.cpp.
 #pragma once
 
+#include <cstdint>
+
 #include "driver/driver_api.h"
+#include "driver/stream_wait.h"
 
 namespace cublasspy {
 
@@ -21,6 +24,10 @@ namespace cublasspy {
 const DriverApi& shim_driver(DriverApi& scratch);
 const RuntimeApi& shim_runtime(RuntimeApi& scratch);
 const CublasLtApi& shim_cublaslt(CublasLtApi& scratch);
+
+// CUBLASSPY_SYNC's wait for a program's stream (driver/stream_wait.h: never a capturing one),
+// through the driver table, as the shim's own call (thread_state().internal raised).
+StreamWait shim_wait_for_stream(uint64_t stream);
 
 // A CUDA library may have been loaded: the tables not yet filled look again at their next use.
 // Called after each successful load the dlopen hook records, and after each set-up call (cuInit,
