@@ -19,7 +19,17 @@ void finish_inspected_call(CallFrame& frame, CallContext& ctx, int status) {
   failed = failed || outcome.async_failure;
   // A handle setter is stamped once (format::kFlagStampedOnce): no second clock read.
   if ((rec.flags & format::kFlagStampedOnce) == 0) rec.duration_ns = call_clock::elapsed_ns(frame.start);
-  if (frame.locatable && !frame.located && (failed || outcome.finding)) take_locations(rt, frame.slot, frame.seq);
+  // A failure repeating its site's first takes no locations: the first's serve it (a program
+  // failing a call on purpose in a loop pays a count, not a stack walk, each time).
+  bool locate = frame.locatable && !frame.located && (failed || outcome.finding);
+  FailureSiteCount site;
+  frame.slot->failure_site = 0;
+  if (failed) {
+    site = count_failure_site(rt, frame.slot, ctx.caller, frame.locatable);
+    if (site.index >= 0 && !site.first) locate = false;
+  }
+  if (locate) take_locations(rt, frame.slot, frame.seq);
+  if (site.first) rt.writer.failure_sites().keep_first(site.index, frame.slot, frame.seq);
   rt.writer.complete(frame.slot, frame.seq, failed, thread_state().claim);
   if (failed || outcome.finding) apply_error_policy(rt, id, rec);
 }

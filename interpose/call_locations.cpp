@@ -25,6 +25,23 @@ void take_locations(Runtime& rt, uint64_t& head, uint64_t seq) {
 
 void take_locations(Runtime& rt, format::RecordSlot* slot, uint64_t seq) { take_locations(rt, slot->side_head, seq); }
 
+FailureSiteCount count_failure_site(Runtime& rt, format::RecordSlot* slot, const void* caller, bool python) {
+  const format::Record& rec = slot->call;
+  FailureSiteKey key;
+  key.return_address = reinterpret_cast<uint64_t>(caller);
+  key.function_id = rec.function_id;
+  key.status = rec.status != 0 ? rec.status : rec.async_status;  // a fault found after the call
+  if (python) {
+    ThreadState& ts = thread_state();
+    ts.internal++;
+    take_python_site(key.python_code, key.python_line);
+    ts.internal--;
+  }
+  const FailureSiteCount site = rt.writer.failure_sites().count(key);
+  slot->failure_site = site.index >= 0 ? static_cast<uint32_t>(site.index) + 1 : 0;
+  return site;
+}
+
 void take_launch_locations(Runtime& rt, uint16_t id, uint64_t ticket) {
   // Claimed whatever CUBLASSPY_STACKS says: the header names the first failed launch either way.
   uint64_t* head = rt.writer.claim_first_failed_launch(ticket);

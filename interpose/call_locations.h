@@ -20,6 +20,11 @@ inline bool may_take_locations(const Runtime& rt, uint16_t id, uint32_t depth) {
 // to the record. Costs microseconds: only for failing or flagged calls, or every GEMM under
 // CUBLASSPY_STACKS=all.
 void take_locations(Runtime& rt, format::RecordSlot* slot, uint64_t seq);
+// Counts a failed call at its site (format::FailureSite) and names the site in its record
+// (RecordSlot::failure_site). Only a site's first failure should take locations (first); the
+// later ones refer to it. `python`: the call may be given a Python location (may_take_locations),
+// so the site includes its innermost Python frame; else its native return address alone.
+FailureSiteCount count_failure_site(Runtime& rt, format::RecordSlot* slot, const void* caller, bool python);
 // A launch-ring entry that failed (the launch or its CUBLASSPY_SYNC=all synchronization returned
 // an error, or a wait or query returned an asynchronous one), at depth 0, after the entry is
 // complete: if it is the trace's first (FileHeader::first_failed_launch), its locations go

@@ -110,11 +110,43 @@ bool put_attr(const PythonApi& py, StackEncoder& out, PyObject* code, const char
 
 }  // namespace
 
-bool take_python_stack(StackEncoder& out) {
+namespace {
+
+// The API, when the calling thread may take the GIL to walk its frames (see the top).
+const PythonApi* usable_python() {
   const PythonApi* api = python_api();
+  if (api == nullptr) return nullptr;
+  if (api->is_initialized() == 0 || api->is_finalizing() != 0 || api->this_thread_state() == nullptr) return nullptr;
+  return api;
+}
+
+}  // namespace
+
+bool take_python_site(uint64_t& code, int32_t& line) {
+  const PythonApi* api = usable_python();
   if (api == nullptr) return false;
   const PythonApi& py = *api;
-  if (py.is_initialized() == 0 || py.is_finalizing() != 0 || py.this_thread_state() == nullptr) return false;
+  const PyGILState_STATE gil = py.gil_ensure();
+  // Neither call below raises: no exception state to save.
+  PyFrameObject* frame = py.eval_get_frame();  // borrowed
+  bool found = false;
+  if (frame != nullptr) {
+    PyObject* c = py.frame_get_code(frame);  // new reference
+    if (c != nullptr) {
+      code = reinterpret_cast<uint64_t>(c);
+      line = py.frame_get_line(frame);
+      py.dec_ref(c);  // the frame holds it: the address stays the code's while the frame runs
+      found = true;
+    }
+  }
+  py.gil_release(gil);
+  return found;
+}
+
+bool take_python_stack(StackEncoder& out) {
+  const PythonApi* api = usable_python();
+  if (api == nullptr) return false;
+  const PythonApi& py = *api;
   const PyGILState_STATE gil = py.gil_ensure();
   PyObject *saved_type, *saved_value, *saved_tb;
   py.err_fetch(&saved_type, &saved_value, &saved_tb);

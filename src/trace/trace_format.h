@@ -52,7 +52,12 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //      made in (RecordSlot::capture_id, bytes [704, 712)), and the first graph launch found to
 //      use memory freed since its capture (FileHeader::stale_replay_*, bytes [944, 976)); older
 //      traces read as having no graphs.
-inline constexpr uint32_t kFormatVersion = 8;
+//   9  failure sites: the first failure of each site (where in the program, which function,
+//      which status) kept apart from the ring with its locations, and every failure counted
+//      by its site (FailureSite, FileHeader::failure_sites_*, bytes [1056, 1088));
+//      RecordSlot::failure_site names the site a failed call counts in. Older traces read as
+//      having no sites.
+inline constexpr uint32_t kFormatVersion = 9;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
 inline constexpr uint32_t kHeaderBytes = 4096;
@@ -202,7 +207,12 @@ struct RecordSlot {
   // Version 4: the file offset of the record's newest SideEntry (0: none). Each entry names the
   // one before it (SideEntry::prev), so a record has any number of entries of any kinds.
   uint64_t side_head;
-  uint8_t reserved_stacks[24];
+  // Version 9: a failed call's site, 1 + its index in the failure-site table (FailureSite); 0:
+  // none (not failed, or the table was full). A failure repeating its site's takes no
+  // locations of its own: the site's first failure holds them. Meaningful only in a failed
+  // record (others may keep an earlier call's value).
+  uint32_t failure_site;
+  uint8_t reserved_stacks[20];
   // Version 4 (samples): a cuBLASLt matmul's CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET of A, B, C, D
   // in bytes (planar complex: the imaginary plane's distance from the real one, either sign);
   // 0 interleaved, and for every other call. Zero in older traces.
@@ -221,6 +231,7 @@ struct RecordSlot {
 static_assert(offsetof(RecordSlot, pending_error) == 696);
 static_assert(offsetof(RecordSlot, capture_id) == 704);
 static_assert(offsetof(RecordSlot, side_head) == 760);
+static_assert(offsetof(RecordSlot, failure_site) == 768);
 static_assert(offsetof(RecordSlot, plane_offset) == 792);
 static_assert(offsetof(RecordSlot, lt_algo) == 824);
 static_assert(offsetof(RecordSlot, lt_emulation) == 888);
@@ -535,6 +546,13 @@ struct FileHeader {
   uint64_t first_failed_launch;       // ticket + 1; 0: none
   uint64_t first_failed_launch_side;  // file offset of its newest SideEntry; 0: none
   uint8_t reserved_pinned_line[16];
+  // Version 9, failure sites (bytes [1056, 1088)): the table of FailureSite entries (after the
+  // first-failure record, before the ring), and the failed calls no entry could count.
+  uint64_t failure_sites_offset;   // 0: none
+  uint32_t failure_site_capacity;  // entries in the table
+  uint32_t failure_site_bytes;     // sizeof(FailureSite): a reader refuses another size
+  uint64_t failures_unsited;       // failed calls whose site found the table full
+  uint8_t reserved_failure_sites[8];
 };
 static_assert(offsetof(FileHeader, format_version) == 12);
 static_assert(offsetof(FileHeader, process_offset) == 32);
@@ -563,7 +581,41 @@ static_assert(offsetof(FileHeader, reserved_launch_totals) == 1016);
 static_assert(offsetof(FileHeader, first_failed_launch) == 1024);
 static_assert(offsetof(FileHeader, first_failed_launch_side) == 1032);
 static_assert(offsetof(FileHeader, reserved_pinned_line) == 1040);
-static_assert(sizeof(FileHeader) == 1056);
+static_assert(offsetof(FileHeader, failure_sites_offset) == 1056);
+static_assert(offsetof(FileHeader, failure_site_capacity) == 1064);
+static_assert(offsetof(FileHeader, failures_unsited) == 1072);
+static_assert(sizeof(FileHeader) == 1088);
+
+// Version 9: where a program's failing calls come from, and the first failure of each. A
+// program that fails a call on purpose and goes on (cuBLASLt heuristics, AlgoCheck probing,
+// fallbacks after NOT_SUPPORTED, retry loops) fails it thousands of times from one place: the
+// first failure of each site takes its Python and native locations and is copied here, apart
+// from the ring, so that neither the ring's wrap-around nor a full side area takes it; the
+// later ones only count. A site is the hook's return address in the program, the function, the
+// status and, for the program's own calls under Python, the innermost Python frame's code
+// object and line. Entries are claimed by compare-and-swap of `state` (kFree to kClaimed), keyed,
+// then published (kKeyed, release); `first` is complete once `first_seq` reads nonzero
+// (release). Two threads meeting a new site at once may each claim an entry: both count.
+inline constexpr uint32_t kFailureSites = 128;        // what the writer makes
+inline constexpr uint32_t kMaxFailureSites = 65536;   // the most a reader accepts
+enum class FailureSiteState : uint32_t { kFree = 0, kClaimed = 1, kKeyed = 2 };
+struct FailureSite {
+  uint32_t state;           // FailureSiteState
+  uint16_t function_id;
+  uint16_t reserved_key;
+  int32_t status;           // the status returned (or the asynchronous error found after the call)
+  int32_t python_line;      // the innermost Python frame's line; -1: none taken
+  uint64_t return_address;  // where in the program the hooked function was called from
+  uint64_t python_code;     // that Python frame's code object (its address); 0: none
+  uint64_t count;           // failed calls from this site, the first included
+  uint64_t first_seq;       // the first one's seq; 0 until `first` is complete
+  uint8_t reserved[16];
+  RecordSlot first;         // the first one's record, completed; its side_head names its locations
+};
+static_assert(offsetof(FailureSite, return_address) == 16);
+static_assert(offsetof(FailureSite, count) == 32);
+static_assert(offsetof(FailureSite, first) == 64);
+static_assert(sizeof(FailureSite) == 64 + kRecordBytes);
 
 // Version 4: one launch of GPU work the program made outside the GEMMs (a kernel, an
 // asynchronous copy or memset), in a ring of its own so that a program launching thousands of

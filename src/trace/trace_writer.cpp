@@ -68,8 +68,8 @@ void prefetch_for_writing(const RecordSlot* slot) {
 uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 struct Layout {
-  uint64_t process_offset, functions_offset, counters_offset, first_failure_offset, ring_offset,
-      launch_offset, kernels_offset, launch_counts_offset, side_offset, file_bytes;
+  uint64_t process_offset, functions_offset, counters_offset, first_failure_offset, failure_sites_offset,
+      ring_offset, launch_offset, kernels_offset, launch_counts_offset, side_offset, file_bytes;
 };
 
 constexpr uint64_t kLaunchCountBytes = uint64_t{kLaunchCountTables} * (kKernelTableEntries + 1) * sizeof(uint64_t);
@@ -83,7 +83,8 @@ Layout layout_for(uint32_t function_count, uint64_t capacity, uint64_t launch_ca
   l.first_failure_offset =
       round_up(l.counters_offset + sizeof(FunctionCounters) * function_count * kCounterStripes,
                kRecordBytes);
-  l.ring_offset = l.first_failure_offset + kRecordBytes;
+  l.failure_sites_offset = l.first_failure_offset + kRecordBytes;
+  l.ring_offset = round_up(l.failure_sites_offset + sizeof(FailureSite) * kFailureSites, kRecordBytes);
   uint64_t end = l.ring_offset + capacity * kRecordBytes;
   if (launch_capacity != 0) {
     l.launch_offset = end;
@@ -229,6 +230,8 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   counters_ = reinterpret_cast<FunctionCounters*>(bytes + l.counters_offset);
   function_count_ = function_count;
   first_failure_ = reinterpret_cast<RecordSlot*>(bytes + l.first_failure_offset);
+  failure_sites_.attach(reinterpret_cast<FailureSite*>(bytes + l.failure_sites_offset), kFailureSites,
+                        &reinterpret_cast<FileHeader*>(bytes)->failures_unsited);
   ring_ = reinterpret_cast<RecordSlot*>(bytes + l.ring_offset);
   file_base_ = bytes;
   capacity_ = capacity;
@@ -261,6 +264,9 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   h.claim_block = block_;
   h.claim_lag = lag_;
   h.first_failure_offset = l.first_failure_offset;
+  h.failure_sites_offset = l.failure_sites_offset;
+  h.failure_site_capacity = kFailureSites;
+  h.failure_site_bytes = sizeof(FailureSite);
   h.ring_offset = l.ring_offset;
   h.ring_capacity = capacity;
   h.file_bytes = l.file_bytes;
@@ -568,6 +574,7 @@ void TraceWriter::abandon_after_fork() {
   if (header_ != nullptr) ::munmap(header_, mapped_bytes_);
   header_ = nullptr;
   ring_ = first_failure_ = nullptr;
+  failure_sites_.attach(nullptr, 0, nullptr);
   file_base_ = nullptr;
   counters_ = nullptr;
   launches_ = nullptr;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "trace/failure_site_table.h"
 #include "trace/trace_format.h"
 
 namespace cublasspy {
@@ -98,6 +99,9 @@ class TraceWriter {
     std::atomic_ref<uint64_t>(slot->call.word)
         .store(format::pack_word(seq, format::RecordState::kCompleted), std::memory_order_release);
   }
+  // Where failed calls come from (format::FailureSite): counted per site, each site's first
+  // failure kept with its locations.
+  FailureSiteTable& failure_sites() { return failure_sites_; }
   // Counts a call of the thread whose cursor claimed its record.
   void count_call(uint16_t function_id, ClaimCursor& cursor) {
     bump(cursor.counters[function_id].calls, cursor.counters_shared);
@@ -222,6 +226,7 @@ class TraceWriter {
   format::RecordSlot* ring_ = nullptr;
   char* file_base_ = nullptr;  // the mapping's start: side entries are at file offsets
   format::RecordSlot* first_failure_ = nullptr;
+  FailureSiteTable failure_sites_;
   format::FunctionCounters* counters_ = nullptr;
   format::LaunchEntry* launches_ = nullptr;
   format::KernelEntry* kernels_ = nullptr;

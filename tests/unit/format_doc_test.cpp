@@ -48,6 +48,7 @@ std::string type_token() {
   else if constexpr (std::is_same_v<T, format::LaunchEntry>) return "LaunchEntry";
   else if constexpr (std::is_same_v<T, format::KernelEntry>) return "KernelEntry";
   else if constexpr (std::is_same_v<T, format::LtEmulation>) return "LtEmulation";
+  else if constexpr (std::is_same_v<T, format::RecordSlot>) return "RecordSlot";
   else static_assert(kUnknownType<T>, "give type_token a name for this member type");
 }
 
@@ -63,7 +64,7 @@ const std::vector<StructFact> kStructs = {
     CBS_STRUCT(FunctionCounters), CBS_STRUCT(RecordSlot),    CBS_STRUCT(Record),
     CBS_STRUCT(ScanSummary),      CBS_STRUCT(LaunchEntry),   CBS_STRUCT(KernelEntry),
     CBS_STRUCT(SideEntry),        CBS_STRUCT(GemmGroupsHeader), CBS_STRUCT(GemmGroup),
-    CBS_STRUCT(LtEmulation),      CBS_STRUCT(GraphWords),
+    CBS_STRUCT(LtEmulation),      CBS_STRUCT(GraphWords),    CBS_STRUCT(FailureSite),
 };
 
 struct FieldFact {
@@ -153,6 +154,23 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(FileHeader, first_failed_launch),
     CBS_FIELD(FileHeader, first_failed_launch_side),
     CBS_FIELD(FileHeader, reserved_pinned_line),
+    CBS_FIELD(FileHeader, failure_sites_offset),
+    CBS_FIELD(FileHeader, failure_site_capacity),
+    CBS_FIELD(FileHeader, failure_site_bytes),
+    CBS_FIELD(FileHeader, failures_unsited),
+    CBS_FIELD(FileHeader, reserved_failure_sites),
+
+    CBS_FIELD(FailureSite, state),
+    CBS_FIELD(FailureSite, function_id),
+    CBS_FIELD(FailureSite, reserved_key),
+    CBS_FIELD(FailureSite, status),
+    CBS_FIELD(FailureSite, python_line),
+    CBS_FIELD(FailureSite, return_address),
+    CBS_FIELD(FailureSite, python_code),
+    CBS_FIELD(FailureSite, count),
+    CBS_FIELD(FailureSite, first_seq),
+    CBS_FIELD(FailureSite, reserved),
+    CBS_FIELD(FailureSite, first),
 
     CBS_FIELD(LaunchEntry, word),
     CBS_FIELD(LaunchEntry, function_id),
@@ -200,6 +218,7 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(RecordSlot, capture_id),
     CBS_FIELD(RecordSlot, reserved_launches),
     CBS_FIELD(RecordSlot, side_head),
+    CBS_FIELD(RecordSlot, failure_site),
     CBS_FIELD(RecordSlot, reserved_stacks),
     CBS_FIELD(RecordSlot, plane_offset),
     CBS_FIELD(RecordSlot, lt_algo),
@@ -309,6 +328,8 @@ const std::vector<FieldFact> kFields = {
 #define CBS_GEMM_GROUP_FLAGS_VALUES(X) X(GemmGroupFlags, kGroupAlphaKnown) X(GemmGroupFlags, kGroupBetaKnown)
 #define CBS_LT_EMULATION_FLAGS_VALUES(X) X(LtEmulationFlags, kEmulationAttached) X(LtEmulationFlags, kEmulationKnown)
 #define CBS_LAUNCHER_WAIT_VALUES(X) X(LauncherWait, kNone) X(LauncherWait, kOwn) X(LauncherWait, kCommand)
+#define CBS_FAILURE_SITE_STATE_VALUES(X) \
+  X(FailureSiteState, kFree) X(FailureSiteState, kClaimed) X(FailureSiteState, kKeyed)
 
 // Compile-time completeness: without a default, -Wswitch (an error here) names any enumerator
 // of trace_format.h missing from the lists.
@@ -358,12 +379,16 @@ constexpr bool listed(format::LauncherWait v) {
   switch (v) { CBS_LAUNCHER_WAIT_VALUES(CBS_CASE) return true; }
   return false;
 }
+constexpr bool listed(format::FailureSiteState v) {
+  switch (v) { CBS_FAILURE_SITE_STATE_VALUES(CBS_CASE) return true; }
+  return false;
+}
 static_assert(listed(format::Family::kOther) && listed(format::ArgKind::kNone) &&
               listed(format::ArgRole::kNone) && listed(format::Library::kUnknown) &&
               listed(format::RecordState::kEmpty) && listed(format::kFlagNested) &&
               listed(format::EndState::kRunning) && listed(format::SideKind::kNone) &&
               listed(format::kGroupAlphaKnown) && listed(format::LauncherWait::kNone) &&
-              listed(format::kEmulationAttached));
+              listed(format::kEmulationAttached) && listed(format::FailureSiteState::kFree));
 
 struct EnumFact {
   std::string enumeration, name;
@@ -376,7 +401,7 @@ const std::vector<EnumFact> kEnumValues = {
     CBS_RECORD_STATE_VALUES(CBS_ENUM_FACT) CBS_RECORD_FLAGS_VALUES(CBS_ENUM_FACT)
     CBS_END_STATE_VALUES(CBS_ENUM_FACT) CBS_SIDE_KIND_VALUES(CBS_ENUM_FACT)
     CBS_GEMM_GROUP_FLAGS_VALUES(CBS_ENUM_FACT) CBS_LAUNCHER_WAIT_VALUES(CBS_ENUM_FACT)
-    CBS_LT_EMULATION_FLAGS_VALUES(CBS_ENUM_FACT)};
+    CBS_LT_EMULATION_FLAGS_VALUES(CBS_ENUM_FACT) CBS_FAILURE_SITE_STATE_VALUES(CBS_ENUM_FACT)};
 
 struct ConstantFact {
   std::string name;
@@ -398,6 +423,7 @@ const std::vector<ConstantFact> kConstants = {
     CBS_CONSTANT(kMaxSummedGroups),
     CBS_CONSTANT(kLaunchCountTables), CBS_CONSTANT(kMaxLaunchCountTables),
     CBS_CONSTANT(kCaptureIdUnknown),
+    CBS_CONSTANT(kFailureSites),    CBS_CONSTANT(kMaxFailureSites),
 };
 
 // ---- The page's side --------------------------------------------------------------------------
