@@ -284,8 +284,43 @@ LaunchSuspects launch_suspects(const TraceFile& trace, const std::vector<CleanWa
 
 }  // namespace
 
+namespace {
+
+// Version 9: failures counted by site, whatever the ring still holds (a storm's first failures
+// are long overwritten by its later ones): a group's count is its sites' total, and its first
+// call the earliest kept, in the ring or beside it.
+void merge_failure_sites(TraceFacts& f) {
+  std::map<std::pair<std::string, int>, uint64_t> counted;
+  uint64_t total = 0;
+  for (const FailureSiteView& site : f.trace->failure_sites()) {
+    if (site.function == nullptr || static_cast<format::Family>(site.function->family) == format::Family::kLibraryLoad) {
+      continue;
+    }
+    total += site.count;
+    // A site of calls that succeeded and whose work faulted after them (CUBLASSPY_SYNC) is no
+    // failing status: the ring's groups hold only returned statuses.
+    if (site.first && site.first->rec().status == 0) continue;
+    const auto key = std::make_pair(std::string(site.function_name()), static_cast<int>(site.status));
+    counted[key] += site.count;
+    if (!site.first) continue;
+    auto [it, fresh] = f.failures.try_emplace(key, FailureGroup{*site.first, 0});
+    if (fresh) f.failure_order.push_back(key);
+    else if (began_before(*site.first, it->second.first)) it->second.first = *site.first;
+  }
+  for (auto& [key, group] : f.failures) {
+    if (auto c = counted.find(key); c != counted.end()) group.count = std::max(group.count, c->second);
+  }
+  f.failed_total = std::max(f.failed_total, total);
+  std::stable_sort(f.failure_order.begin(), f.failure_order.end(), [&](const auto& a, const auto& b) {
+    return began_before(f.failures.at(a).first, f.failures.at(b).first);
+  });
+}
+
+}  // namespace
+
 TraceFacts FactsGatherer::finish() {
   TraceFacts& f = f_;
+  merge_failure_sites(f);
   f.launch_error = f.trace->first_launch_error();
   if (f.pending_at) {
     // The work launched before the GEMM that found the error pending, since the last clean wait

@@ -248,6 +248,20 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
     std::memset(reinterpret_cast<char*>(&t.header_) + offsetof(FileHeader, stale_replay_launch), 0,
                 offsetof(FileHeader, reserved_ends) - offsetof(FileHeader, stale_replay_launch));
   }
+  // Version 9, failure sites: none before. A table must lie in the file, between the first
+  // failure's record and the ring, in entries of this reader's size.
+  if (h.format_version < 9) {
+    std::memset(reinterpret_cast<char*>(&t.header_) + offsetof(FileHeader, failure_sites_offset), 0,
+                sizeof(FileHeader) - offsetof(FileHeader, failure_sites_offset));
+  } else if (h.failure_sites_offset != 0 || h.failure_site_capacity != 0) {
+    if (h.failure_site_bytes != sizeof(FailureSite) || h.failure_site_capacity == 0 ||
+        h.failure_site_capacity > kMaxFailureSites || h.failure_sites_offset % 8 != 0 ||
+        !inside(h.failure_sites_offset, uint64_t{h.failure_site_capacity} * sizeof(FailureSite), size) ||
+        h.failure_sites_offset + uint64_t{h.failure_site_capacity} * sizeof(FailureSite) > h.ring_offset) {
+      return fail(fmt::format("corrupt header: {} failure sites of {} bytes at {} are not in their place",
+                              h.failure_site_capacity, h.failure_site_bytes, h.failure_sites_offset));
+    }
+  }
 
   // Process section: "key\0value\0" pairs.
   const char* p = t.base_ + h.process_offset;
@@ -627,6 +641,7 @@ bool TraceFile::copy_view(const RecordSlot& slot, CallView& out) const {
   if (header_.format_version < 4) out.slot.pending_error = 0;
   if (header_.format_version < 7) out.slot.lt_emulation = {};
   if (header_.format_version < 8) out.slot.capture_id = 0;
+  if (header_.format_version < 9) out.slot.failure_site = 0;
   out.seq = word_seq(word);
   out.state = state;
   out.function = &functions_[slot.call.function_id];
@@ -694,7 +709,58 @@ bool TraceFile::read_at(uint64_t offset, void* out, uint64_t bytes) const {
 }
 
 std::vector<SideEntryView> TraceFile::side_entries(const CallView& call) const {
-  return side_chain(call.slot.side_head, call.seq);
+  std::vector<SideEntryView> own = side_chain(call.slot.side_head, call.seq);
+  if (!call.failed() || call.slot.failure_site == 0) return own;
+  const auto is_location = [](const SideEntryView& e) {
+    return e.kind == static_cast<uint32_t>(SideKind::kPythonStack) || e.kind == static_cast<uint32_t>(SideKind::kNativeStack);
+  };
+  if (std::any_of(own.begin(), own.end(), is_location)) return own;
+  // A failure that repeated its site's first took no locations: the first's are its (and its
+  // own entries of other kinds, a grouped GEMM's groups, stay its own).
+  const std::optional<FailureSiteView> site = failure_site(call.slot.failure_site - 1);
+  const int32_t status = call.rec().status != 0 ? call.rec().status : call.rec().async_status;
+  if (!site || !site->first || site->function_id != call.rec().function_id || site->status != status ||
+      site->first->seq == call.seq) {
+    return own;
+  }
+  for (SideEntryView& e : side_chain(site->first->slot.side_head, site->first->seq)) {
+    if (is_location(e)) own.push_back(std::move(e));
+  }
+  return own;
+}
+
+std::optional<FailureSiteView> TraceFile::failure_site(uint32_t index) const {
+  const FileHeader& h = header_;
+  if (h.failure_sites_offset == 0 || index >= h.failure_site_capacity) return std::nullopt;
+  FailureSite site;
+  if (!read_at(h.failure_sites_offset + uint64_t{index} * sizeof(FailureSite), &site, sizeof site)) return std::nullopt;
+  if (site.state != static_cast<uint32_t>(FailureSiteState::kKeyed) || site.function_id >= functions_.size()) {
+    return std::nullopt;
+  }
+  FailureSiteView v;
+  v.index = index;
+  v.function_id = site.function_id;
+  v.function = &functions_[site.function_id];
+  v.status = site.status;
+  v.return_address = site.return_address;
+  v.python_line = site.python_line;
+  v.count = site.count;
+  CallView first;
+  // The copy is complete once first_seq is set (the writer stores it last); a copy whose own
+  // word disagrees was torn or overwritten.
+  if (site.first_seq != 0 && copy_view(site.first, first) && first.seq == site.first_seq &&
+      first.rec().function_id == site.function_id) {
+    v.first = std::move(first);
+  }
+  return v;
+}
+
+std::vector<FailureSiteView> TraceFile::failure_sites() const {
+  std::vector<FailureSiteView> out;
+  for (uint32_t i = 0; i < header_.failure_site_capacity; ++i) {
+    if (auto site = failure_site(i)) out.push_back(std::move(*site));
+  }
+  return out;
 }
 
 std::optional<uint64_t> TraceFile::first_failed_launch() const {
@@ -732,6 +798,7 @@ std::vector<SideEntryView> TraceFile::side_chain(uint64_t head, uint64_t seq) co
     }
     SideEntryView view;
     view.kind = entry.kind;
+    view.seq = entry.seq;
     view.bytes.resize(entry.length);
     if (!read_at(at + sizeof(SideEntry), view.bytes.data(), entry.length)) break;
     found.push_back(std::move(view));

@@ -45,6 +45,9 @@ struct CallView {
   bool failed() const {
     return state == format::RecordState::kCompleted && (rec().status != 0 || async_fault());
   }
+  // Whether TraceFile::side_entries may find any: entries of its own, or (version 9) a failure
+  // that repeated its site's first, whose entries it shares.
+  bool has_side_link() const { return slot.side_head != 0 || (slot.failure_site != 0 && failed()); }
   std::vector<ArgView> args() const;
   // The first slot with `role`, if the function has one (its bits: kArgUnset for an out-value
   // the call did not write).
@@ -105,7 +108,22 @@ std::string demangle(const std::string& symbol);
 // copied out of the file (at most format::kMaxSideEntryBytes).
 struct SideEntryView {
   uint32_t kind = 0;
+  uint64_t seq = 0;  // the record it was attached to (version 9: a repeated failure's site's first)
   std::vector<uint8_t> bytes;
+};
+
+// One entry of the failure-site table (format::FailureSite, version 9): where failed calls came
+// from, how many, and the first of them, with its locations.
+struct FailureSiteView {
+  uint32_t index = 0;
+  uint16_t function_id = 0;
+  const format::FunctionEntry* function = nullptr;
+  int32_t status = 0;
+  uint64_t return_address = 0;
+  int32_t python_line = -1;
+  uint64_t count = 0;
+  std::optional<CallView> first;  // absent while it was being copied (or torn)
+  const char* function_name() const { return function ? function->name : "?"; }
 };
 
 struct ProcessInfo {
@@ -163,6 +181,10 @@ class TraceFile {
   // part of the area, are published, and carry the call's seq (at most
   // format::kMaxSideEntriesPerRecord; a broken link ends the list). None before version 4.
   std::vector<SideEntryView> side_entries(const CallView& call) const;
+  // Version 9: the failure-site table's keyed entries (none in older traces), and one of them.
+  // A failure that repeated its site's first has that first's side entries (side_entries).
+  std::vector<FailureSiteView> failure_sites() const;
+  std::optional<FailureSiteView> failure_site(uint32_t index) const;
   // The call's oldest entry of `kind`, if any.
   std::optional<SideEntryView> side_entry(const CallView& call, uint32_t kind) const;
   // Version 6: the trace's first failed launch (FileHeader::first_failed_launch: a launch or its

@@ -200,7 +200,14 @@ json call_to_json(const CallView& call, const TraceFile* trace) {
     j["pending_error_name"] = name_or_unknown(NameSet::kCudaError, call.slot.pending_error);
   }
   if (rec.check_bits != 0) j["check_bits"] = rec.check_bits;
-  if (trace != nullptr && call.slot.side_head != 0) add_locations(j, trace->side_entries(call), "made");
+  if (trace != nullptr && call.has_side_link()) {
+    const std::vector<SideEntryView> entries = trace->side_entries(call);
+    add_locations(j, entries, "made");
+    // A failure that repeated its site's first has that first's locations: say whose they are.
+    for (const SideEntryView& e : entries) {
+      if (e.seq != call.seq) j["location_from_call"] = e.seq;
+    }
+  }
   return j;
 }
 
@@ -261,7 +268,7 @@ TraceWalk walk_trace(const TraceFile& trace, const ReportOptions& options) {
   diagnoses::FactsGatherer facts(trace);
   trace.for_each_call([&](const CallView& c) {
     w.first_start_ns = std::min(w.first_start_ns, c.rec().start_ns);
-    if (c.slot.side_head != 0 && (c.failed() || c.in_flight()) && w.locations.size() < kMaxLocations) {
+    if (c.has_side_link() && (c.failed() || c.in_flight()) && w.locations.size() < kMaxLocations) {
       json where = call_to_json(c, &trace);
       json kept = json::object();
       for (const char* key : {"location", "native_location", "fault_pc"}) {
@@ -277,6 +284,17 @@ TraceWalk walk_trace(const TraceFile& trace, const ReportOptions& options) {
     facts.add(c);
   });
   w.facts = facts.finish();
+  // Version 9: each failure site's first call, kept beside the ring with its locations (the
+  // ring may hold it no longer).
+  for (const FailureSiteView& site : trace.failure_sites()) {
+    if (!site.first || w.locations.count(site.first->seq) != 0 || w.locations.size() >= kMaxLocations) continue;
+    json where = call_to_json(*site.first, &trace);
+    json kept = json::object();
+    for (const char* key : {"location", "native_location"}) {
+      if (where.contains(key)) kept[key] = where[key];
+    }
+    if (!kept.empty()) w.locations[site.first->seq] = std::move(kept);
+  }
   return w;
 }
 
@@ -401,7 +419,33 @@ json trace_to_json(TraceWalk& walk, const ReportOptions& options) {
   totals["ring_capacity"] = h.ring_capacity;
   totals["dropped_records"] = h.dropped_records;
   totals["torn_records"] = trace.torn_records();
+  // Version 4: side entries (locations, groups) the full side area could not take; version 9:
+  // failed calls the full failure-site table could not count by site.
+  totals["side_dropped"] = h.side_dropped;
+  totals["side_bytes"] = h.side_bytes;
+  totals["failures_unsited"] = h.failures_unsited;
   t["totals"] = std::move(totals);
+
+  // Version 9: where the failed calls came from, each site with its count and its first call.
+  json sites = json::array();
+  for (const FailureSiteView& site : trace.failure_sites()) {
+    json e;
+    e["function"] = site.function_name();
+    e["status"] = site.status;
+    e["count"] = site.count;
+    e["return_address"] = site.return_address;
+    if (site.python_line >= 0) e["python_line"] = site.python_line;
+    e["first_call"] = site.first ? json(site.first->seq) : json(nullptr);
+    if (site.first) {
+      e["status_name"] = site.first->status_name();
+      json where = call_to_json(*site.first, &trace);
+      for (const char* key : {"location", "native_location"}) {
+        if (where.contains(key)) e[key] = where[key];
+      }
+    }
+    sites.push_back(std::move(e));
+  }
+  t["failure_sites"] = std::move(sites);
 
   // Version 4: the GPU work launched outside the GEMMs, per kernel (the kernel table's totals).
   if (h.launch_capacity != 0) {

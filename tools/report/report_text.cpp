@@ -211,6 +211,20 @@ void append_trace(std::string& out, const json& trace, const TextOptions& o, con
     out += fmt::format("  {}records   {} dropped (ring full of calls in flight), {} unreadable{}\n", s.yellow,
                        dropped, torn, s.reset);
   }
+  // What a full side area cost: locations (and GEMM groups) of some calls.
+  const uint64_t side_dropped = totals.value("side_dropped", uint64_t{0});
+  if (side_dropped != 0) {
+    out += fmt::format("  {}locations {} side entr{} (call locations, GEMM groups) did not fit in the {} MiB side area, "
+                       "so some calls have no location; set CUBLASSPY_SIDE_MB higher to keep more{}\n",
+                       s.yellow, side_dropped, side_dropped == 1 ? "y" : "ies",
+                       totals.value("side_bytes", uint64_t{0}) >> 20, s.reset);
+  }
+  const uint64_t unsited = totals.value("failures_unsited", uint64_t{0});
+  if (unsited != 0) {
+    out += fmt::format("  {}failures  {} failed call{} came from more places than the failure-site table holds: "
+                       "each took a location of its own{}\n",
+                       s.yellow, unsited, unsited == 1 ? "" : "s", s.reset);
+  }
 
   // Version 8: CUDA graphs, each with what was captured into it and how often it ran.
   const json graphs = trace.contains("launches") ? trace["launches"].value("graphs", json::array()) : json::array();
