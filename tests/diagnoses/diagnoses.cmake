@@ -78,3 +78,12 @@ target_link_libraries(locations_test PRIVATE cublasspy_test_support GTest::gtest
 target_compile_options(locations_test PRIVATE -Wall -Wextra)
 add_dependencies(locations_test cublasspy standin diag_located)
 gtest_discover_tests(locations_test TEST_PREFIX diagnoses. DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)
+
+# Failure storms: a call failed thousands of times from one place (diag_failure_storm).
+cublasspy_test_program(diag_failure_storm ${CBS_DIAG_DIR}/programs/diag_failure_storm.cpp)
+set_target_properties(diag_failure_storm PROPERTIES ENABLE_EXPORTS ON)  # -rdynamic: dladdr names its functions
+add_executable(failure_sites_test ${CBS_DIAG_DIR}/failure_sites_test.cpp)
+target_link_libraries(failure_sites_test PRIVATE cublasspy_test_support GTest::gtest_main)
+target_compile_options(failure_sites_test PRIVATE -Wall -Wextra)
+add_dependencies(failure_sites_test cublasspy cublasspy_cli standin diag_failure_storm)
+gtest_discover_tests(failure_sites_test TEST_PREFIX diagnoses. DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)
