@@ -11,10 +11,10 @@
 #   tests/fuzz/make_corpus.sh BUILD_DIR
 #
 # BUILD_DIR is an ordinary build with the tests (the stand-in and the programs built). The
-# files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt to v7-*.cbt: traces of
-# format versions 1 to 7, kept as they were written, since the reader goes on reading those
-# versions (tests/hardening/reader_*_test.cpp read them; copy a few current traces to v8-*
-# before regenerating for version 9).
+# files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt to v8-*.cbt: traces of
+# format versions 1 to 8, kept as they were written, since the reader goes on reading those
+# versions (tests/hardening/reader_*_test.cpp read them; copy a few current traces to v9-*
+# before regenerating for version 10).
 set -euo pipefail
 build="$(cd "${1:?usage: make_corpus.sh BUILD_DIR}" && pwd)"
 out="$(cd "$(dirname "$0")" && pwd)/corpus/trace_reader"
@@ -22,7 +22,7 @@ programs="$build/test-programs"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
-find "$out" -name '*.cbt' ! -name 'v1-*' ! -name 'v2-*' ! -name 'v3-*' ! -name 'v4-*' ! -name 'v5-*' ! -name 'v6-*' ! -name 'v7-*' -delete
+find "$out" -name '*.cbt' ! -name 'v1-*' ! -name 'v2-*' ! -name 'v3-*' ! -name 'v4-*' ! -name 'v5-*' ! -name 'v6-*' ! -name 'v7-*' ! -name 'v8-*' -delete
 
 # trace NAME [VAR=VALUE...] -- PROGRAM ARGS...: runs PROGRAM under the shim, keeps its trace.
 trace() {
@@ -63,6 +63,10 @@ trace launch_pinned_located CUBLASSPY_LAUNCH_RING=16 CUBLASSPY_SIDE_MB=1 CUBLASS
 # Version 8: a GEMM captured into a CUDA graph, the graph's capture, instantiation and launches in
 # the launch ring, and the first launch on memory freed since the capture (CUBLASSPY_CHECK).
 trace graph_replay_freed CUBLASSPY_LAUNCH_RING=64 CUBLASSPY_CHECK=1 -- "$programs/diag_graph" --free-b --launches 2
+
+# Version 9: a call failed 200 times from one place, then once from another: two failure sites,
+# each with its first failure and its native location, the later failures counted.
+trace failure_sites_storm CUBLASSPY_SIDE_MB=1 STANDIN_FAIL=cublasSgemm_v2:*:13 -- "$programs/diag_failure_storm" 200
 
 # A hang killed by SIGKILL: the call stays in flight, the file says "running".
 rm -f "$work"/*.cbt

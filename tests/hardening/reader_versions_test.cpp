@@ -259,5 +259,31 @@ TEST(ReaderVersions, FormatVersionSevenTracesStillRead) {
   }
 }
 
+// Traces a version 8 writer wrote (v8-*.cbt, copies of the corpus of format 8): they have no
+// failure-site table (version 9), so a failure counts by the records the ring holds, and a
+// failed record names no site.
+TEST(ReaderVersions, FormatVersionEightTracesStillRead) {
+  for (const char* name : {"v8-sgemm_loop_exited.cbt", "v8-launches_pending_error.cbt", "v8-located_failure.cbt",
+                           "v8-threads_checks_scans.cbt", "v8-graph_replay_freed.cbt", "v8-first_failure_wrapped.cbt"}) {
+    std::string error;
+    auto trace = TraceFile::open(kCorpus + name, error);
+    ASSERT_TRUE(trace) << error;
+    EXPECT_EQ(trace->header().format_version, 8u) << name;
+    EXPECT_EQ(trace->header().failure_sites_offset, 0u) << name;
+    EXPECT_TRUE(trace->failure_sites().empty()) << name;
+    int calls = 0;
+    trace->for_each_call([&](const CallView& c) {
+      EXPECT_EQ(c.slot.failure_site, 0u) << name << ": " << c.text();
+      ++calls;
+    });
+    EXPECT_GT(calls, 0) << name;
+  }
+  // The graph trace still has its graph launch found to use freed memory.
+  std::string error;
+  auto graphs = TraceFile::open(kCorpus + "v8-graph_replay_freed.cbt", error);
+  ASSERT_TRUE(graphs) << error;
+  EXPECT_NE(graphs->header().stale_replay_launch, 0u);
+}
+
 }  // namespace
 }  // namespace cublasspy
