@@ -3,12 +3,14 @@
 // complete records through TraceWriter exactly as intercept.h does, the ring wraps thousands
 // of times, and a reader walks the live file meanwhile. Totals are exact, every record held is
 // one thread's, whole, and the reader never hands out a record half rewritten. Two rings: 64
-// slots (claimed one at a time) and 4096 (claimed in blocks, format::claim_block_for).
+// slots (claimed one at a time) and 4096 (claimed in blocks, format::claim_block_for). Failing
+// calls are counted at their failure sites, which the threads claim at once.
 #include <unistd.h>
 
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,6 +42,10 @@ std::vector<format::FunctionEntry> function_table() {
   }
   return t;
 }
+
+// The failing calls' sites (their return addresses).
+constexpr uint64_t kSiteBase = 0x1000;
+constexpr int kSites = 5;
 
 uint64_t signature(int thread, int call) { return (uint64_t(thread + 1) << 32) | uint32_t(call); }
 
@@ -94,7 +100,16 @@ TEST_P(WriterThreads, MoreThreadsThanCounterStripesWrapTheRingWithExactTotalsAnd
         TraceWriter::publish_in_flight(slot, seq);
         const bool failed = i % 997 == 0;
         rec.status = failed ? 13 : 0;
-        if (failed) failures_made.fetch_add(1);
+        if (failed) {
+          failures_made.fetch_add(1);
+          // Five sites, which every thread meets at once: counted as intercept.h counts them.
+          FailureSiteKey key;
+          key.return_address = kSiteBase + (i / 997) % kSites;
+          key.status = 13;
+          const FailureSiteCount site = writer.failure_sites().count(key);
+          slot->failure_site = site.index >= 0 ? static_cast<uint32_t>(site.index) + 1 : 0;
+          if (site.first) writer.failure_sites().keep_first(site.index, slot, seq);
+        }
         writer.complete(slot, seq, failed, cursor);
       }
     });
@@ -113,6 +128,10 @@ TEST_P(WriterThreads, MoreThreadsThanCounterStripesWrapTheRingWithExactTotalsAnd
         std::string p = record_problem(c);
         if (!p.empty() && live_problem.empty()) live_problem = p;
       });
+      for (const FailureSiteView& site : trace->failure_sites()) {
+        std::string p = site.first ? record_problem(*site.first) : "";
+        if (!p.empty() && live_problem.empty()) live_problem = "failure site's first: " + p;
+      }
     }
   });
   for (std::thread& t : threads) t.join();
@@ -155,6 +174,21 @@ TEST_P(WriterThreads, MoreThreadsThanCounterStripesWrapTheRingWithExactTotalsAnd
   EXPECT_EQ(first->rec().status, 13);
   EXPECT_EQ(record_problem(*first), "");
   EXPECT_EQ(first->rec().args[0] & 0xffffffffu, 0u) << "the first failure is some thread's call 0";
+
+  // Every failure counted at its site, each site's first whole; a site two threads met at the
+  // same instant may have two entries, which count together.
+  uint64_t site_total = 0;
+  std::set<uint64_t> addresses;
+  for (const FailureSiteView& site : trace->failure_sites()) {
+    site_total += site.count;
+    addresses.insert(site.return_address);
+    ASSERT_TRUE(site.first) << "site " << site.index << " has no first failure";
+    EXPECT_EQ(site.first->rec().status, 13);
+    EXPECT_EQ(record_problem(*site.first), "");
+  }
+  EXPECT_EQ(site_total, failures_made.load());
+  EXPECT_EQ(addresses.size(), static_cast<size_t>(kSites));
+  EXPECT_EQ(trace->header().failures_unsited, 0u);
 }
 
 // The launch ring (format version 6): threads take tickets in blocks and count in tables of
