@@ -9,6 +9,7 @@
 #include "operand_dump.h"
 #include "operand_scan.h"
 #include "hook_table.h"
+#include "load_failure_record.h"
 #include "machine_record.h"
 #include "shim_driver.h"
 #include "trace/process_info.h"
@@ -33,7 +34,7 @@ void read_versions(Runtime& rt) {
   }
 }
 
-// Taken by whoever appends to the process section (TraceWriter::append_process_entry).
+// process_section_busy() (post_call.h).
 constinit std::atomic<bool> g_process_section_busy{false};
 
 // Libraries loaded since the trace opened (cuBLAS loading cuBLASLt, cudart loading libcuda).
@@ -162,9 +163,12 @@ PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
   return outcome;
 }
 
+std::atomic<bool>& process_section_busy() { return g_process_section_busy; }
+
 void process_section_after_fork() {
   g_process_section_busy.store(false);
   machine_evidence_after_fork();
+  load_failures_after_fork();
 }
 
 }  // namespace cublasspy

@@ -28,6 +28,10 @@ void before_real_call(Runtime& rt, CallContext& ctx);
 void after_scalars_read(Runtime& rt, CallContext& ctx);
 PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed);
 
+// Taken by whoever appends to the process section (TraceWriter::append_process_entry): tried
+// with a compare-and-swap, never waited for.
+std::atomic<bool>& process_section_busy();
+
 // In a forked child (one thread, its own trace to come): a process-section append another
 // thread of the parent was making never finishes here, and the child's first failures record
 // their own machine evidence.
