@@ -26,6 +26,7 @@ namespace {
 // that an earlier rule already explained (execution-failed last: what nothing else explains).
 constexpr Rule kRules[] = {
     &rule_no_driver,
+    &rule_load_failure,
     &rule_driver_too_old,
     &rule_machine,
     &rule_device_enumeration,

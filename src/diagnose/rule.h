@@ -44,6 +44,8 @@ inline constexpr std::initializer_list<const char*> kSetupFailureIds = {
 
 // The rules, one per file (or per closely related group).
 void rule_no_driver(RuleContext& ctx);               // no-driver
+void rule_load_failure(RuleContext& ctx);            // cublas-lt-mismatch, mixed-cuda-libraries
+                                                     // of a failed load (load_failure.h)
 void rule_driver_too_old(RuleContext& ctx);          // driver-too-old
 void rule_machine(RuleContext& ctx);                 // the machine evidence's ids (machine_state.h)
 void rule_device_enumeration(RuleContext& ctx);      // invalid-visible-devices, no-device,

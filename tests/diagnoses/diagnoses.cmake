@@ -58,7 +58,8 @@ add_executable(diagnoses_test
   ${CBS_DIAG_DIR}/graph_test.cpp
   ${CBS_DIAG_DIR}/doctor_machine_test.cpp
   ${CBS_DIAG_DIR}/doctor_probe_test.cpp
-  ${CBS_DIAG_DIR}/machine_evidence_test.cpp)
+  ${CBS_DIAG_DIR}/machine_evidence_test.cpp
+  ${CBS_DIAG_DIR}/load_failure_test.cpp)
 target_link_libraries(diagnoses_test PRIVATE cublasspy_test_support cublasspy_diagnose cublasspy_doctor cublasspy_dump
                       nlohmann_json::nlohmann_json GTest::gtest_main ${CMAKE_DL_LIBS})
 target_compile_options(diagnoses_test PRIVATE -Wall -Wextra)
