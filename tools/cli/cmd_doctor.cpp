@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "diagnose/load_failure.h"
 #include "diagnose/machine_state.h"
 #include "doctor/doctor.h"
 #include "doctor/doctor_json.h"
@@ -48,6 +50,23 @@ std::string toolkit_version() {
 
 std::string major_of_text(const std::string& v) { return v.substr(0, v.find('.')); }
 
+// Why `import torch` failed, when a copy of a CUDA library explains it: the copies of the
+// sonames its error names, found on this machine's loader path as the shim finds them in a
+// traced process (load_failure.h, the report's words).
+std::optional<Diagnosis> import_failure_cause(const std::string& error) {
+  ResolutionSource source;
+  const char* ld_library_path = std::getenv("LD_LIBRARY_PATH");
+  if (ld_library_path != nullptr) source.ld_library_path = ld_library_path;
+  if (const char* v = std::getenv("CONDA_PREFIX")) source.conda_prefix = v;
+  source.beside = cuda_library_directories_in(error);
+  std::vector<LibraryCopy> copies;
+  for (const std::string& soname : cuda_sonames_in(error)) {
+    for (LibraryCopy& c : resolve_soname(soname, source)) copies.push_back(std::move(c));
+  }
+  return diagnoses::load_failure_finding("import torch failed", error, copies,
+                                         ld_library_path != nullptr ? std::optional(source.ld_library_path) : std::nullopt);
+}
+
 // The version table of the field reports: torch's CUDA against the driver's and the toolkit's,
 // and the libraries `import torch` mapped. Their libcublas/libcublasLt pair is judged by the
 // trace rules' cublas-lt-mismatch.
@@ -61,7 +80,12 @@ void add_python_checks(const DoctorArgs& a, doctor::DoctorReport& r) {
   }
   r.checks.push_back({"python", CheckStatus::kInfo, a.python + " " + py.python_version});
   if (py.torch_version.empty()) {
-    r.checks.push_back({"torch", CheckStatus::kWarning, "import torch failed: " + py.torch_error});
+    std::optional<Diagnosis> cause = import_failure_cause(py.torch_error);
+    r.checks.push_back({"torch", cause ? CheckStatus::kProblem : CheckStatus::kWarning,
+                        "import torch failed: " + py.torch_error +
+                            (cause ? fmt::format(" ({}: {})", cause->id, cause->summary) : std::string())});
+    // The copy that stops the import explains more than anything else doctor finds: first.
+    if (cause) r.diagnoses.insert(r.diagnoses.begin(), std::move(*cause));
   } else {
     r.checks.push_back({"torch", CheckStatus::kInfo,
                         fmt::format("torch {}, built for CUDA {}", py.torch_version, py.torch_cuda.empty() ? "none (CPU)" : py.torch_cuda)});
