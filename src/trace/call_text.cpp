@@ -96,10 +96,16 @@ json scalar_text(bool known, const double value[2], bool complex) {
   return complex ? fmt::format("({}, {})", value[0], value[1]) : fmt::format("{}", value[0]);
 }
 
-// A preset algorithm's configuration: the enums by name (their number when no toolkit names
-// it), the counts as numbers; what the library did not report is left out.
+// A preset algorithm's configuration: the enums by name, the counts as numbers, and the library
+// that read them; what the library did not report is left out. Refused bytes (another library's
+// layout) say why instead of values.
 json algo_config_json(const LtAlgoConfig& c) {
   json j = json::object();
+  if (!c.refused.empty()) {
+    j["refused"] = c.refused;
+    j["decoded_by"] = c.decoded_by;
+    return j;
+  }
   auto number = [&](const char* key, const std::optional<int64_t>& v) {
     if (v) j[key] = *v;
   };
@@ -115,6 +121,7 @@ json algo_config_json(const LtAlgoConfig& c) {
   number("custom_option", c.custom_option);
   named("inner_shape", c.inner_shape, NameSet::kLtInnerShape);
   named("cluster_shape", c.cluster_shape, NameSet::kLtClusterShape);
+  j["decoded_by"] = c.decoded_by;
   return j;
 }
 

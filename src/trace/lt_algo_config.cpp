@@ -6,6 +6,9 @@
 #include <map>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "common/cuda_names.h"
 #include "trace/trace_reader.h"
 
 namespace cublasspy {
@@ -108,6 +111,34 @@ std::optional<int64_t> attribute(const Library& lib, const void* algo, int attr,
   return std::nullopt;
 }
 
+// Whose library decoded: the user's, the traced program's own, or this machine's in its stead.
+std::string decoded_by() {
+  const State& s = state();
+  if (!s.only.empty()) return s.used + " (named with --cublaslt)";
+  if (!s.preferred.empty() && s.used == s.preferred) return s.used + " (the traced program's)";
+  return s.used + " (this machine's; " +
+         (s.preferred.empty() ? std::string("the trace names no libcublasLt of the traced program")
+                              : "the traced program's " + s.preferred + " could not be loaded") +
+         ")";
+}
+
+// The attributes whose values no cuBLASLt gives: an enum no toolkit names (every release's
+// names are in cuda_names.inc), an id or a split count outside the ints cuBLASLt hands out.
+std::vector<const char*> out_of_range(const LtAlgoConfig& c) {
+  std::vector<const char*> out;
+  auto named = [&](const char* what, const std::optional<int64_t>& v, NameSet set) {
+    if (v && cuda_name(set, *v) == nullptr) out.push_back(what);
+  };
+  if (c.id && (*c.id < 0 || *c.id > 0xffff)) out.push_back("id");
+  named("tile", c.tile, NameSet::kLtMatmulTile);
+  named("stages", c.stages, NameSet::kLtMatmulStages);
+  if (c.splitk_num && (*c.splitk_num < 0 || *c.splitk_num > 0xffff)) out.push_back("splitk_num");
+  named("reduction_scheme", c.reduction_scheme, NameSet::kLtReductionScheme);
+  named("inner_shape", c.inner_shape, NameSet::kLtInnerShape);
+  named("cluster_shape", c.cluster_shape, NameSet::kLtClusterShape);
+  return out;
+}
+
 }  // namespace
 
 void prefer_cublaslt_for_algorithms(const std::string& path) {
@@ -148,6 +179,15 @@ std::optional<LtAlgoConfig> decode_lt_algo(const uint64_t (&bytes)[8]) {
   c.inner_shape = attribute(*lib, algo, kInnerShapeId, false);
   c.cluster_shape = attribute(*lib, algo, kClusterShapeId, false);
   if (!c.id && !c.tile && !c.stages && !c.splitk_num) return std::nullopt;
+  c.decoded_by = decoded_by();
+  if (const std::vector<const char*> wrong = out_of_range(c); !wrong.empty()) {
+    LtAlgoConfig refused;
+    refused.decoded_by = c.decoded_by;
+    refused.refused = fmt::format("{} reads {} outside cuBLASLt's ranges: the bytes are not in its layout (another "
+                                  "library's algorithm), so no value is shown",
+                                  state().used, fmt::join(wrong, ", "));
+    return refused;
+  }
   return c;
 }
 

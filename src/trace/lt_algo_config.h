@@ -12,10 +12,18 @@
 
 namespace cublasspy {
 
-// What the library reports of one algorithm; an attribute it does not report is absent.
+// What the library reports of one algorithm; an attribute it does not report is absent. The
+// layout is private to each cuBLASLt: another library (the host's, for a trace made where the
+// traced program's own is out of reach, a stand-in's) reads the same bytes as other values.
+// So a decoding says which library made it, and one whose enums fall outside cuBLASLt's
+// ranges is refused: its values are dropped and `refused` says why.
 struct LtAlgoConfig {
   std::optional<int64_t> id, tile, stages, splitk_num, reduction_scheme, cta_swizzling, custom_option, inner_shape,
       cluster_shape;
+  // "libcublasLt.so.13 (this machine's; the traced program's /x/libcublasLt.so.12 could not be
+  // loaded)", "/x/libcublasLt.so.12 (the traced program's)", "PATH (named with --cublaslt)".
+  std::string decoded_by;
+  std::string refused;  // "" when the values are consistent
 };
 
 // Turns decoding on (it is off until then: a reader that only checks a trace, the fuzzer

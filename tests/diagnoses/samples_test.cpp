@@ -281,6 +281,43 @@ TEST(Samples, PresetAlgorithmWithNoLoadableCublasLtIsShownAsBytes) {
   }
 }
 
+// The stand-in's preset algorithm read by this machine's real cuBLASLt (the traced program's
+// own named with --cublaslt, or out of reach): its layout is another, the values it reads are
+// none cuBLASLt gives, and the report refuses them instead of printing them as the algorithm.
+TEST(Samples, PresetAlgorithmOfAnotherLibraryIsNotShownAsFact) {
+  TracedRun run = run_sample("--lt-preset-algo");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const CallView matmul = the_call(run, "cublasLtMatmul");
+  auto report = [&](const std::string& cublaslt, bool json) {
+    std::vector<std::string> argv = {CBS_TEST_CLI, "report", "--all", "--cublaslt", cublaslt};
+    if (json) argv.push_back("--json");
+    argv.insert(argv.end(), run.traces.begin(), run.traces.end());
+    return run_process(argv);
+  };
+  auto algo_config = [&](const std::string& cublaslt) {
+    const nlohmann::json doc = nlohmann::json::parse(report(cublaslt, true).out, nullptr, false);
+    for (const auto& call : doc.is_discarded() ? nlohmann::json::array() : doc["traces"][0]["calls"]) {
+      if (call["seq"] == matmul.seq) return call["args"].value("algo_config", nlohmann::json());
+    }
+    return nlohmann::json();
+  };
+  const nlohmann::json host = algo_config("libcublasLt.so.13");
+  ASSERT_TRUE(host.is_object()) << host.dump();
+  EXPECT_FALSE(host.contains("id")) << host.dump();
+  EXPECT_FALSE(host.contains("tile")) << host.dump();
+  EXPECT_TRUE(contains(host.value("refused", ""), "outside cuBLASLt's ranges")) << host.dump();
+  EXPECT_EQ(host.value("decoded_by", ""), "libcublasLt.so.13 (named with --cublaslt)") << host.dump();
+  // The stand-in's own library reads them, and says it did.
+  const nlohmann::json own = algo_config(standin_dir() + "/libcublasLt.so.13");
+  EXPECT_EQ(own.value("id", -1), 6) << own.dump();
+  EXPECT_TRUE(contains(own.value("decoded_by", ""), standin_dir())) << own.dump();
+  // The text has no impossible value either.
+  const ProcessResult text = report("libcublasLt.so.13", false);
+  EXPECT_FALSE(contains(text.out, "1951624787")) << text.out;
+  EXPECT_FALSE(contains(text.out, "1869048897")) << text.out;
+  EXPECT_TRUE(contains(text.out, "refused=")) << text.out;
+}
+
 // NVIDIA's LtDgemmPresetAlgo presets algorithm 10 with split-K 256 without asking AlgoGetIds
 // (it aborted on the stand-in, which listed no 10); it runs with no finding and the record keeps
 // the algorithm.

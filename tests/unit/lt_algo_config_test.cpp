@@ -66,6 +66,27 @@ TEST(LtAlgoConfig, TheRealLibraryReadsWhatItWroteWithoutADriver) {
   EXPECT_STREQ(cuda_name(NameSet::kLtInnerShape, *c->inner_shape), "CUBLASLT_MATMUL_INNER_SHAPE_MMA16816");
   EXPECT_STREQ(cuda_name(NameSet::kLtClusterShape, *c->cluster_shape), "CUBLASLT_CLUSTER_SHAPE_2x1x1");
   EXPECT_EQ(undecoded_lt_algos(), 0u);
+  // Read by this machine's library in place of the traced program's, and the decoding says so.
+  EXPECT_EQ(c->decoded_by, "libcublasLt.so.13 (this machine's; the traced program's /nonexistent/libcublasLt.so.13 "
+                           "could not be loaded)");
+  EXPECT_TRUE(c->refused.empty()) << c->refused;
+  prefer_cublaslt_for_algorithms("libcublasLt.so.13");
+  EXPECT_EQ(decode_lt_algo(bytes)->decoded_by, "libcublasLt.so.13 (the traced program's)");
+}
+
+// The stand-in's algorithm (its first word: the magic "SnStAlgo") read by the real
+// cuBLASLt 13: an id and a tile no cuBLASLt gives (1951624787 and 1869048897, the magic's
+// halves). Refused, not shown as values.
+TEST(LtAlgoConfig, AnotherLibrarysBytesAreRefused) {
+  const uint64_t bytes[8] = {0x6f676c4174536e53ull, 6, 0, 0, 0, 0, 0, 0};
+  prefer_cublaslt_for_algorithms("/nonexistent/libcublasLt.so.12");
+  const std::optional<LtAlgoConfig> c = decode_lt_algo(bytes);
+  ASSERT_TRUE(c.has_value()) << cublaslt_for_algorithms_error();
+  EXPECT_FALSE(c->id.has_value()) << *c->id;
+  EXPECT_FALSE(c->tile.has_value()) << *c->tile;
+  EXPECT_FALSE(c->stages.has_value() || c->splitk_num.has_value());
+  EXPECT_NE(c->refused.find("libcublasLt.so.13 reads id, tile"), std::string::npos) << c->refused;
+  EXPECT_NE(c->decoded_by.find("/nonexistent/libcublasLt.so.12 could not be loaded"), std::string::npos) << c->decoded_by;
 }
 
 }  // namespace
