@@ -428,12 +428,18 @@ json trace_to_json(TraceWalk& walk, const ReportOptions& options) {
 
   // Version 9: where the failed calls came from, each site with its count and its first call.
   json sites = json::array();
-  for (const FailureSiteView& site : trace.failure_sites()) {
+  // In the order their first failures were made (the table's own order is its hash's).
+  std::vector<FailureSiteView> by_first = trace.failure_sites();
+  std::stable_sort(by_first.begin(), by_first.end(), [](const FailureSiteView& a, const FailureSiteView& b) {
+    if (a.first.has_value() != b.first.has_value()) return a.first.has_value();
+    return a.first && began_before(*a.first, *b.first);
+  });
+  for (const FailureSiteView& site : by_first) {
     json e;
     e["function"] = site.function_name();
     e["status"] = site.status;
     e["count"] = site.count;
-    e["return_address"] = site.return_address;
+    e["return_address"] = fmt::format("{:#x}", site.return_address);
     if (site.python_line >= 0) e["python_line"] = site.python_line;
     e["first_call"] = site.first ? json(site.first->seq) : json(nullptr);
     if (site.first) {
