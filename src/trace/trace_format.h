@@ -57,6 +57,9 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //      by its site (FailureSite, FileHeader::failure_sites_*, bytes [1056, 1088));
 //      RecordSlot::failure_site names the site a failed call counts in. Older traces read as
 //      having no sites.
+//      Also ends: an image that replaced itself by exec (EndState::kExecuted, Family::kExec,
+//      whose record names the target), and the error codes a program asked the text of
+//      (Family::kErrorText, ArgRole::kReportedStatus); older traces read as having neither.
 inline constexpr uint32_t kFormatVersion = 9;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
@@ -68,8 +71,9 @@ inline constexpr uint32_t kArgNameBytes = 24;
 inline constexpr uint32_t kFunctionNameBytes = 48;
 inline constexpr uint32_t kProcessSectionBytes = 64 * 1024;
 
-// How the process ended, written once by the exit or fatal-signal path.
-enum class EndState : uint32_t { kRunning = 0, kExited = 1, kSignaled = 2 };
+// How the process ended, written once by the exit or fatal-signal path; kExecuted (version 9)
+// by an exec about to replace the image, and taken back when the exec fails.
+enum class EndState : uint32_t { kRunning = 0, kExited = 1, kSignaled = 2, kExecuted = 3 };
 
 // FileHeader::launcher_wait (version 5): whose wait status `cublasspy run` wrote into the trace.
 enum class LauncherWait : uint32_t {
@@ -337,6 +341,9 @@ enum class ArgRole : uint8_t {
   // Version 8 (graphs): the CUDA graphs' objects: the executable graph a graph launch runs, and
   // where an instantiation or a capture's end writes what it made.
   kGraphExec = 63, kGraphExecMade = 64, kGraphMade = 65,
+  // Version 9 (ends): the program an exec replaces the image by (text), and the failure code a
+  // program asked the text of, in the status words of the function's library.
+  kExecTarget = 66, kReportedStatus = 67,
 };
 
 // The role of operand `index` (0 A, 1 B, 2 C, 3 D) among the per-operand roles starting at
@@ -385,6 +392,8 @@ enum class Family : uint16_t {
   kSync = 11, kMemory = 12,
   kLaunch = 13,  // version 4: puts work on a stream (kernels, async copies and memsets): the launch ring
   kGraph = 14,   // version 8: CUDA graph capture, instantiation and launch: the launch ring
+  kExec = 15,    // version 9: replaces the process image (execve...); a success never returns
+  kErrorText = 16,  // version 9: the text of a failure code asked for (cudaGetErrorString...)
 };
 
 // The families that compute a GEMM on the device (launch work on a stream).

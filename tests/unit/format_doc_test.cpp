@@ -288,7 +288,8 @@ const std::vector<FieldFact> kFields = {
   X(Family, kOther) X(Family, kDevice) X(Family, kHandle) X(Family, kGemm)                     \
   X(Family, kGemmBatched) X(Family, kGemmStridedBatched) X(Family, kGemmGrouped)               \
   X(Family, kLtMatmul) X(Family, kLtDescriptor) X(Family, kLibraryLoad) X(Family, kLegacyGemm) \
-  X(Family, kSync) X(Family, kMemory) X(Family, kLaunch) X(Family, kGraph)
+  X(Family, kSync) X(Family, kMemory) X(Family, kLaunch) X(Family, kGraph)                   \
+  X(Family, kExec) X(Family, kErrorText)
 #define CBS_ARG_KIND_VALUES(X)                                                                 \
   X(ArgKind, kNone) X(ArgKind, kInt) X(ArgKind, kPointer) X(ArgKind, kOperation)               \
   X(ArgKind, kDataType) X(ArgKind, kComputeType) X(ArgKind, kGemmAlgo) X(ArgKind, kPointerMode) \
@@ -311,7 +312,8 @@ const std::vector<FieldFact> kFields = {
   X(ArgRole, kWorkspaceBytes) X(ArgRole, kStream) X(ArgRole, kDeviceCount) X(ArgRole, kDevice)  \
   X(ArgRole, kByteCount) X(ArgRole, kFilename) X(ArgRole, kLoadFlags) X(ArgRole, kLoadResult) \
   X(ArgRole, kBatchMode) X(ArgRole, kLtAlgoId) \
-  X(ArgRole, kGraphExec) X(ArgRole, kGraphExecMade) X(ArgRole, kGraphMade)
+  X(ArgRole, kGraphExec) X(ArgRole, kGraphExecMade) X(ArgRole, kGraphMade)                     \
+  X(ArgRole, kExecTarget) X(ArgRole, kReportedStatus)
 #define CBS_LIBRARY_VALUES(X)                                                                  \
   X(Library, kUnknown) X(Library, kCublas) X(Library, kCublasLt) X(Library, kCudart)          \
   X(Library, kCuda) X(Library, kSystem)
@@ -322,7 +324,8 @@ const std::vector<FieldFact> kFields = {
   X(RecordFlags, kFlagNested) X(RecordFlags, kFlagAlphaKnown) X(RecordFlags, kFlagBetaKnown)   \
   X(RecordFlags, kFlagCrashed) X(RecordFlags, kFlagSynced) X(RecordFlags, kFlagScanned)        \
   X(RecordFlags, kFlagAsyncPinned) X(RecordFlags, kFlagUnresolved) X(RecordFlags, kFlagStampedOnce)
-#define CBS_END_STATE_VALUES(X) X(EndState, kRunning) X(EndState, kExited) X(EndState, kSignaled)
+#define CBS_END_STATE_VALUES(X) \
+  X(EndState, kRunning) X(EndState, kExited) X(EndState, kSignaled) X(EndState, kExecuted)
 #define CBS_SIDE_KIND_VALUES(X) X(SideKind, kNone) X(SideKind, kPythonStack) X(SideKind, kNativeStack) \
   X(SideKind, kGemmGroups)
 #define CBS_GEMM_GROUP_FLAGS_VALUES(X) X(GemmGroupFlags, kGroupAlphaKnown) X(GemmGroupFlags, kGroupBetaKnown)
