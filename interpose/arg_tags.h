@@ -10,6 +10,8 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <cerrno>
+#include <unistd.h>
 
 #include <cublas_api.h>
 
@@ -569,6 +571,50 @@ struct LoadedFile : Plain<ArgKind::kText, ArgRole::kFilename> {
   template <typename T> static void after(CallContext& c, int, T v, int status) {
     std::string outcome = loaded_path_or_error(v, status != 0);
     put_text(c, c.derived, kDerived, outcome.c_str());
+  }
+};
+
+// --- Replacing the image (exec_hooks.cpp) --------------------------------------------------------
+
+// The program an exec replaces the image by, as text over 16 slots (127 bytes; a longer path
+// keeps its beginning); and after an exec that returned (failed), its errno, in a derived slot.
+// Nothing here allocates: an exec may follow a fork of a threaded program.
+struct ExecTarget : Plain<ArgKind::kText, ArgRole::kExecTarget> {
+  static constexpr int kSlots = 16;
+  static constexpr int kDerived = 1;
+  static void describe(format::FunctionEntry& e, const char*) {
+    describe_derived(e, "errno", ArgKind::kInt, ArgRole::kNone);
+  }
+  static void put_target(CallContext& c, int s, const char* text) { LoadedFile::put_text(c, s, kSlots, text); }
+  template <typename T> static void before(CallContext& c, int s, T v) {
+    put_target(c, s, v);
+    c.rec.args[c.derived++] = 0;
+  }
+  template <typename T> static void late(CallContext& c, int, T) { c.derived += kDerived; }
+  // Right after the real call: errno is still the exec's.
+  template <typename T> static void after(CallContext& c, int, T, int status) {
+    if (status != 0) c.rec.args[c.derived] = static_cast<uint64_t>(errno);
+    c.derived += kDerived;
+  }
+};
+
+// fexecve's descriptor: the file it names, as /proc/self/fd gives it.
+struct ExecFdTarget : ExecTarget {
+  template <typename T> static void before(CallContext& c, int s, T fd) {
+    char link[32] = "/proc/self/fd/";
+    char digits[12];
+    int n = 0;
+    for (unsigned v = static_cast<unsigned>(fd); n == 0 || v != 0; v /= 10) {
+      digits[n++] = static_cast<char>('0' + v % 10);
+    }
+    size_t at = std::strlen(link);
+    while (n > 0) link[at++] = digits[--n];
+    link[at] = 0;
+    char target[kSlots * 8];
+    ssize_t got = fd >= 0 ? ::readlink(link, target, sizeof target - 1) : -1;
+    target[got > 0 ? got : 0] = 0;
+    put_target(c, s, got > 0 ? target : fd >= 0 ? link : "(no descriptor)");
+    c.rec.args[c.derived++] = 0;
   }
 };
 

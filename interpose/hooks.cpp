@@ -22,6 +22,7 @@ namespace cublasspy {
 extern const HookInfo kLegacyHooks[];
 extern const HookInfo kLoaderHooks[];
 extern const HookInfo kLaunchHooks[];  // launch_hooks.cpp
+extern const HookInfo kExecHooks[];    // exec_hooks.cpp
 
 namespace {
 
@@ -29,6 +30,7 @@ namespace {
 constexpr uint32_t kMainHooks = 0 CUBLASSPY_HOOKS(CBS_COUNT);
 constexpr uint32_t kLegacyCount = 0 CUBLASSPY_LEGACY_HOOKS(CBS_COUNT);
 constexpr uint32_t kLoaderCount = 0 CUBLASSPY_LOADER_HOOKS(CBS_COUNT);
+constexpr uint32_t kLaunchCount = 0 CUBLASSPY_LAUNCH_HOOKS(CBS_COUNT);
 #undef CBS_COUNT
 
 const HookInfo kHooks[] = {CUBLASSPY_HOOKS(CBS_HOOK_INFO)};
@@ -38,12 +40,18 @@ const HookInfo& info(uint16_t id) {
   if (id < kMainHooks) return kHooks[id];
   if (id < kMainHooks + kLegacyCount) return kLegacyHooks[id - kMainHooks];
   if (id < kMainHooks + kLegacyCount + kLoaderCount) return kLoaderHooks[id - kMainHooks - kLegacyCount];
-  return kLaunchHooks[id - kMainHooks - kLegacyCount - kLoaderCount];
+  const uint32_t launch = id - kMainHooks - kLegacyCount - kLoaderCount;
+  if (launch < kLaunchCount) return kLaunchHooks[launch];
+  return kExecHooks[launch - kLaunchCount];
 }
 
 void describe_param(format::FunctionEntry& entry, const char* c_name, format::ArgKind kind, format::ArgRole role) {
   tags::describe_derived(entry, slot_name(c_name).c_str(), kind, role);
 }
+
+// An exec's int is a status (-1 when it returned: it failed), the record's own: no "returned"
+// slot (exec_hooks.cpp).
+constexpr bool is_exec_family(Family family) { return family == Family::kExec; }
 
 format::FunctionEntry g_table[kHookCount];
 std::atomic<bool> g_table_ready{false};
@@ -60,7 +68,7 @@ std::atomic<bool> g_table_ready{false};
     entry.library = static_cast<uint8_t>(format::Library::lib_);             \
     CBS_MAP_SEMI(CBS_DESCRIBE, __VA_ARGS__)                                  \
     CBS_MAP_SEMI(CBS_DESCRIBE_DERIVED, __VA_ARGS__)                          \
-    if constexpr (kReturnsValue<ret_>) {                                     \
+    if constexpr (kReturnsValue<ret_> && !is_exec_family(Family::family_)) { \
       tags::describe_derived(entry, "returned", format::ArgKind::kUInt, format::ArgRole::kNone); \
     }                                                                        \
   }

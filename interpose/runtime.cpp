@@ -16,6 +16,7 @@
 #include "hook_table.h"
 #include "trace/path_template.h"
 #include "trace/process_info.h"
+#include "exec_hooks.h"
 #include "post_call.h"
 #include "shim_log.h"
 
@@ -201,11 +202,21 @@ bool ensure_trace_slow(Runtime& rt) {
       h->parent_cuda_ready = g_parent_cuda_ready.load() ? 1 : 0;
     }
     install_fatal_signal_handlers(&rt.writer);
+    // Now, not in a vfork child that passes an exec through: there, a look-up would run on
+    // its parent's memory.
+    resolve_exec_functions();
     g_trace_pid.store(pid);
   }
   g_trace_attempted.store(1, std::memory_order_release);
   t_state.internal--;
   return ok;
+}
+
+bool exec_ends_own_trace() {
+  if (g_init.load(std::memory_order_acquire) != kReady) return false;
+  if (g_trace_attempted.load(std::memory_order_acquire) == 0 || !g_runtime->writer.is_open()) return false;
+  // getpid() asks the kernel (glibc caches no pid): a vfork child gets its own.
+  return g_trace_pid.load(std::memory_order_relaxed) == static_cast<long>(syscall(SYS_getpid));
 }
 
 void apply_error_policy(const Runtime& rt, uint16_t id, const format::Record& rec) {

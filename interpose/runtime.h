@@ -92,6 +92,12 @@ inline bool ensure_trace(Runtime& rt) {
   return ensure_trace_slow(rt);
 }
 
+// Whether an exec made now ends a trace of this process: the shim is set up and this process
+// has its trace open, and the caller is that process itself, not the child of a vfork, which
+// runs in its parent's memory (the parent's trace and the shim's state) until its exec. Reads
+// no lock and allocates nothing: such a child may call it.
+bool exec_ends_own_trace();
+
 // Called after CUBLASSPY_ON_ERROR applies: abort or trap once the record of hook `id`'s call is
 // complete (an abort names the call and its status first, in the words of the function's
 // library, the function table's).

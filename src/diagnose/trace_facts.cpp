@@ -131,6 +131,14 @@ void FactsGatherer::add(const CallView& call) {
     if (call.in_flight()) f.in_flight.push_back(call);
     return;
   }
+  // An exec (format version 9) is no CUDA work and no failure to explain (its errno is in the
+  // record, and the image went on); the one left in flight when the trace says the image was
+  // replaced ended it, and was not cut short.
+  if (family == format::Family::kExec) {
+    const bool ended_the_image = h.end_state == static_cast<uint32_t>(format::EndState::kExecuted);
+    if (call.in_flight() && !ended_the_image) f.in_flight.push_back(call);
+    return;
+  }
   f.any_cuda_call = true;
   if (call.in_flight()) f.in_flight.push_back(call);
   if (family == format::Family::kDevice) f.device_calls.push_back(call);
@@ -293,9 +301,10 @@ void merge_failure_sites(TraceFacts& f) {
   std::map<std::pair<std::string, int>, uint64_t> counted;
   uint64_t total = 0;
   for (const FailureSiteView& site : f.trace->failure_sites()) {
-    if (site.function == nullptr || static_cast<format::Family>(site.function->family) == format::Family::kLibraryLoad) {
-      continue;
-    }
+    // Loads and execs are no CUDA failures (FactsGatherer::add leaves them out of the groups too).
+    if (site.function == nullptr) continue;
+    const auto family = static_cast<format::Family>(site.function->family);
+    if (family == format::Family::kLibraryLoad || family == format::Family::kExec) continue;
     total += site.count;
     // A site of calls that succeeded and whose work faulted after them (CUBLASSPY_SYNC) is no
     // failing status: the ring's groups hold only returned statuses.

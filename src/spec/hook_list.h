@@ -303,6 +303,22 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
   X(kSystem, void*, dlopen, nullptr, kLibraryLoad, (const char*, filename, LoadedFile),        \
     (int, flags, Int<Role::kLoadFlags>))
 
+// Replacing the process image (exec_hooks.cpp): the exec ends this image's trace, so its record
+// is left in flight, naming the target, with the trace marked as ended by it; an exec that
+// returns failed, and the image goes on. The list forms (execl, execle, execlp) build their
+// argument vector as glibc's do and are recorded as the vector form they amount to.
+#define CUBLASSPY_EXEC_HOOKS(X)                                                                 \
+  X(kSystem, int, execve, -1, kExec, (const char*, path, ExecTarget), (char* const*, argv, Ptr<>), \
+    (char* const*, envp, Ptr<>))                                                                \
+  X(kSystem, int, execv, -1, kExec, (const char*, path, ExecTarget), (char* const*, argv, Ptr<>)) \
+  X(kSystem, int, execvp, -1, kExec, (const char*, file, ExecTarget), (char* const*, argv, Ptr<>)) \
+  X(kSystem, int, execvpe, -1, kExec, (const char*, file, ExecTarget), (char* const*, argv, Ptr<>), \
+    (char* const*, envp, Ptr<>))                                                                \
+  X(kSystem, int, fexecve, -1, kExec, (int, fd, ExecFdTarget), (char* const*, argv, Ptr<>),      \
+    (char* const*, envp, Ptr<>))                                                                \
+  X(kSystem, int, execveat, -1, kExec, (int, dirfd, Int<>), (const char*, pathname, ExecTarget), \
+    (char* const*, argv, Ptr<>), (char* const*, envp, Ptr<>), (int, flags, Int<>))
+
 // GPU work launched outside the GEMMs: kernel launches, asynchronous copies and memsets. They go
 // to the launch ring (format::LaunchEntry), not the call records, by a lean path of their own
 // (interpose/launch_hooks.cpp): a launch costs tens of nanoseconds, and a program launching
@@ -560,5 +576,5 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
     (CUevent, hEvent, Unrecorded))
 
 #define CUBLASSPY_ALL_HOOKS(X) CUBLASSPY_HOOKS(X) CUBLASSPY_LEGACY_HOOKS(X) CUBLASSPY_LOADER_HOOKS(X) \
-  CUBLASSPY_LAUNCH_HOOKS(X)
+  CUBLASSPY_LAUNCH_HOOKS(X) CUBLASSPY_EXEC_HOOKS(X)
 // clang-format on

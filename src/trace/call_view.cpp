@@ -29,6 +29,14 @@ std::optional<uint64_t> CallView::arg(ArgRole role) const {
   return slot.call.args[i];
 }
 
+std::string CallView::text_arg(ArgRole role) const {
+  if (function == nullptr) return "";
+  const int i = slot_with_role(*function, role);
+  if (i < 0 || static_cast<ArgKind>(function->args[i].kind) != ArgKind::kText) return "";
+  const char* begin = reinterpret_cast<const char*>(&slot.call.args[i]);
+  return std::string(begin, strnlen(begin, (kMaxArgs - i) * sizeof(uint64_t)));
+}
+
 std::optional<uint64_t> CallView::arg(const char* name) const {
   if (function == nullptr) return std::nullopt;
   uint16_t count = std::min<uint16_t>(function->arg_count, kMaxArgs);
@@ -53,8 +61,11 @@ std::string CallView::status_name() const { return status_name_for(library(), re
 
 std::string status_name_for(Library library, int status) {
   // dlopen's record: 0 the library loaded, 1 it did not (its dlerror() text is the
-  // LoadedFile argument).
-  if (library == Library::kSystem) return status == 0 ? "loaded" : status == 1 ? "failed" : std::to_string(status);
+  // LoadedFile argument); an exec's (format version 9): -1 it returned, failed (its errno is an
+  // argument).
+  if (library == Library::kSystem) {
+    return status == 0 ? "loaded" : status == 1 || status == -1 ? "failed" : std::to_string(status);
+  }
   const std::optional<NameSet> set = status_set_of(library);
   return set ? name_or_unknown(*set, status) : std::to_string(status);
 }

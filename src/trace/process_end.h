@@ -14,7 +14,9 @@
 namespace cublasspy {
 
 struct ProcessEnd {
-  enum class How { kUnknown, kExited, kSignaled };
+  // kExecuted (format version 9): the image replaced itself by exec; its exec's record, left
+  // in flight, names the target.
+  enum class How { kUnknown, kExited, kSignaled, kExecuted };
   How how = How::kUnknown;
   int exit_status = -1;  // kExited: the status when known, else -1
   int signal = 0;        // kSignaled
@@ -38,6 +40,9 @@ inline ProcessEnd process_end(const format::FileHeader& h) {
   } else if (state == format::EndState::kSignaled) {
     e.how = ProcessEnd::How::kSignaled;
     e.signal = h.end_signal;
+  } else if (state == format::EndState::kExecuted) {
+    // The launcher's status, if any, is the new image's: not this one's end.
+    e.how = ProcessEnd::How::kExecuted;
   } else if (launcher == format::LauncherWait::kOwn) {
     e.from_launcher = true;
     if (WIFEXITED(ws)) {

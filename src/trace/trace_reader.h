@@ -55,6 +55,9 @@ struct CallView {
   // The slot called `name`, if the function has one. Names are for people (and the tests that
   // check what was recorded under them); the tools find a call's fields by role.
   std::optional<uint64_t> arg(const char* name) const;
+  // The text in the first slot with `role` (a kText slot: its bytes run on over the slots after
+  // it, to a NUL or the end of the record); "" when the function has no such slot.
+  std::string text_arg(format::ArgRole role) const;
   format::Library library() const;
   // The call's GEMM, from the slots' roles; GemmCall::valid is false for other calls and for a
   // record that lacks the sizes.

@@ -550,6 +550,19 @@ void TraceWriter::mark_exited(int status) {
   atom(header_->end_state).compare_exchange_strong(running, static_cast<uint32_t>(EndState::kExited));
 }
 
+bool TraceWriter::mark_executing() {
+  if (header_ == nullptr) return false;
+  uint32_t running = static_cast<uint32_t>(EndState::kRunning);
+  return atom(header_->end_state).compare_exchange_strong(running, static_cast<uint32_t>(EndState::kExecuted));
+}
+
+void TraceWriter::unmark_executing() {
+  if (header_ == nullptr) return;
+  // A fatal signal during the failed exec has written kSignaled since: that stays.
+  uint32_t executing = static_cast<uint32_t>(EndState::kExecuted);
+  atom(header_->end_state).compare_exchange_strong(executing, static_cast<uint32_t>(EndState::kRunning));
+}
+
 bool TraceWriter::detach_on_fault(const void* address) {
   auto* base = reinterpret_cast<char*>(header_);
   auto* at = static_cast<const char*>(address);

@@ -173,6 +173,11 @@ class TraceWriter {
   // `status`: what the program passed to exit() (on_exit's argument; the low 8 bits are the
   // exit status its parent sees), or -1 when not known.
   void mark_exited(int status);
+  // An exec is about to replace the image (format version 9): the trace ends here unless the
+  // exec returns. Lock-free; true when it marked the trace (one already ended is left alone).
+  bool mark_executing();
+  // The exec returned (it failed) and the image goes on: running again, if still so marked.
+  void unmark_executing();
 
   // The child of a fork must not write its parent's file: forget the mapping (no unmap of
   // shared state is needed beyond the child's own view).

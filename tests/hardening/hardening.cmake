@@ -10,7 +10,8 @@ set(HARDENING_FUZZ_DIR ${PROJECT_SOURCE_DIR}/tests/fuzz)
 
 # --- Subject programs: linked against the real toolkit, run on the stand-in, never sanitized
 # (the shim is preloaded into them; see integration.cmake) -----------------------------------
-set(HARDENING_PROGRAMS stress_threads fork_storm exec_child signal_host phased_calls secret_operands)
+set(HARDENING_PROGRAMS stress_threads fork_storm exec_child exec_after_cuda signal_host phased_calls
+    secret_operands)
 foreach(p ${HARDENING_PROGRAMS})
   cublasspy_test_program(hard_${p} ${HARDENING_DIR}/programs/${p}.cpp)
   if(CUBLASSPY_SANITIZE)
@@ -45,6 +46,7 @@ if(TARGET cublasspy_test_support)
   add_executable(hardening_test
     ${HARDENING_DIR}/stress_test.cpp
     ${HARDENING_DIR}/fork_exec_test.cpp
+    ${HARDENING_DIR}/exec_end_test.cpp
     ${HARDENING_DIR}/trace_file_faults_test.cpp
     ${HARDENING_DIR}/host_signals_test.cpp
     ${HARDENING_DIR}/security_test.cpp)

@@ -60,7 +60,9 @@ OTHER_REQUIRED = ["cudaGetDeviceCount", "cuInit", "cuDeviceGetCount", "cuGetProc
                   "cuMemcpy3DBatchAsync_ptsz",
                   # the runtime's batches, one wrapper for CUDA 13's prototype and CUDA 12.8's
                   "cudaMemcpyBatchAsync", "cudaMemcpyBatchAsync_ptsz", "cudaMemcpy3DBatchAsync",
-                  "cudaMemcpy3DBatchAsync_ptsz"]
+                  "cudaMemcpy3DBatchAsync_ptsz",
+                  # the exec family, which ends an image's trace (glibc's exports)
+                  "execve", "execv", "execvp", "execvpe", "execveat", "fexecve", "execl", "execle", "execlp"]
 
 
 def defined_symbols(path):
@@ -85,7 +87,8 @@ def main():
     print(f"libcublas GEMM entry points: {len(gemm)}, hooked: {len(gemm) - len([m for m in missing if m in gemm])}")
     print(f"excluded as undeclared internals: {len(internal)}")
     # __cudaLaunchKernel(_ptsz): the runtime entry point nvcc's host stubs call for <<<...>>>.
-    bad = [n for n in hooked if not re.match(r"^(cu|__cudaLaunchKernel(_ptsz)?$|dlsym$|dlopen$|dlerror$)", n)]
+    hook_names = r"^(cu|__cudaLaunchKernel(_ptsz)?$|dlsym$|dlopen$|dlerror$|exec(ve|v|vp|vpe|veat|l|le|lp)$|fexecve$)"
+    bad = [n for n in hooked if not re.match(hook_names, n)]
     if bad:
         print("the shim exports non-hook symbols:", " ".join(sorted(bad)))
         return 1

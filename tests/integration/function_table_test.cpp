@@ -143,8 +143,12 @@ TEST_F(FunctionTable, TheNamesLeadToTheSameRolesAndLibraries) {
     // Names are only interpreted for traces older than version 3: what came with version 4 (the
     // launch hooks, cuBLASLt's batch mode) was never written without its roles.
     if (e->family == static_cast<uint16_t>(format::Family::kLaunch) || kSurfaceHooks.count(hook.name)) continue;
-    // Nor the graph hooks of version 8.
+    // Nor the graph hooks of version 8, nor the exec and error-text hooks of version 9.
     if (e->family == static_cast<uint16_t>(format::Family::kGraph)) continue;
+    if (e->family == static_cast<uint16_t>(format::Family::kExec) ||
+        e->family == static_cast<uint16_t>(format::Family::kErrorText)) {
+      continue;
+    }
     // Nor what came with version 5 (groups): the cuBLASLt algorithm and transform hooks.
     const std::string name = hook.name;
     if ((name.rfind("cublasLtMatmulAlgo", 0) == 0 && name != "cublasLtMatmulAlgoGetHeuristic") ||

@@ -137,7 +137,9 @@ int run_command(const RunArgs& a) {
   for (const auto& trace : report["traces"]) {
     // An exit that only the launcher saw ran no exit handler: worth showing unless it was 0.
     const auto& end = trace["end"];
-    trouble = trouble || trace["totals"]["failed"].get<uint64_t>() > 0 || end["state"] != "exited" ||
+    // An image that replaced itself by exec ended normally: the new image is the one that exits.
+    const bool ended = end["state"] == "exited" || end["state"] == "exec";
+    trouble = trouble || trace["totals"]["failed"].get<uint64_t>() > 0 || !ended ||
               (end["recorded_by"] == "launcher" && end["exit_status"] != 0);
   }
   for (const auto& d : report["diagnoses"]) trouble = trouble || d["severity"] == "error";

@@ -257,7 +257,17 @@ struct TraceWalk {
   // The locations of failing and in-flight calls (CUBLASSPY_STACKS), by seq, for the diagnoses
   // that name those calls; at most kMaxLocations of them.
   std::map<uint64_t, json> locations;
+  // An image that replaced itself by exec (format version 9): the exec still in flight, the
+  // latest if several threads tried at once. It ended the image; it is not a call cut short.
+  json exec = nullptr;
 };
+
+// The exec that ended an image marked so: a call of the exec family left in flight.
+bool ended_the_image(const TraceFile& trace, const CallView& c) {
+  return c.in_flight() && c.function != nullptr &&
+         c.function->family == static_cast<uint16_t>(format::Family::kExec) &&
+         trace.header().end_state == static_cast<uint32_t>(format::EndState::kExecuted);
+}
 constexpr size_t kMaxLocations = 4096;
 
 TraceWalk walk_trace(const TraceFile& trace, const ReportOptions& options) {
@@ -276,9 +286,13 @@ TraceWalk walk_trace(const TraceFile& trace, const ReportOptions& options) {
       }
       if (!kept.empty()) w.locations[c.seq] = std::move(kept);
     }
+    if (ended_the_image(trace, c)) {
+      w.exec = {{"call", c.seq}, {"function", c.function_name()},
+                {"target", c.text_arg(format::ArgRole::kExecTarget)}};
+    }
     if (c.in_flight() || options.all_calls) {
       json j = call_to_json(c, &trace);
-      if (c.in_flight()) w.in_flight.push_back(j);
+      if (c.in_flight() && !ended_the_image(trace, c)) w.in_flight.push_back(j);
       if (options.all_calls) w.calls.push_back(std::move(j));
     }
     facts.add(c);
@@ -385,7 +399,13 @@ json trace_to_json(TraceWalk& walk, const ReportOptions& options) {
   // How it ended: its own record, else what `cublasspy run` saw (format version 5).
   const ProcessEnd pe = process_end(h);
   auto state_name = [](ProcessEnd::How how) {
-    return how == ProcessEnd::How::kExited ? "exited" : how == ProcessEnd::How::kSignaled ? "signaled" : "unknown";
+    switch (how) {
+      case ProcessEnd::How::kExited: return "exited";
+      case ProcessEnd::How::kSignaled: return "signaled";
+      case ProcessEnd::How::kExecuted: return "exec";
+      case ProcessEnd::How::kUnknown: break;
+    }
+    return "unknown";
   };
   json end;
   end["state"] = state_name(pe.how);
@@ -393,6 +413,11 @@ json trace_to_json(TraceWalk& walk, const ReportOptions& options) {
   if (pe.how == ProcessEnd::How::kSignaled) end["signal_name"] = signal_text(pe.signal);
   end["exit_status"] = optional_int(pe.exit_status, pe.how == ProcessEnd::How::kExited && pe.exit_status >= 0);
   end["recorded_by"] = pe.how == ProcessEnd::How::kUnknown ? json(nullptr) : json(pe.from_launcher ? "launcher" : "process");
+  // Format version 9: the exec the image ended in; its record may be gone (the ring full of
+  // calls in flight): then the target is unknown.
+  if (pe.how == ProcessEnd::How::kExecuted) {
+    end["exec"] = walk.exec.is_null() ? json{{"call", nullptr}, {"function", nullptr}, {"target", nullptr}} : walk.exec;
+  }
   if (pe.command_how) {
     json command = {{"pid", pe.command_pid}, {"state", state_name(*pe.command_how)}};
     if (*pe.command_how == ProcessEnd::How::kExited) command["exit_status"] = pe.command_status;

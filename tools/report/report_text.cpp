@@ -69,6 +69,15 @@ std::string ending_text(const json& end) {
     }
     return text + " without running its exit handlers (_exit)";
   }
+  if (state == "exec") {
+    // Format version 9: neither an exit nor a death; the program goes on as another image.
+    const json& exec = end.contains("exec") ? end["exec"] : json();
+    if (!exec.is_object() || !exec["target"].is_string()) {
+      return "replaced itself by exec (its target was not recorded)";
+    }
+    return fmt::format("replaced itself by exec of {} ({}, call #{})", exec["target"].get<std::string>(),
+                       exec["function"].get<std::string>(), exec["call"].get<uint64_t>());
+  }
   if (state == "signaled") {
     std::string text = fmt::format("killed by signal {} ({})", end["signal"].get<int>(), end.value("signal_name", "?"));
     if (!by_launcher) return text;
@@ -160,8 +169,9 @@ void append_trace(std::string& out, const json& trace, const TextOptions& o, con
     out += fmt::format("  command   {}\n", cmd);
   }
   const json& end = trace["end"];
-  bool clean_exit = end["state"] == "exited" && (end["exit_status"].is_null() || end["exit_status"] == 0) &&
-                    end.value("recorded_by", json()) != "launcher";
+  bool clean_exit = (end["state"] == "exited" && (end["exit_status"].is_null() || end["exit_status"] == 0) &&
+                     end.value("recorded_by", json()) != "launcher") ||
+                    end["state"] == "exec";
   const char* end_colour = clean_exit ? "" : s.red;
   out += fmt::format("  ran       {} .. {}{}{}\n", p.value("start_time", "?"), end_colour,
                      ending_text(end), end_colour[0] ? s.reset : "");
