@@ -281,7 +281,20 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
   X(kCudart, cudaError_t, cudaStreamSynchronize_ptsz, cudaErrorInsufficientDriver, kSync,       \
     (cudaStream_t, stream, StreamArg))                                                          \
   X(kCudart, cudaError_t, cudaMemcpy, cudaErrorInsufficientDriver, kSync, CBS_MEMCPY_PARAMS)    \
-  X(kCudart, cudaError_t, cudaMemcpy_ptds, cudaErrorInsufficientDriver, kSync, CBS_MEMCPY_PARAMS)
+  X(kCudart, cudaError_t, cudaMemcpy_ptds, cudaErrorInsufficientDriver, kSync, CBS_MEMCPY_PARAMS) \
+  CBS_KERNEL_ATTRIBUTE_HOOKS(X)
+// A kernel's attributes, set and read before its launches: where a kernel the binary carries no
+// image of for this GPU first fails ("no kernel image is available", PyTorch's memory-efficient
+// attention sets its shared memory size this way).
+#define CBS_KERNEL_ATTRIBUTE_HOOKS(X)                                                           \
+  X(kCudart, cudaError_t, cudaFuncSetAttribute, cudaErrorInsufficientDriver, kOther,            \
+    (const void*, func, Ptr<>), (cudaFuncAttribute, attr, Int<>), (int, value, Int<>))          \
+  X(kCudart, cudaError_t, cudaFuncGetAttributes, cudaErrorInsufficientDriver, kOther,           \
+    (cudaFuncAttributes*, attr, Ptr<>), (const void*, func, Ptr<>))                             \
+  X(kCuda, CUresult, cuFuncSetAttribute, CUDA_ERROR_NOT_INITIALIZED, kOther,                    \
+    (CUfunction, hfunc, Ptr<>), (CUfunction_attribute, attrib, Int<>), (int, value, Int<>))     \
+  X(kCuda, CUresult, cuFuncGetAttribute, CUDA_ERROR_NOT_INITIALIZED, kOther,                    \
+    (int*, pi, Ptr<>), (CUfunction_attribute, attrib, Int<>), (CUfunction, hfunc, Ptr<>))
 // cudaMemcpy and its per-thread-default-stream form (--default-stream per-thread), which waits
 // for the calling thread's default stream only.
 #define CBS_MEMCPY_PARAMS                                                                       \
