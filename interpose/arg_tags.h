@@ -574,6 +574,11 @@ struct LoadedFile : Plain<ArgKind::kText, ArgRole::kFilename> {
   }
 };
 
+// --- The texts of failure codes (error_text_hooks.cpp) -------------------------------------------
+
+// The failure code a program asked the text of, in its library's status words.
+using ReportedStatus = Plain<ArgKind::kInt, ArgRole::kReportedStatus>;
+
 // --- Replacing the image (exec_hooks.cpp) --------------------------------------------------------
 
 // The program an exec replaces the image by, as text over 16 slots (127 bytes; a longer path

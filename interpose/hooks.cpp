@@ -23,6 +23,7 @@ extern const HookInfo kLegacyHooks[];
 extern const HookInfo kLoaderHooks[];
 extern const HookInfo kLaunchHooks[];  // launch_hooks.cpp
 extern const HookInfo kExecHooks[];    // exec_hooks.cpp
+extern const HookInfo kErrorTextHooks[];  // error_text_hooks.cpp
 
 namespace {
 
@@ -31,6 +32,7 @@ constexpr uint32_t kMainHooks = 0 CUBLASSPY_HOOKS(CBS_COUNT);
 constexpr uint32_t kLegacyCount = 0 CUBLASSPY_LEGACY_HOOKS(CBS_COUNT);
 constexpr uint32_t kLoaderCount = 0 CUBLASSPY_LOADER_HOOKS(CBS_COUNT);
 constexpr uint32_t kLaunchCount = 0 CUBLASSPY_LAUNCH_HOOKS(CBS_COUNT);
+constexpr uint32_t kExecCount = 0 CUBLASSPY_EXEC_HOOKS(CBS_COUNT);
 #undef CBS_COUNT
 
 const HookInfo kHooks[] = {CUBLASSPY_HOOKS(CBS_HOOK_INFO)};
@@ -42,7 +44,8 @@ const HookInfo& info(uint16_t id) {
   if (id < kMainHooks + kLegacyCount + kLoaderCount) return kLoaderHooks[id - kMainHooks - kLegacyCount];
   const uint32_t launch = id - kMainHooks - kLegacyCount - kLoaderCount;
   if (launch < kLaunchCount) return kLaunchHooks[launch];
-  return kExecHooks[launch - kLaunchCount];
+  if (launch < kLaunchCount + kExecCount) return kExecHooks[launch - kLaunchCount];
+  return kErrorTextHooks[launch - kLaunchCount - kExecCount];
 }
 
 void describe_param(format::FunctionEntry& entry, const char* c_name, format::ArgKind kind, format::ArgRole role) {

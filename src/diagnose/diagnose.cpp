@@ -23,7 +23,8 @@ namespace diagnoses {
 namespace {
 
 // THE rule table, one line per rule. Order matters: a rule may stay silent about a process
-// that an earlier rule already explained (execution-failed last: what nothing else explains).
+// that an earlier rule already explained (execution-failed: what nothing else explains; then
+// reported-error: what the program reported of a failure nothing names).
 constexpr Rule kRules[] = {
     &rule_no_driver,
     &rule_load_failure,
@@ -40,6 +41,7 @@ constexpr Rule kRules[] = {
     &rule_checks,
     &rule_scan,
     &rule_execution_failed,
+    &rule_reported_error,
 };
 
 bool same_process(const Diagnosis& d, const TraceFacts& facts) { return d.pid == facts.pid; }

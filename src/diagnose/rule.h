@@ -60,6 +60,8 @@ void rule_async_error(RuleContext& ctx);             // async-error
 void rule_checks(RuleContext& ctx);                  // the CUBLASSPY_CHECK ids
 void rule_scan(RuleContext& ctx);                    // non-finite-input, non-finite-output,
                                                      // half-overflow
-void rule_execution_failed(RuleContext& ctx);        // execution-failed (last: the rest)
+void rule_execution_failed(RuleContext& ctx);        // execution-failed (the rest)
+void rule_reported_error(RuleContext& ctx);          // reported-error (last: what the program
+                                                     // reported that nothing names)
 
 }  // namespace cublasspy::diagnoses

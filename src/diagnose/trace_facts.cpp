@@ -141,6 +141,9 @@ void FactsGatherer::add(const CallView& call) {
   }
   f.any_cuda_call = true;
   if (call.in_flight()) f.in_flight.push_back(call);
+  if (family == format::Family::kErrorText && f.reported_errors.size() < kKeepFindings) {
+    f.reported_errors.push_back(call);
+  }
   if (family == format::Family::kDevice) f.device_calls.push_back(call);
   if (is_function(call, "cublasCreate_v2") || is_function(call, "cublasLtCreate")) {
     f.handle_creates.push_back(call);

@@ -49,6 +49,7 @@ struct TraceFacts {
   std::vector<CallView> async_pinned;      // synchronized after the call and found an error
   std::vector<CallView> checked;           // calls with check findings (first 64)
   std::vector<CallView> scanned_nonfinite; // scanned calls with NaN/Inf somewhere (first 64)
+  std::vector<CallView> reported_errors;   // the failure codes the program asked the text of (first 64)
   uint64_t checked_total = 0;
   uint64_t scanned_nonfinite_total = 0;
   uint64_t scanned_total = 0;

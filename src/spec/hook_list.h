@@ -588,6 +588,31 @@ using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the t
   X(kCuda, CUresult, cuEventQuery, CUDA_ERROR_NOT_INITIALIZED, kSync,                            \
     (CUevent, hEvent, Unrecorded))
 
+// The texts of failure codes (error_text_hooks.cpp, family kErrorText): a program that reports a
+// CUDA or cuBLAS error asks for its text first, whichever call failed, hooked or not. Asked
+// about a failure code, the call is recorded, with the code (the first parameter of each) and
+// its Python and native location; asked about success, it passes straight through.
+#define CUBLASSPY_ERROR_TEXT_HOOKS(X)                                                           \
+  X(kCudart, const char*, cudaGetErrorString, CBS_NO_ERROR_TEXT, kErrorText,                     \
+    (cudaError_t, error, ReportedStatus))                                                        \
+  X(kCudart, const char*, cudaGetErrorName, CBS_NO_ERROR_TEXT, kErrorText,                       \
+    (cudaError_t, error, ReportedStatus))                                                        \
+  X(kCuda, CUresult, cuGetErrorString, CUDA_ERROR_NOT_INITIALIZED, kErrorText,                   \
+    (CUresult, error, ReportedStatus), (const char**, pStr, Ptr<>))                              \
+  X(kCuda, CUresult, cuGetErrorName, CUDA_ERROR_NOT_INITIALIZED, kErrorText,                     \
+    (CUresult, error, ReportedStatus), (const char**, pStr, Ptr<>))                              \
+  X(kCublas, const char*, cublasGetStatusString, CBS_NO_ERROR_TEXT, kErrorText,                  \
+    (cublasStatus_t, status, ReportedStatus))                                                    \
+  X(kCublas, const char*, cublasGetStatusName, CBS_NO_ERROR_TEXT, kErrorText,                    \
+    (cublasStatus_t, status, ReportedStatus))                                                    \
+  X(kCublasLt, const char*, cublasLtGetStatusString, CBS_NO_ERROR_TEXT, kErrorText,              \
+    (cublasStatus_t, status, ReportedStatus))                                                    \
+  X(kCublasLt, const char*, cublasLtGetStatusName, CBS_NO_ERROR_TEXT, kErrorText,                \
+    (cublasStatus_t, status, ReportedStatus))
+// What a text function returns when its real function cannot be found: a text, never null (a
+// program prints it).
+#define CBS_NO_ERROR_TEXT "unknown error (cublasspy found no real function to ask)"
+
 #define CUBLASSPY_ALL_HOOKS(X) CUBLASSPY_HOOKS(X) CUBLASSPY_LEGACY_HOOKS(X) CUBLASSPY_LOADER_HOOKS(X) \
-  CUBLASSPY_LAUNCH_HOOKS(X) CUBLASSPY_EXEC_HOOKS(X)
+  CUBLASSPY_LAUNCH_HOOKS(X) CUBLASSPY_EXEC_HOOKS(X) CUBLASSPY_ERROR_TEXT_HOOKS(X)
 // clang-format on

@@ -13,6 +13,8 @@ cublasspy_test_program(diag_samples ${CBS_DIAG_DIR}/programs/diag_samples.cpp)
 cublasspy_test_program(diag_second_cublas ${CBS_DIAG_DIR}/programs/diag_second_cublas.cpp)
 cublasspy_test_program(diag_located ${CBS_DIAG_DIR}/programs/diag_located.cpp)
 cublasspy_test_program(diag_graph ${CBS_DIAG_DIR}/programs/diag_graph.cpp)
+cublasspy_test_program(diag_reported ${CBS_DIAG_DIR}/programs/diag_reported.cpp)
+set_target_properties(diag_reported PROPERTIES ENABLE_EXPORTS ON)  # -rdynamic: dladdr names where it reported
 set_target_properties(diag_located PROPERTIES ENABLE_EXPORTS ON)  # -rdynamic: dladdr names its functions
 # Built as with --default-stream per-thread: its copies, memsets and queries are the _ptds/_ptsz
 # forms, runtime and driver (the toolkit's stub libcuda to link; the stand-in's at run time).
@@ -56,6 +58,7 @@ add_executable(diagnoses_test
   ${CBS_DIAG_DIR}/checks_scan_test.cpp
   ${CBS_DIAG_DIR}/samples_test.cpp
   ${CBS_DIAG_DIR}/graph_test.cpp
+  ${CBS_DIAG_DIR}/reported_error_test.cpp
   ${CBS_DIAG_DIR}/doctor_machine_test.cpp
   ${CBS_DIAG_DIR}/doctor_probe_test.cpp
   ${CBS_DIAG_DIR}/machine_evidence_test.cpp
@@ -67,7 +70,7 @@ target_compile_options(diagnoses_test PRIVATE -Wall -Wextra)
 target_compile_definitions(diagnoses_test PRIVATE CBS_TEST_CLI="$<TARGET_FILE:cublasspy_cli>"
                            CBS_TEST_REPLAY_RUNNER="$<TARGET_FILE:cublasspy_replay_runner>")
 add_dependencies(diagnoses_test cublasspy cublasspy_cli cublasspy_replay_runner standin diag_workload diag_fork diag_samples diag_second_cublas
-                 diag_per_thread diag_graph
+                 diag_per_thread diag_graph diag_reported
                  diag_second_cublas_rpath doctor_json diag_kernel_fault)
 gtest_discover_tests(diagnoses_test TEST_PREFIX diagnoses. DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 300)

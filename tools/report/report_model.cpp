@@ -278,7 +278,10 @@ TraceWalk walk_trace(const TraceFile& trace, const ReportOptions& options) {
   diagnoses::FactsGatherer facts(trace);
   trace.for_each_call([&](const CallView& c) {
     w.first_start_ns = std::min(w.first_start_ns, c.rec().start_ns);
-    if (c.has_side_link() && (c.failed() || c.in_flight()) && w.locations.size() < kMaxLocations) {
+    // And the failure codes the program asked the text of: where it reported them (format 9).
+    const bool reported =
+        c.function != nullptr && c.function->family == static_cast<uint16_t>(format::Family::kErrorText);
+    if (c.has_side_link() && (c.failed() || c.in_flight() || reported) && w.locations.size() < kMaxLocations) {
       json where = call_to_json(c, &trace);
       json kept = json::object();
       for (const char* key : {"location", "native_location", "fault_pc"}) {
