@@ -139,7 +139,10 @@ int run_command(const RunArgs& a) {
     const auto& end = trace["end"];
     // An image that replaced itself by exec ended normally: the new image is the one that exits.
     const bool ended = end["state"] == "exited" || end["state"] == "exec";
-    trouble = trouble || trace["totals"]["failed"].get<uint64_t>() > 0 || !ended ||
+    // A failed load the program went on without is no trouble (report_model: "shrugged_off").
+    const uint64_t shrugged = trace.contains("shrugged_off") ? trace["shrugged_off"].size() : 0;
+    trouble = trouble || !trace["first_failure"].is_null() ||
+              trace["totals"]["failed"].get<uint64_t>() > shrugged || !ended ||
               (end["recorded_by"] == "launcher" && end["exit_status"] != 0);
   }
   for (const auto& d : report["diagnoses"]) trouble = trouble || d["severity"] == "error";

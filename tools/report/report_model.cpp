@@ -16,6 +16,7 @@
 #include "diagnose/trace_facts.h"
 #include "trace/call_text.h"
 #include "trace/graph_summary.h"
+#include "report/shrugged_off.h"
 #include "trace/process_end.h"
 #include "trace/stack_codec.h"
 
@@ -260,7 +261,13 @@ struct TraceWalk {
   // An image that replaced itself by exec (format version 9): the exec still in flight, the
   // latest if several threads tried at once. It ended the image; it is not a call cut short.
   json exec = nullptr;
+  // For the first failure that matters (shrugged_off.h): the failed loads (the first
+  // kKeptLoads) and the first other failure the ring holds, and what the rule reads.
+  ShruggedOffLoads shrugged;
+  std::vector<CallView> failed_loads;
+  std::optional<CallView> first_other_failure;
 };
+constexpr size_t kKeptLoads = 64;
 
 // The exec that ended an image marked so: a call of the exec family left in flight.
 bool ended_the_image(const TraceFile& trace, const CallView& c) {
@@ -299,6 +306,12 @@ TraceWalk walk_trace(const TraceFile& trace, const ReportOptions& options) {
       if (options.all_calls) w.calls.push_back(std::move(j));
     }
     facts.add(c);
+    w.shrugged.add(c);
+    if (is_failed_load(c)) {
+      if (w.failed_loads.size() < kKeptLoads) w.failed_loads.push_back(c);
+    } else if (c.failed() && !w.first_other_failure) {
+      w.first_other_failure = c;
+    }
   });
   w.facts = facts.finish();
   // Version 9: each failure site's first call, kept beside the ring with its locations (the
@@ -519,8 +532,33 @@ json trace_to_json(TraceWalk& walk, const ReportOptions& options) {
     t["launches"] = std::move(launches);
   }
 
-  auto first = trace.first_failure();
-  t["first_failure"] = first ? call_to_json(*first, &trace) : json(nullptr);
+  // The first failure that matters: a failed load the program went on without is a note
+  // ("shrugged_off"), not the headline (shrugged_off.h). The header keeps the first failure
+  // even when the ring has moved on; past a shrugged-off one, the ring's next is the headline.
+  json shrugged = json::array();
+  std::set<uint64_t> shrugged_seqs;
+  auto shrugged_off = [&](const CallView& c) {
+    const std::optional<std::string> why = walk.shrugged.why(c, pe);
+    if (why && shrugged_seqs.insert(c.seq).second) {
+      shrugged.push_back({{"call", call_to_json(c, &trace)}, {"why", *why}});
+    }
+    return why.has_value();
+  };
+  for (const CallView& c : walk.failed_loads) shrugged_off(c);
+  std::optional<CallView> headline = trace.first_failure();
+  if (headline && shrugged_off(*headline)) {
+    headline.reset();
+    for (const CallView& c : walk.failed_loads) {
+      if (shrugged_seqs.count(c.seq) == 0) {
+        headline = c;
+        break;
+      }
+    }
+    const std::optional<CallView>& other = walk.first_other_failure;
+    if (other && (!headline || began_before(*other, *headline))) headline = other;
+  }
+  t["first_failure"] = headline ? call_to_json(*headline, &trace) : json(nullptr);
+  if (!shrugged.empty()) t["shrugged_off"] = std::move(shrugged);
   t["first_async_error"] =
       h.first_async_seq != 0
           ? json{{"call", h.first_async_seq}, {"error", h.first_async_error},

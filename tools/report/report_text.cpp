@@ -256,6 +256,25 @@ void append_trace(std::string& out, const json& trace, const TextOptions& o, con
     out += fmt::format("  {}first failure{}\n", s.bold, s.reset);
     append_call_block(out, trace["first_failure"], s, "    ", o.all_calls);
   }
+  // Failed loads the program went on without (report_model: "shrugged_off"): a note, not a
+  // failure; one line per library asked for, however often the program asked (PyTorch: 5 times).
+  if (trace.contains("shrugged_off")) {
+    std::vector<std::pair<std::string, std::vector<const json*>>> by_file;
+    for (const json& probe : trace["shrugged_off"]) {
+      const std::string file = probe["call"]["args"].value("filename", "?");
+      auto it = std::find_if(by_file.begin(), by_file.end(), [&](const auto& e) { return e.first == file; });
+      if (it == by_file.end()) it = by_file.insert(by_file.end(), {file, {}});
+      it->second.push_back(&probe);
+    }
+    for (const auto& [file, probes] : by_file) {
+      std::vector<std::string> seqs;
+      for (const json* p : probes) seqs.push_back(fmt::format("#{}", (*p)["call"]["seq"].get<uint64_t>()));
+      const json& first = *probes.front();
+      out += fmt::format("  note      {} {}(\"{}\") failed ({}); the program went on without it: {}\n",
+                         join(seqs, ", "), first["call"]["function"].get<std::string>(), file,
+                         first["call"]["args"].value("result", "?"), first["why"].get<std::string>());
+    }
+  }
   if (!trace["first_async_error"].is_null()) {
     const json& a = trace["first_async_error"];
     out += fmt::format("  {}asynchronous error{} {} ({}) first seen after call #{}\n", s.red, s.reset,
