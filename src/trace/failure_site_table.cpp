@@ -32,39 +32,40 @@ FailureSiteCount FailureSiteTable::count(const FailureSiteKey& key) {
   FailureSiteCount out;
   if (capacity_ == 0) return out;
   // Open addressing from the key's home entry; entries are never freed, so a site is found
-  // before the first free entry of its probe, or not at all.
-  const uint64_t home = hash_of(key) % capacity_;
-  for (uint32_t probe = 0; probe < capacity_; ++probe) {
-    FailureSite& s = sites_[(home + probe) % capacity_];
+  // before the first free entry of its probe, or not at all. The capacity is a power of two
+  // (attach): a mask, not a division, on every failure.
+  const uint32_t mask = capacity_ - 1;
+  uint32_t index = static_cast<uint32_t>(hash_of(key)) & mask;
+  for (uint32_t probe = 0; probe < capacity_; ++probe, index = (index + 1) & mask) {
+    FailureSite& s = sites_[index];
     uint32_t state = atom(s.state).load(std::memory_order_acquire);
-    if (state == static_cast<uint32_t>(FailureSiteState::kFree)) {
-      if (!atom(s.state).compare_exchange_strong(state, static_cast<uint32_t>(FailureSiteState::kClaimed),
-                                                 std::memory_order_acquire)) {
-        // Another thread took it this instant: if for this very site, it is keyed shortly; move
-        // on rather than wait (the site may then have two entries, both counting).
-        if (state == static_cast<uint32_t>(FailureSiteState::kKeyed) && same_site(s, key)) {
-          atom(s.count).fetch_add(1, std::memory_order_relaxed);
-          out.index = static_cast<int32_t>((home + probe) % capacity_);
-          return out;
-        }
-        continue;
-      }
-      s.function_id = key.function_id;
-      s.status = key.status;
-      s.python_line = key.python_line;
-      s.return_address = key.return_address;
-      s.python_code = key.python_code;
-      atom(s.count).store(1, std::memory_order_relaxed);
-      atom(s.state).store(static_cast<uint32_t>(FailureSiteState::kKeyed), std::memory_order_release);
-      out.index = static_cast<int32_t>((home + probe) % capacity_);
-      out.first = true;
-      return out;
-    }
-    if (state == static_cast<uint32_t>(FailureSiteState::kKeyed) && same_site(s, key)) {
+    if (state == static_cast<uint32_t>(FailureSiteState::kKeyed) && same_site(s, key)) [[likely]] {
       atom(s.count).fetch_add(1, std::memory_order_relaxed);
-      out.index = static_cast<int32_t>((home + probe) % capacity_);
+      out.index = static_cast<int32_t>(index);
       return out;
     }
+    if (state != static_cast<uint32_t>(FailureSiteState::kFree)) continue;
+    if (!atom(s.state).compare_exchange_strong(state, static_cast<uint32_t>(FailureSiteState::kClaimed),
+                                               std::memory_order_acquire)) {
+      // Another thread took it this instant: if for this very site, it is keyed shortly; move
+      // on rather than wait (the site may then have two entries, both counting).
+      if (state == static_cast<uint32_t>(FailureSiteState::kKeyed) && same_site(s, key)) {
+        atom(s.count).fetch_add(1, std::memory_order_relaxed);
+        out.index = static_cast<int32_t>(index);
+        return out;
+      }
+      continue;
+    }
+    s.function_id = key.function_id;
+    s.status = key.status;
+    s.python_line = key.python_line;
+    s.return_address = key.return_address;
+    s.python_code = key.python_code;
+    atom(s.count).store(1, std::memory_order_relaxed);
+    atom(s.state).store(static_cast<uint32_t>(FailureSiteState::kKeyed), std::memory_order_release);
+    out.index = static_cast<int32_t>(index);
+    out.first = true;
+    return out;
   }
   if (unsited_ != nullptr) atom(*unsited_).fetch_add(1, std::memory_order_relaxed);
   return out;

@@ -31,9 +31,10 @@ class FailureSiteTable {
  public:
   // The table at `sites` (capacity entries, zeroed) and the header's count of failures that
   // found no entry; nullptr: none (the trace is closed, or was a forked parent's).
+  // `capacity` must be a power of two (format::kFailureSites is); another makes no table.
   void attach(format::FailureSite* sites, uint32_t capacity, uint64_t* unsited) {
     sites_ = sites;
-    capacity_ = sites != nullptr ? capacity : 0;
+    capacity_ = sites != nullptr && capacity != 0 && (capacity & (capacity - 1)) == 0 ? capacity : 0;
     unsited_ = unsited;
   }
   // Counts a failure at `key`'s site, claiming an entry for a site not seen before.

@@ -605,7 +605,7 @@ static_assert(sizeof(FileHeader) == 1088);
 // object and line. Entries are claimed by compare-and-swap of `state` (kFree to kClaimed), keyed,
 // then published (kKeyed, release); `first` is complete once `first_seq` reads nonzero
 // (release). Two threads meeting a new site at once may each claim an entry: both count.
-inline constexpr uint32_t kFailureSites = 128;        // what the writer makes
+inline constexpr uint32_t kFailureSites = 128;        // what the writer makes (a power of two)
 inline constexpr uint32_t kMaxFailureSites = 65536;   // the most a reader accepts
 enum class FailureSiteState : uint32_t { kFree = 0, kClaimed = 1, kKeyed = 2 };
 struct FailureSite {
@@ -625,6 +625,7 @@ static_assert(offsetof(FailureSite, return_address) == 16);
 static_assert(offsetof(FailureSite, count) == 32);
 static_assert(offsetof(FailureSite, first) == 64);
 static_assert(sizeof(FailureSite) == 64 + kRecordBytes);
+static_assert((kFailureSites & (kFailureSites - 1)) == 0);
 
 // Version 4: one launch of GPU work the program made outside the GEMMs (a kernel, an
 // asynchronous copy or memset), in a ring of its own so that a program launching thousands of
