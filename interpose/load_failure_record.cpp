@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "machine_record.h"
 #include "post_call.h"
 #include "runtime.h"
 #include "trace/library_resolution.h"
@@ -80,16 +81,6 @@ bool is_load_failure(const std::string& text, const std::vector<std::string>& lo
   }
   return true;
 }
-
-const char* environment_variable(void*, const char* name) { return std::getenv(name); }
-
-class WriterSink final : public EvidenceSink {
- public:
-  explicit WriterSink(TraceWriter& w) : w_(w) {}
-  void add(const char* key, const char* value) override { w_.append_process_entry(key, value); }
- private:
-  TraceWriter& w_;
-};
 
 // With the process-section flag held.
 void record(Runtime& rt, const std::string& text, const std::vector<std::string>& loaded) {

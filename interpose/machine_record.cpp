@@ -25,16 +25,6 @@ namespace {
 constinit std::atomic<bool> g_machine_recorded{false};
 constinit std::atomic<bool> g_libraries_recorded{false};
 
-class WriterSink final : public EvidenceSink {
- public:
-  explicit WriterSink(TraceWriter& w) : w_(w) {}
-  void add(const char* key, const char* value) override { w_.append_process_entry(key, value); }
- private:
-  TraceWriter& w_;
-};
-
-const char* environment_variable(void*, const char* name) { return std::getenv(name); }
-
 // The family of a library by its file name; nullptr for the others.
 const char* family_of(const char* path) {
   const char* slash = std::strrchr(path, '/');

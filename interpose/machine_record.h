@@ -3,9 +3,25 @@
 // libcublasLt and libcudart, and, when cublasCreate fails for memory, the device's free memory.
 #pragma once
 
+#include <cstdlib>
+
 #include "runtime.h"
+#include "trace/machine_evidence.h"
 
 namespace cublasspy {
+
+// Where the shim's evidence goes (the machine's state, a failed load's library copies): the
+// trace's process section, one "key\0value\0" entry each. With the process-section flag held.
+class WriterSink final : public EvidenceSink {
+ public:
+  explicit WriterSink(TraceWriter& w) : w_(w) {}
+  void add(const char* key, const char* value) override { w_.append_process_entry(key, value); }
+ private:
+  TraceWriter& w_;
+};
+
+// The process's own environment, as MachineSource::get_var reads it.
+inline const char* environment_variable(void*, const char* name) { return std::getenv(name); }
 
 // After call `id` failed with `status`. A set-up call (cuInit, cudaGetDeviceCount,
 // cudaSetDevice, cublasCreate, cublasLtCreate) records the machine's state and the libraries;
