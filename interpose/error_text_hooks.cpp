@@ -7,9 +7,9 @@
 // (docs/DIAGNOSES.md, `reported-error`).
 //
 // Asked about success (a program that prints every status), the call passes straight through:
-// one load and one compare more than the real call. Asked about a failure code, the real call
-// runs first (it has no side effect worth a record in flight), then the record is written,
-// complete, with its location.
+// one load and one compare more than the real call. Asked about a failure code, the record is
+// written and published in flight, with its location, before the real call runs (a crash in it
+// is then the call's), and completed after.
 #include <cstdint>
 
 #include <cublasLt.h>
@@ -30,23 +30,30 @@ void* real_error_text(uint16_t id) {
 }
 
 // The record of a failure code's text asked for: `words`, the call's arguments (the code
-// first), written as the hook list describes them (one slot each).
-[[gnu::cold, gnu::noinline]] void record_reported_error(uint16_t id, const uint64_t* words, int count) {
+// first), written as the hook list describes them (one slot each), published in flight with
+// its location before the real call. `scratch`: the wrapper's slot, for a ring full of calls
+// in flight. Null when the call is not recorded (the shim's own naming of a status, a call
+// nested in another hooked call, no trace).
+[[gnu::cold, gnu::noinline]] format::RecordSlot* begin_reported_error(uint16_t id, const uint64_t* words, int count,
+                                                                     format::RecordSlot* scratch, uint64_t* seq) {
   ThreadState& ts = thread_state();
-  if (ts.internal != 0) return;  // the shim's own naming of a status
+  if (ts.internal != 0 || ts.depth != 0) return nullptr;
   Runtime* rt = runtime();
-  if (rt == nullptr || !ensure_trace(*rt)) return;
-  format::RecordSlot scratch;
-  uint64_t seq = 0;
-  format::RecordSlot* slot = rt->writer.claim(ts.claim, &seq, &scratch);
+  if (rt == nullptr || !ensure_trace(*rt)) return nullptr;
+  format::RecordSlot* slot = rt->writer.claim(ts.claim, seq, scratch);
   start_record(slot, ts, id, call_clock::now().ns);
   for (int i = 0; i < count; ++i) slot->call.args[i] = words[i];
   rt->writer.count_call(id, ts.claim);
-  TraceWriter::publish_in_flight(slot, seq);
+  TraceWriter::publish_in_flight(slot, *seq);
   // The location is the point of the record: taken whenever CUBLASSPY_STACKS allows one, as a
   // failing call's is. Not into the scratch slot of a ring full of calls in flight.
-  if (slot != &scratch && may_take_locations(*rt, id, ts.depth)) take_locations(*rt, slot, seq);
-  rt->writer.complete(slot, seq, false, ts.claim);
+  if (slot != scratch && may_take_locations(*rt, id, ts.depth)) take_locations(*rt, slot, *seq);
+  return slot;
+}
+
+void finish_reported_error(format::RecordSlot* slot, uint64_t seq) {
+  if (slot == nullptr) return;
+  if (Runtime* rt = runtime()) rt->writer.complete(slot, seq, false, thread_state().claim);
 }
 
 }  // namespace
@@ -71,12 +78,19 @@ extern const HookInfo kErrorTextHooks[] = {CUBLASSPY_ERROR_TEXT_HOOKS(CBS_HOOK_I
       return real != nullptr ? reinterpret_cast<Real>(real)(CBS_MAP_COMMA(CBS_NAME, __VA_ARGS__)) \
                              : static_cast<ret_>(fail_);                                         \
     }                                                                                            \
+    ::cublasspy::format::RecordSlot scratch;                                                     \
+    uint64_t seq = 0;                                                                            \
+    ::cublasspy::format::RecordSlot* slot = ::cublasspy::begin_reported_error(                   \
+        kId, words, static_cast<int>(sizeof words / sizeof words[0]), &scratch, &seq);           \
     ::cublasspy::ThreadState& ts = ::cublasspy::thread_state();                                  \
+    ::cublasspy::format::RecordSlot* outer = ts.current;                                         \
+    if (slot != nullptr) ts.current = slot; /* the fatal-signal path marks it crashed */         \
     ts.depth++;                                                                                  \
     ret_ result = real != nullptr ? reinterpret_cast<Real>(real)(CBS_MAP_COMMA(CBS_NAME, __VA_ARGS__)) \
                                         : static_cast<ret_>(fail_);                              \
     ts.depth--;                                                                                  \
-    if (ts.depth == 0) ::cublasspy::record_reported_error(kId, words, static_cast<int>(sizeof words / sizeof words[0])); \
+    ts.current = outer;                                                                          \
+    ::cublasspy::finish_reported_error(slot, seq);                                               \
     return result;                                                                               \
   }
 CUBLASSPY_ERROR_TEXT_HOOKS(CBS_DEFINE_ERROR_TEXT_WRAPPER)
