@@ -6,7 +6,8 @@
 //     family, (type, parameter name, tag)...)
 //
 // The parameter types must match the CUDA headers exactly: the wrappers are compiled against
-// them, and hooks.cpp static_asserts each wrapper's type against the header's declaration.
+// them, and each wrapper (interpose/hook_expansion.h, CBS_DEFINE_WRAPPER) static_asserts its
+// type against the header's declaration.
 // Tags (arg_tags.h) say how each argument is recorded and what it means (its role: Int<Role::kM>
 // is the GEMM's m; Int<> means nothing a reader looks for). The library in the first column
 // and the roles go into each trace's function table, so readers find a call's fields by role,
