@@ -6,8 +6,9 @@
 // so their tests fold away, and nothing is spilled to a frame to cross a call. In a program
 // that makes a few short calls per operation (PyTorch: three handle setters and a GEMM per
 // torch.mm) the shim's cost follows the instructions it runs, not its cache misses
-// (docs/BENCHMARKS.md "Session 14" and "Session 15"). Everything else, the call that is not
-// recorded, fails, is inspected or is a set-up call, is one out-of-line copy (call_frame.cpp).
+// (docs/BENCHMARKS.md, "2026-12-03, 4a29a53" and "2026-12-03, b7f68e4"). Everything else, the
+// call that is not recorded, fails, is inspected or is a set-up call, is one out-of-line copy
+// (call_frame.cpp).
 #pragma once
 
 #include <cstdint>

@@ -61,7 +61,7 @@ LD_LIBRARY_PATH="$build/standin" CUBLASSPY_SHIM="$shim" CUBLASSPY_TRACE="$tmp/b-
 
 # 5. Real PyTorch (needs the root, scripts/pytorch-root.sh, and the standin12 target): a loop
 #    of small torch.mm on the CUDA 12 stand-in, with and without the shim. The lockstep run is
-#    the one that resolves a 2% goal on a shared host (docs/BENCHMARKS.md, "Session 12").
+#    the one that resolves a 2% goal on a shared host (docs/BENCHMARKS.md, "2026-12-02, 1901a5c").
 if [ -f "${CUBLASSPY_PYTORCH_ROOT:-/var/cache/cublasspy/pytorch-root}/.cublasspy-root-complete" ]; then
   python3 "$here/tests/pytorch/bench_mm_loop.py" "$here" "$build" 20000 5
   python3 "$here/tests/pytorch/bench_mm_lockstep.py" "$here" "$build" 2000 100 4 --control

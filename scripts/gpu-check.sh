@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU acceptance check (issue 4): builds cublasspy, then runs real PyTorch workloads under the
+# GPU acceptance check: builds cublasspy, then runs real PyTorch workloads under the
 # shim on one GPU and checks that each problem is found at the right call. Under 8 minutes on
 # one GPU. Writes results.json (and each run's trace and report) under OUT_DIR; exits non-zero
 # on any miss. Needs an NVIDIA GPU, its driver, the CUDA toolkit and PyTorch with CUDA.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # NVIDIA's published GEMM samples (CUDALibrarySamples: cuBLAS Level-3 and Extensions GEMMs, every
-# cuBLASLt sample), unchanged, under the shim on the CPU stand-in: the acceptance run of issue 13
-# (docs/SAMPLES.md). Exports the samples from a git mirror (or takes a checkout), builds each one
+# cuBLASLt sample), unchanged, under the shim on the CPU stand-in: the acceptance run of no false findings and
+# no missing arguments on NVIDIA's own samples (docs/SAMPLES.md). Exports the samples from a git mirror (or takes a checkout), builds each one
 # with g++ against /usr/local/cuda (their .cu files hold host code only), runs it under
 #   cublasspy run --check --scan all --dump all
 # with LD_LIBRARY_PATH at the stand-in, and prints one table row per sample:

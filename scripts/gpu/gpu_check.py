@@ -177,7 +177,7 @@ def main():
     _, rep = run(a.cublasspy, a.out, "bad_pointer", ["--sync"])
     results["bad_pointer"] = bad_pointer_verdict(rep)
 
-    # 4b. The field's case (issue 14): an embedding index out of range before a Linear layer.
+    # 4b. The field's case (a device-side assert that cuBLAS reports later): an embedding index out of range before a Linear layer.
     _, rep = run(a.cublasspy, a.out, "embedding_out_of_range", ["--sync", "all"])
     _, rep2 = run(a.cublasspy, a.out, "embedding_out_of_range.sync", ["--sync"])
     results["embedding_out_of_range"] = embedding_verdict(rep, rep2)

@@ -81,7 +81,7 @@ def bad_pointer():
 
 
 def embedding_out_of_range():
-    """The field's case (issue 14): an embedding index out of range, then a Linear layer. The
+    """The field's case (a device-side assert that cuBLAS reports later): an embedding index out of range, then a Linear layer. The
     embedding's gather kernel trips a device-side assert; cuBLAS only reports it at the Linear's
     GEMM (or PyTorch at the next copy). Under `--sync all` the report must blame the embedding's
     kernel and name the line of this file that launched it: keep the embedding call on the line

@@ -55,7 +55,8 @@ inline void prefetch_line_for_writing(const char* p) {
 // which every GEMM clears before its real call. Each store to a line of the ring not asked for
 // ahead waits for memory (the ring is larger than the caches), and holds the stores behind it:
 // with three lines asked for, the fourth, where cublasSgemm_v2's last five arguments go, cost
-// about 1% of the PyTorch loop by itself. Chosen by measurement, docs/BENCHMARKS.md "Session 10", "Session 11" and "Session 12".
+// about 1% of the PyTorch loop by itself. Chosen by measurement: docs/BENCHMARKS.md, the entries
+// "2026-12-02, a924d74", "2026-12-02, 55bf572" and "2026-12-02, 1901a5c".
 constexpr uint64_t kPrefetchAhead = 4;
 constexpr size_t kPrefetchLines = 5;
 static_assert(offsetof(Record, args) + 25 * sizeof(uint64_t) <= 64 * kPrefetchLines);

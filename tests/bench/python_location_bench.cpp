@@ -1,4 +1,4 @@
-// What taking a call's Python location costs (interpose/python_stack.cpp, issue 14: at most
+// What taking a call's Python location costs (interpose/python_stack.cpp; the goal: at most
 // 50 µs), alone, without the native walk that tests/pytorch/bench_locations.py measures with it.
 // The process embeds CPython; a Python function nested N frames deep calls into C, where the
 // benchmark loop runs, so the shim's code walks N real frames:

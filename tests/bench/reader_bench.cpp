@@ -1,4 +1,4 @@
-// How fast the reader streams a trace (issue 5's goal: at least 5 million records a second,
+// How fast the reader streams a trace (the goal: at least 5 million records a second,
 // memory flat in the trace's length). A trace of N completed records is written with the real
 // TraceWriter, then opened and walked with TraceFile::for_each_call; items_per_second is
 // records read per second, anon_peak_mib the process's peak anonymous memory during a walk

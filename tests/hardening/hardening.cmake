@@ -1,5 +1,5 @@
-# Hardening tests (issue 7), included by tests/CMakeLists.txt: the shim under stress (threads,
-# handle churn, fork storms, exec), faults around it (the trace file truncated or deleted while
+# Hardening tests, included by tests/CMakeLists.txt: the shim under stress (threads, handle
+# churn, fork storms, exec), faults around it (the trace file truncated or deleted while
 # the process runs, a full disk, a file-size limit, nowhere to write, signals in and around
 # calls, the program's own signal handlers), security (file modes, links, no operand data,
 # set-user-ID programs), the CLI on damaged traces, and the fuzz corpus replayed through the

@@ -21,7 +21,7 @@ LT_REQUIRED = ["cublasLtCreate", "cublasLtDestroy", "cublasLtMatmul", "cublasLtM
                "cublasLtMatrixLayoutSetAttribute", "cublasLtMatrixLayoutInit_internal",
                "cublasLtMatmulPreferenceCreate", "cublasLtMatmulPreferenceDestroy",
                "cublasLtMatmulPreferenceSetAttribute", "cublasLtMatmulPreferenceInit_internal",
-               # what NVIDIA's samples call beyond the matmul (issue 13): versions, emulation
+               # what NVIDIA's samples call beyond the matmul: versions, emulation
                "cublasLtGetVersion", "cublasLtGetCudartVersion", "cublasLtGetProperty",
                "cublasLtEmulationDescInit_internal", "cublasLtEmulationDescCreate", "cublasLtEmulationDescDestroy",
                "cublasLtEmulationDescSetAttribute", "cublasLtEmulationDescGetAttribute"]
@@ -29,7 +29,7 @@ OTHER_REQUIRED = ["cudaGetDeviceCount", "cuInit", "cuDeviceGetCount", "cuGetProc
                   "cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion", "dlsym", "dlopen", "dlerror",
                   "cublasCreate_v2", "cublasDestroy_v2", "cublasSetStream_v2", "cublasSetPointerMode_v2",
                   "cublasGetPointerMode_v2", "cublasSetMathMode", "cublasGetMathMode", "cublasSetWorkspace_v2",
-                  # where asynchronous errors surface (issue 14)
+                  # where asynchronous errors surface
                   "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaStreamQuery",
                   "cudaEventQuery", "cudaGetLastError", "cudaPeekAtLastError", "cuCtxSynchronize",
                   "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz",

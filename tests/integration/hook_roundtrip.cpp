@@ -1,4 +1,4 @@
-// Per-hook round trip (issue 3): calls every hooked function of the hook list once, in list
+// Per-hook round trip: calls every hooked function of the hook list once, in list
 // order, with distinctive arguments, against the null CUDA stack (null_cuda/), and writes what
 // each record slot must hold to the file named by argv[1] (hook_roundtrip_call.h). Run under
 // the shim; hook_roundtrip_test.cpp compares the trace with the file.

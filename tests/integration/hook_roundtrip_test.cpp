@@ -1,4 +1,4 @@
-// Per-hook tests generated from the hook list (issue 3): for every hooked function, each
+// Per-hook tests generated from the hook list: for every hooked function, each
 // argument must arrive in the trace as the program passed it. The program (hook_roundtrip.cpp)
 // runs once per test process under the shim against the null CUDA stack; each test looks at its
 // function's one record.

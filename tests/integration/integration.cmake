@@ -1,4 +1,4 @@
-# Integration tests of the shim (issues 2 and 3), included by tests/CMakeLists.txt. Real
+# Integration tests of the shim, included by tests/CMakeLists.txt. Real
 # programs run under the real libcublasspy.so: against the real CUDA 13 libraries (no driver
 # here, so they fail for real), against the CPU stand-in (tests/standin), and, for the per-hook
 # round trip, against a "null" CUDA stack generated from the hook list. No test needs a GPU.
@@ -93,7 +93,7 @@ shim_it_place(shim_providing_interposer)
 cublasspy_test_program(shim_interposed_calls ${SHIM_IT_DIR}/programs/interposed_calls.cpp)
 shim_it_unsanitized(shim_interposed_calls)
 
-# --- The null CUDA stack and the per-hook round trip (issue 3) -------------------------------
+# --- The null CUDA stack and the per-hook round trip ----------------------------------------
 # One library per soname, each defining its part of the hook list (null_cuda/null_functions.h)
 # under the version node the real library uses.
 set(SHIM_IT_HOOK_INCLUDES ${SHIM_IT_DIR} ${SHIM_IT_DIR}/null_cuda ${PROJECT_SOURCE_DIR}/interpose

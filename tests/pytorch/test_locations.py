@@ -32,7 +32,7 @@ except RuntimeError as e:
 INNER_LINE = 5   # return torch.mm(a, b)
 OUTER_LINE = 10  # return inner(a, b)
 
-# The field's case (issue 14, scripts/gpu/gpu_check.py's embedding case): an embedding index out
+# The field's case (scripts/gpu/gpu_check.py's embedding case): an embedding index out
 # of range before a Linear layer. On the stand-in the embedding's kernel "faults" with a
 # device-side assert (STANDIN_ASYNC_ERROR on the first kernel launch, which is the embedding's
 # index_select: the copies before it are no launches); under --sync all the shim pins that
