@@ -203,11 +203,9 @@ gtest_discover_tests(shim_hook_roundtrip_test TEST_PREFIX shim. DISCOVERY_TIMEOU
 
 # Every GEMM entry point of the real libraries is hooked (the lead's script), and the hook list's
 # GEMM entries are what scripts/gen_gemm_hooks.py writes from the CUDA headers (no hand edits).
-if(CUBLASSPY_TEST_PYTHON)
-  add_test(NAME shim.gemm_hooks_generated
-           COMMAND ${CUBLASSPY_TEST_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/gen_gemm_hooks.py
-                   --check ${PROJECT_SOURCE_DIR}/src/spec/hook_list.h ${CUBLASSPY_CUBLASLT_H})
-  add_test(NAME shim.hook_coverage
-           COMMAND ${CUBLASSPY_TEST_PYTHON} ${SHIM_IT_DIR}/check_hook_coverage.py
-                   $<TARGET_FILE:cublasspy> ${CUBLASSPY_CUDA_LIBDIR})
-endif()
+add_test(NAME shim.gemm_hooks_generated
+         COMMAND ${CUBLASSPY_TEST_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/gen_gemm_hooks.py
+                 --check ${PROJECT_SOURCE_DIR}/src/spec/hook_list.h ${CUBLASSPY_CUBLASLT_H})
+add_test(NAME shim.hook_coverage
+         COMMAND ${CUBLASSPY_TEST_PYTHON} ${SHIM_IT_DIR}/check_hook_coverage.py
+                 $<TARGET_FILE:cublasspy> ${CUBLASSPY_CUDA_LIBDIR})

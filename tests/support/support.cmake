@@ -11,14 +11,16 @@
 # (simple_gemm, the empty preload) are named by generator expressions.
 set(CUBLASSPY_TEST_PROGRAM_DIR ${CMAKE_BINARY_DIR}/test-programs)
 
-# Python for the ctypes test and the coverage script: the interpreter itself, not a launcher
-# script in front of it (pyenv's shims run bash on every start, a second each here).
+# Python for the ctypes test, the hook list's and the CUDA vocabulary's generators run as checks
+# (shim.gemm_hooks_generated, shim.hook_coverage, common.cuda_names_current, unit.CudaNames.*):
+# required, so that those tests are never silently left out of a build without it. The
+# interpreter itself, not a launcher script in front of it (pyenv's shims run bash on every
+# start, a second each here).
 find_package(Python3 COMPONENTS Interpreter QUIET)
-set(CUBLASSPY_TEST_PYTHON "")
-if(Python3_Interpreter_FOUND)
-  execute_process(COMMAND ${Python3_EXECUTABLE} -c "import sys; print(sys.executable)"
-                  OUTPUT_VARIABLE CUBLASSPY_TEST_PYTHON OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-endif()
+cublasspy_require(Python3_Interpreter_FOUND "Python 3 for its tests" "python3")
+execute_process(COMMAND ${Python3_EXECUTABLE} -c "import sys; print(sys.executable)"
+                OUTPUT_VARIABLE CUBLASSPY_TEST_PYTHON OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+cublasspy_require(CUBLASSPY_TEST_PYTHON "a Python 3 that runs (${Python3_EXECUTABLE} did not)" "python3")
 
 set(cbs_support_dir ${CMAKE_CURRENT_LIST_DIR})
 add_library(cublasspy_test_support STATIC

@@ -30,32 +30,30 @@ gtest_discover_tests(format_doc_test TEST_PREFIX unit.)
 #   toolkit's headers, listed at build time by the parse that generates the table; the compiler
 #   gives the values. common.cuda_names_current: the committed table is what the generator
 #   makes of this toolkit's headers (and of the other toolkits' rows it keeps).
-if(CUBLASSPY_TEST_PYTHON)
-  list(GET CUDAToolkit_INCLUDE_DIRS 0 cbs_cuda_include)
-  set(cbs_gen_names ${PROJECT_SOURCE_DIR}/scripts/gen_cuda_names.py)
-  set(cbs_enumerators_dir ${CMAKE_CURRENT_BINARY_DIR}/generated)
-  add_custom_command(OUTPUT ${cbs_enumerators_dir}/cuda_enumerators.inc
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${cbs_enumerators_dir}
-    COMMAND ${CUBLASSPY_TEST_PYTHON} ${cbs_gen_names} enumerators ${cbs_cuda_include}
-            ${cbs_enumerators_dir}/cuda_enumerators.inc
-    DEPENDS ${cbs_gen_names} ${cbs_cuda_include}/library_types.h ${cbs_cuda_include}/driver_types.h
-            ${cbs_cuda_include}/cuda.h ${cbs_cuda_include}/cublas_api.h ${cbs_cuda_include}/cublasLt.h
-    COMMENT "Listing the CUDA headers' enumerators for cuda_names_test" VERBATIM)
-  #   and lt_algo_config_test: a preset algorithm's bytes decoded by the real libcublasLt.
-  add_executable(cuda_names_test ${CMAKE_CURRENT_LIST_DIR}/cuda_names_test.cpp
-                                 ${CMAKE_CURRENT_LIST_DIR}/lt_algo_config_test.cpp
-                                 ${cbs_enumerators_dir}/cuda_enumerators.inc)
-  target_include_directories(cuda_names_test PRIVATE ${cbs_enumerators_dir})
-  target_link_directories(cuda_names_test PRIVATE ${CUBLASSPY_CUDA_LIBDIR})
-  target_link_libraries(cuda_names_test PRIVATE cublasspy_trace_reader cublasspy_common cuda_headers
-                        GTest::gtest_main -lcublasLt)
-  set_target_properties(cuda_names_test PROPERTIES BUILD_RPATH ${CUBLASSPY_CUDA_LIBDIR})
-  target_compile_options(cuda_names_test PRIVATE -Wall -Wextra)
-  gtest_discover_tests(cuda_names_test TEST_PREFIX unit.)
-  add_test(NAME common.cuda_names_current
-           COMMAND ${CUBLASSPY_TEST_PYTHON} ${cbs_gen_names} check
-                   ${PROJECT_SOURCE_DIR}/src/common/cuda_names.inc ${cbs_cuda_include})
-endif()
+list(GET CUDAToolkit_INCLUDE_DIRS 0 cbs_cuda_include)
+set(cbs_gen_names ${PROJECT_SOURCE_DIR}/scripts/gen_cuda_names.py)
+set(cbs_enumerators_dir ${CMAKE_CURRENT_BINARY_DIR}/generated)
+add_custom_command(OUTPUT ${cbs_enumerators_dir}/cuda_enumerators.inc
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${cbs_enumerators_dir}
+  COMMAND ${CUBLASSPY_TEST_PYTHON} ${cbs_gen_names} enumerators ${cbs_cuda_include}
+          ${cbs_enumerators_dir}/cuda_enumerators.inc
+  DEPENDS ${cbs_gen_names} ${cbs_cuda_include}/library_types.h ${cbs_cuda_include}/driver_types.h
+          ${cbs_cuda_include}/cuda.h ${cbs_cuda_include}/cublas_api.h ${cbs_cuda_include}/cublasLt.h
+  COMMENT "Listing the CUDA headers' enumerators for cuda_names_test" VERBATIM)
+#   and lt_algo_config_test: a preset algorithm's bytes decoded by the real libcublasLt.
+add_executable(cuda_names_test ${CMAKE_CURRENT_LIST_DIR}/cuda_names_test.cpp
+                               ${CMAKE_CURRENT_LIST_DIR}/lt_algo_config_test.cpp
+                               ${cbs_enumerators_dir}/cuda_enumerators.inc)
+target_include_directories(cuda_names_test PRIVATE ${cbs_enumerators_dir})
+target_link_directories(cuda_names_test PRIVATE ${CUBLASSPY_CUDA_LIBDIR})
+target_link_libraries(cuda_names_test PRIVATE cublasspy_trace_reader cublasspy_common cuda_headers
+                      GTest::gtest_main -lcublasLt)
+set_target_properties(cuda_names_test PROPERTIES BUILD_RPATH ${CUBLASSPY_CUDA_LIBDIR})
+target_compile_options(cuda_names_test PRIVATE -Wall -Wextra)
+gtest_discover_tests(cuda_names_test TEST_PREFIX unit.)
+add_test(NAME common.cuda_names_current
+         COMMAND ${CUBLASSPY_TEST_PYTHON} ${cbs_gen_names} check
+                 ${PROJECT_SOURCE_DIR}/src/common/cuda_names.inc ${cbs_cuda_include})
 
 #   side_area_test: the trace's side area (format::SideEntry), written and read back
 add_executable(side_area_test ${CMAKE_CURRENT_LIST_DIR}/side_area_test.cpp)
