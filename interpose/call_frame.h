@@ -32,35 +32,13 @@ struct CallFrame {
   bool inspecting = false;  // checks, sync, scans or dumps run around the call
 };
 
-// The fields every record has, written for a call whether it is recorded or not. Inline, and
-// with a constant `id` in the wrappers, where the family's tests fold away.
+// The fields every record has, written for a call whether it is recorded or not
+// (TraceWriter::start_record). Inline, and with a constant `id` in the wrappers, where the
+// family's tests fold away.
 [[gnu::always_inline]] inline void start_record(format::RecordSlot* slot, ThreadState& ts, uint16_t id,
                                                 uint64_t start_ns) {
-  format::Record& rec = slot->call;
-  rec.function_id = id;
-  rec.depth = static_cast<uint16_t>(ts.depth);
-  rec.flags = ts.depth != 0 ? static_cast<uint32_t>(format::kFlagNested) : 0u;
-  rec.tid = current_tid(ts);
-  rec.status = 0;
-  rec.start_ns = start_ns;
-  rec.duration_ns = 0;
-  rec.handle = 0;
-  rec.stream = 0;
-  rec.pointer_mode = -1;
-  rec.math_mode = -1;
-  rec.async_status = 0;
-  rec.check_bits = 0;
-  rec.alpha[0] = rec.alpha[1] = rec.beta[0] = rec.beta[1] = 0;
-  rec.check_detail[0] = rec.check_detail[1] = 0;
-  // A reused slot holds its last call's; only the families that use these fields clear them.
-  const auto family = static_cast<uint16_t>(kHookFamilies[id]);
-  if (format::has_pending_error(family)) {
-    slot->pending_error = 0;
-    slot->capture_id = 0;
-  }
-  if (format::has_plane_offsets(family)) {
-    for (int64_t& offset : slot->plane_offset) offset = 0;
-  }
+  TraceWriter::start_record(slot, id, static_cast<uint16_t>(kHookFamilies[id]), ts.depth, current_tid(ts),
+                            start_ns);
 }
 
 // A call that is not recorded (the shim disabled or without a trace, or its own CUDA calls):

@@ -84,6 +84,38 @@ class TraceWriter {
   // The same for any chain: `head` (in the mapping) names its newest entry, and entries carry
   // `seq` (a record's, or for a launch its ticket + 1).
   bool attach(uint64_t& head, uint64_t seq, uint32_t kind, const void* data, uint32_t length);
+  // Writes the fields every record has into a claimed slot, for a call of `function_id` (of
+  // `family`, format::Family) made at nesting `depth` on thread `tid`. A reused slot holds its
+  // last call's values: the fields beside the record that only some families use
+  // (pending_error and capture_id, plane_offset) are cleared only in those families' records,
+  // and the reader shows them only there. Inline: the shim's wrappers call it with constants
+  // (call_frame.h), where the family's tests fold away.
+  [[gnu::always_inline]] static void start_record(format::RecordSlot* slot, uint16_t function_id, uint16_t family,
+                                                  uint32_t depth, uint32_t tid, uint64_t start_ns) {
+    format::Record& rec = slot->call;
+    rec.function_id = function_id;
+    rec.depth = static_cast<uint16_t>(depth);
+    rec.flags = depth != 0 ? static_cast<uint32_t>(format::kFlagNested) : 0u;
+    rec.tid = tid;
+    rec.status = 0;
+    rec.start_ns = start_ns;
+    rec.duration_ns = 0;
+    rec.handle = 0;
+    rec.stream = 0;
+    rec.pointer_mode = -1;
+    rec.math_mode = -1;
+    rec.async_status = 0;
+    rec.check_bits = 0;
+    rec.alpha[0] = rec.alpha[1] = rec.beta[0] = rec.beta[1] = 0;
+    rec.check_detail[0] = rec.check_detail[1] = 0;
+    if (format::has_pending_error(family)) {
+      slot->pending_error = 0;
+      slot->capture_id = 0;
+    }
+    if (format::has_plane_offsets(family)) {
+      for (int64_t& offset : slot->plane_offset) offset = 0;
+    }
+  }
   // Makes a claimed record visible as in flight (all arguments written). Inline, as complete()
   // is: every call makes both, and each is a store or two.
   static void publish_in_flight(format::RecordSlot* slot, uint64_t seq) {

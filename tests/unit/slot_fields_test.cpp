@@ -1,7 +1,9 @@
 // The slot's fields beside the record that only some families use (RecordSlot::pending_error,
 // GEMMs; plane_offset, cuBLASLt calls with layouts). The shim sets them only in those records,
 // so a slot a later call of another family reuses still holds the earlier call's values, and the
-// reader must not show them on the later call (format::has_pending_error, has_plane_offsets).
+// reader must not show them on the later call (format::has_pending_error, has_plane_offsets);
+// the writer clears them when a call of those families starts (TraceWriter::start_record, which
+// the test calls as the shim does), so such a call that sets none shows none.
 #include <unistd.h>
 
 #include <cstring>
@@ -41,18 +43,19 @@ class SlotFields : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // One completed call of `id`, writing what the shim writes for its family (call_frame.cpp):
-  // pending_error and plane_offset only where the family uses them, here `value` in each.
-  static void call(TraceWriter& w, ClaimCursor& cursor, uint16_t id, Family family, int value) {
+  // One completed call of `id`, started as the shim starts every call (TraceWriter::start_record,
+  // which clears the fields its family uses), then, when `set`, given `value` in each field its
+  // family uses (a GEMM's pending error, a cuBLASLt call's plane offsets).
+  static void call(TraceWriter& w, ClaimCursor& cursor, uint16_t id, Family family, int value, bool set) {
     RecordSlot scratch{};
     uint64_t seq = 0;
     RecordSlot* slot = w.claim(cursor, &seq, &scratch);
     ASSERT_NE(slot, &scratch);
-    slot->call.function_id = id;
-    slot->call.args[0] = seq;
     const auto f = static_cast<uint16_t>(family);
-    if (format::has_pending_error(f)) slot->pending_error = value;
-    if (format::has_plane_offsets(f)) {
+    TraceWriter::start_record(slot, id, f, 0, 1, 0);
+    slot->call.args[0] = seq;
+    if (set && format::has_pending_error(f)) slot->pending_error = value;
+    if (set && format::has_plane_offsets(f)) {
       for (int i = 0; i < 4; ++i) slot->plane_offset[i] = value + i;
     }
     TraceWriter::publish_in_flight(slot, seq);
@@ -77,9 +80,12 @@ TEST_F(SlotFields, AReusedSlotShowsOnlyTheFieldsItsOwnCallsFamilyUses) {
   ASSERT_TRUE(r.file_backed) << r.warning;
   ClaimCursor cursor;
   // The first round of the ring: cuBLASLt matmuls, which set both fields, in every slot.
-  for (int i = 0; i < 16; ++i) call(w, cursor, kLtMatmul, Family::kLtMatmul, 700 + i);
-  // The second round: every family in turn, over the first round's slots.
-  for (int i = 0; i < 16; ++i) call(w, cursor, kinds[i % 4].id, kinds[i % 4].family, 900 + i);
+  for (int i = 0; i < 16; ++i) call(w, cursor, kLtMatmul, Family::kLtMatmul, 700 + i, true);
+  // The second round: every family in turn, over the first round's slots; every other four
+  // calls set none of the fields (a GEMM without a pending error), which then read 0, not the
+  // first round's values.
+  auto sets = [](int i) { return (i / 4) % 2 == 0; };
+  for (int i = 0; i < 16; ++i) call(w, cursor, kinds[i % 4].id, kinds[i % 4].family, 900 + i, sets(i));
 
   std::string error;
   auto t = TraceFile::open(r.path, error);
@@ -89,7 +95,7 @@ TEST_F(SlotFields, AReusedSlotShowsOnlyTheFieldsItsOwnCallsFamilyUses) {
     const int i = static_cast<int>(c.seq) - 17;  // the second round's calls, 0 to 15
     ASSERT_GE(i, 0) << c.text();
     ++seen;
-    const int value = 900 + i;
+    const int value = sets(i) ? 900 + i : 0;
     switch (c.slot.call.function_id) {
       case kSetter:  // neither: the first round's values are not this call's
         EXPECT_EQ(c.slot.pending_error, 0) << c.text();
@@ -101,11 +107,11 @@ TEST_F(SlotFields, AReusedSlotShowsOnlyTheFieldsItsOwnCallsFamilyUses) {
         break;
       case kLtMatmul:  // both
         EXPECT_EQ(c.slot.pending_error, value) << c.text();
-        for (int k = 0; k < 4; ++k) EXPECT_EQ(c.slot.plane_offset[k], value + k) << c.text();
+        for (int k = 0; k < 4; ++k) EXPECT_EQ(c.slot.plane_offset[k], value ? value + k : 0) << c.text();
         break;
       case kLtLayoutCall:  // plane offsets (its layouts'), no pending error: it is no GEMM
         EXPECT_EQ(c.slot.pending_error, 0) << c.text();
-        for (int k = 0; k < 4; ++k) EXPECT_EQ(c.slot.plane_offset[k], value + k) << c.text();
+        for (int k = 0; k < 4; ++k) EXPECT_EQ(c.slot.plane_offset[k], value ? value + k : 0) << c.text();
         break;
       default:
         ADD_FAILURE() << c.text();
