@@ -1,55 +1,88 @@
 #include "shim_log.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <mutex>
 #include <set>
+#include <type_traits>
 
-#include <spdlog/sinks/basic_file_sink.h>
-#include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
+#include <spdlog/sinks/base_sink.h>
 
 namespace cublasspy {
 namespace {
 
-std::mutex g_mutex;
-std::shared_ptr<spdlog::logger> g_logger;  // null: logging off
-std::set<std::string>* g_once = nullptr;   // leaked on purpose: used until the very end
+// Hooks run until the process is gone: from the program's atexit handlers and static
+// destructors, and from the ELF destructors that run after every static destructor (the
+// shim's own included). So nothing here is ever destroyed: the logger and its sink are leaked
+// on purpose, the lock has no destructor, and lines go out with write(2) on a descriptor that
+// stays open, never through a stdio stream that exit() flushes and closes.
+static_assert(std::is_trivially_destructible_v<std::mutex>);
 
-std::shared_ptr<spdlog::logger> make_logger(const std::string& destination) {
-  if (destination == "off") return nullptr;
-  std::shared_ptr<spdlog::logger> logger;
-  if (destination != "stderr") {
-    try {
-      logger = std::make_shared<spdlog::logger>(
-          "cublasspy", std::make_shared<spdlog::sinks::basic_file_sink_mt>(destination));
-    } catch (const spdlog::spdlog_ex&) {
-      logger = nullptr;  // fall through to stderr, and say so once configured
-    }
+void write_all(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    data += n;
+    size -= static_cast<size_t>(n);
   }
-  if (!logger) {
-    logger = std::make_shared<spdlog::logger>(
-        "cublasspy", std::make_shared<spdlog::sinks::stderr_sink_mt>());
-  }
-  logger->set_pattern("cublasspy: %v");
-  logger->flush_on(spdlog::level::warn);
-  return logger;
 }
+
+// A sink that formats with spdlog and writes each line with one write(2) (a line of a file
+// opened for appending lands whole, between other processes' lines).
+class DescriptorSink final : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
+ public:
+  explicit DescriptorSink(int fd) : fd_(fd) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t line;
+    formatter_->format(msg, line);
+    write_all(fd_, line.data(), line.size());
+  }
+  void flush_() override {}
+
+ private:
+  const int fd_;
+};
+
+constinit std::mutex g_mutex;
+spdlog::logger* g_logger = nullptr;       // null: logging off; leaked, never destroyed
+std::set<std::string>* g_once = nullptr;  // leaked on purpose: used until the very end
 
 }  // namespace
 
 void log_configure(const std::string& destination) {
-  auto logger = make_logger(destination);
-  std::lock_guard<std::mutex> lock(g_mutex);
-  g_logger = logger;
-  if (logger && destination != "stderr" && destination != "off" &&
-      logger->sinks().size() == 1 &&
-      std::dynamic_pointer_cast<spdlog::sinks::stderr_sink_mt>(logger->sinks()[0])) {
-    logger->warn("cannot open CUBLASSPY_LOG file '{}'; logging to stderr", destination);
+  if (destination == "off") return;
+  try {
+    int fd = STDERR_FILENO;
+    bool unopened = false;
+    if (destination != "stderr") {
+      // Appended to, created if need be; it follows symbolic links (a log the user names).
+      fd = ::open(destination.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+      if (fd < 0) {
+        fd = STDERR_FILENO;
+        unopened = true;
+      }
+    }
+    auto* logger = new spdlog::logger("cublasspy", std::make_shared<DescriptorSink>(fd));
+    logger->set_pattern("cublasspy: %v");
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_logger = logger;
+    if (unopened) logger->warn("cannot open CUBLASSPY_LOG file '{}'; logging to stderr", destination);
+  } catch (const std::exception&) {
+    // No logger (no memory for one): warnings are dropped.
   }
 }
 
 void log_warning(const std::string& message) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  if (g_logger) g_logger->warn("{}", message);
+  if (g_logger == nullptr) return;
+  g_logger->warn("{}", message);
 }
 
 void log_warning_once(const char* key, const std::string& message) {

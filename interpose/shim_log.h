@@ -1,5 +1,6 @@
 // Human-readable warnings from inside the host process (CUBLASSPY_LOG: stderr, off, or a file).
-// Cold path only: never from a signal handler, never per call.
+// Cold path only: never from a signal handler, never per call. Usable until the process is
+// gone: from the program's exit handlers and destructors too.
 #pragma once
 
 #include <string>

@@ -19,6 +19,20 @@ foreach(p ${HARDENING_PROGRAMS})
     target_link_options(hard_${p} PRIVATE -fno-sanitize=all)
   endif()
 endforeach()
+# A cuBLAS call from the destructor of a library the program links, finalized after the shim.
+add_library(hard_exit_late SHARED ${HARDENING_DIR}/programs/exit_late_call.cpp)
+target_link_libraries(hard_exit_late PRIVATE cuda_headers)
+add_executable(hard_exit_warning ${HARDENING_DIR}/programs/exit_warning.cpp)
+target_link_libraries(hard_exit_warning PRIVATE cuda_headers hard_exit_late dl)
+set_target_properties(hard_exit_late PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-programs)
+set_target_properties(hard_exit_warning PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-programs)
+if(CUBLASSPY_SANITIZE)
+  foreach(t hard_exit_late hard_exit_warning)
+    target_compile_options(${t} PRIVATE -fno-sanitize=all)
+    target_link_options(${t} PRIVATE -fno-sanitize=all)
+  endforeach()
+endif()
+list(APPEND HARDENING_PROGRAMS exit_warning)
 # No CUDA library: it dlopens the shim itself (a set-user-ID process ignores LD_PRELOAD paths).
 add_executable(hard_secure_probe ${HARDENING_DIR}/programs/secure_probe.c)
 target_link_libraries(hard_secure_probe PRIVATE dl)
@@ -49,7 +63,8 @@ if(TARGET cublasspy_test_support)
     ${HARDENING_DIR}/exec_end_test.cpp
     ${HARDENING_DIR}/trace_file_faults_test.cpp
     ${HARDENING_DIR}/host_signals_test.cpp
-    ${HARDENING_DIR}/security_test.cpp)
+    ${HARDENING_DIR}/security_test.cpp
+    ${HARDENING_DIR}/shim_safety_test.cpp)
   target_include_directories(hardening_test PRIVATE ${HARDENING_DIR})
   target_link_libraries(hardening_test PRIVATE cublasspy_test_support GTest::gtest_main)
   target_compile_options(hardening_test PRIVATE -Wall -Wextra)
