@@ -1,5 +1,9 @@
 #include "call_frame.h"
 
+#include <atomic>
+
+#include "shim_log.h"
+
 namespace cublasspy {
 
 void begin_unrecorded_call(CallFrame& frame, ThreadState& ts, uint16_t id, format::RecordSlot* local) {
@@ -32,6 +36,23 @@ void finish_inspected_call(CallFrame& frame, CallContext& ctx, int status) {
   if (site.first) rt.writer.failure_sites().keep_first(site.index, frame.slot, frame.seq);
   rt.writer.complete(frame.slot, frame.seq, failed, thread_state().claim);
   if (failed || outcome.finding) apply_error_policy(rt, id, rec);
+}
+
+void shim_work_threw(CallFrame& frame, ThreadState& ts) {
+  if (frame.rt != nullptr) ts.internal = 0;
+  note_shim_exception();
+}
+
+void finish_call_as_it_stands(CallFrame& frame, ThreadState& ts, int status) {
+  if (frame.rt == nullptr) return;  // the wrapper's own slot: nothing in the ring
+  format::RecordSlot* slot = frame.slot;
+  // Still this call's and not completed: no other thread can claim it until it is. (Completed
+  // already, it may be another call's by now, and is left alone.)
+  const uint64_t word = std::atomic_ref<uint64_t>(slot->call.word).load(std::memory_order_relaxed);
+  if (format::word_seq(word) != frame.seq) return;
+  if (format::word_state(word) == format::RecordState::kCompleted) return;
+  slot->call.status = status;
+  frame.rt->writer.complete(slot, frame.seq, status != 0, ts.claim);
 }
 
 }  // namespace cublasspy

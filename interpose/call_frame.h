@@ -99,4 +99,14 @@ template <uint16_t kId, bool kStampedOnce>
   rt->writer.complete(frame.slot, frame.seq, false, ts.claim);
 }
 
+// The shim's own work for the call threw (intercept.h catches it): the thread's bookkeeping is
+// put back (a recorded call is the program's, made with internal == 0) and the failure noted
+// once on stderr (shim_log.h). Cold.
+[[gnu::cold]] void shim_work_threw(CallFrame& frame, ThreadState& ts);
+
+// After the real call returned `status`, for a call whose shim work threw: its record, when it
+// is in the ring and not completed yet, is completed as it stands, so that no claimed slot is
+// left in flight. Cold.
+[[gnu::cold]] void finish_call_as_it_stands(CallFrame& frame, ThreadState& ts, int status);
+
 }  // namespace cublasspy

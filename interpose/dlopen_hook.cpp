@@ -19,6 +19,7 @@
 #include <cuda_runtime_api.h>
 
 #include "hook_expansion.h"
+#include "shim_guard.h"
 #include "shim_driver.h"
 #include "trace/process_info.h"
 
@@ -148,9 +149,12 @@ class LoadAsCaller {
   LoadAsCaller& operator=(const LoadAsCaller&) = delete;
 
   // `real`: glibc's dlopen, as the shared recording found it.
+  // The caller's search order is the shim's work (load_as allocates its directories' names):
+  // should it throw (shim_guard.h), glibc's dlopen loads the name as it stands, once.
   void* operator()(void* real, const char* filename, int flags) {
     const auto glibc = reinterpret_cast<DlopenFn>(real);
-    void* handle = load_as(glibc, caller_, filename, flags);
+    void* handle = nullptr;
+    if (!shim_guarded([&] { handle = load_as(glibc, caller_, filename, flags); })) return glibc(filename, flags);
     if (handle != nullptr) {
       note_libraries_changed();  // a CUDA library, perhaps the driver: the shim's tables look again
       return handle;
@@ -160,9 +164,12 @@ class LoadAsCaller {
     // again. Never retry with other flags: RTLD_LAZY could succeed where RTLD_NOW failed,
     // loading the library and running its constructors behind the program's back.
     const char* error = dlerror();
-    error_ = error ? error : "dlopen failed";
-    t_load_error = error_.c_str();
-    load_as(glibc, caller_, filename, flags);
+    shim_guarded([&] {
+      error_ = error ? error : "dlopen failed";
+      t_load_error = error_.c_str();
+    });
+    if (shim_guarded([&] { load_as(glibc, caller_, filename, flags); })) return nullptr;
+    glibc(filename, flags);  // dlerror() must say why, as it would without the shim
     return nullptr;
   }
 

@@ -20,6 +20,7 @@
 #include "call_frame.h"
 #include "call_locations.h"
 #include "hook_expansion.h"
+#include "shim_guard.h"
 
 namespace cublasspy {
 namespace {
@@ -47,7 +48,10 @@ void* real_error_text(uint16_t id) {
   TraceWriter::publish_in_flight(slot, *seq);
   // The location is the point of the record: taken whenever CUBLASSPY_STACKS allows one, as a
   // failing call's is. Not into the scratch slot of a ring full of calls in flight.
-  if (slot != scratch && may_take_locations(*rt, id, ts.depth)) take_locations(*rt, slot, *seq);
+  // (A walk that throws, shim_guard.h, leaves the record without them.)
+  if (slot != scratch && may_take_locations(*rt, id, ts.depth)) {
+    shim_guarded([&] { take_locations(*rt, slot, *seq); });
+  }
   return slot;
 }
 

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "hook_expansion.h"
+#include "shim_guard.h"
 #include "spec/per_thread_runtime.h"
 #include "spec/slot_names.h"
 
@@ -116,9 +117,11 @@ int find_hook(const char* name) {
 }
 
 void warn_unresolved(uint16_t id) {
-  log_warning_once(info(id).name, std::string("cannot find the real ") + info(id).name +
-                                      " in any loaded CUDA library; the call returns its "
-                                      "failure status");
+  shim_guarded([id] {
+    log_warning_once(info(id).name, std::string("cannot find the real ") + info(id).name +
+                                        " in any loaded CUDA library; the call returns its "
+                                        "failure status");
+  });
 }
 
 }  // namespace cublasspy

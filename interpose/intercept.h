@@ -4,6 +4,8 @@
 // does not depend on them is one out-of-line copy (call_frame.h).
 #pragma once
 
+#include <cxxabi.h>
+
 #include <string>
 #include <type_traits>
 
@@ -30,6 +32,7 @@ int status_of(Ret r) {
   else return static_cast<int>(r);
 }
 
+// Says once that hook `id` has no real function to call; throws nothing (shim_guard.h).
 void warn_unresolved(uint16_t id);
 
 // A function that returns a value, not a status (cublasLtGetVersion's size_t; the statuses are
@@ -64,21 +67,35 @@ template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false
   [[maybe_unused]] std::conditional_t<is_grouped_hook(kId), GroupArgs, NoGroups> groups;
   if constexpr (is_grouped_hook(kId)) ctx.groups = &groups;
   ctx.plane_offset = slot->plane_offset;
-  before(ctx);
-  publish_call<id>(frame, ts);
-  // Checks first: a device alpha under host pointer mode is flagged before late() would read it.
-  if (frame.inspecting) [[unlikely]] before_real_call(*rt, ctx);
-  late(ctx);
-  // A GEMM made during a CUDA graph capture runs at the graph's launches: marked with its capture.
-  if constexpr (format::is_gemm_family(static_cast<uint16_t>(kHookFamilies[id]))) {
-    if (captures_underway()) [[unlikely]] mark_if_captured(ctx, *slot, frame.seq);
+  // The shim's work around the real call may throw (an allocation that failed): it is caught
+  // here, never reaching the program, and the program's call is made all the same; the record
+  // is then completed as it stands (call_frame.h, shim_work_threw). The real call itself is
+  // outside every try block: what it throws (a thread's cancellation) passes through as it
+  // would without the shim. A try block costs the usual call nothing.
+  bool in_full = true;
+  try {
+    before(ctx);
+    publish_call<id>(frame, ts);
+    // Checks first: a device alpha under host pointer mode is flagged before late() would read it.
+    if (frame.inspecting) [[unlikely]] before_real_call(*rt, ctx);
+    late(ctx);
+    // A GEMM made during a CUDA graph capture runs at the graph's launches: marked with its
+    // capture.
+    if constexpr (format::is_gemm_family(static_cast<uint16_t>(kHookFamilies[id]))) {
+      if (captures_underway()) [[unlikely]] mark_if_captured(ctx, *slot, frame.seq);
+    }
+    // Every group, read from the arrays late() gathered; before the input scans, which use them.
+    if constexpr (is_grouped_hook(kId)) {
+      if (rt != nullptr) record_groups(ctx, rt, slot, frame.seq);
+    }
+    // Input scans need beta's value (C is read only when beta != 0): after late().
+    if (frame.inspecting) [[unlikely]] after_scalars_read(*rt, ctx);
+  } catch (const abi::__forced_unwind&) {
+    throw;  // the thread is being cancelled at a cancellation point the shim's work reached
+  } catch (...) {
+    in_full = false;
+    shim_work_threw(frame, ts);
   }
-  // Every group, read from the arrays late() gathered; before the input scans, which use them.
-  if constexpr (is_grouped_hook(kId)) {
-    if (rt != nullptr) record_groups(ctx, rt, slot, frame.seq);
-  }
-  // Input scans need beta's value (C is read only when beta != 0): after late().
-  if (frame.inspecting) [[unlikely]] after_scalars_read(*rt, ctx);
 
   [[maybe_unused]] std::conditional_t<std::is_void_v<Ret>, int, Ret> result{};
   format::RecordSlot* outer = ts.current;
@@ -96,7 +113,6 @@ template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false
       warn_unresolved(id);
     }
     status = 0;
-    after(ctx, 0);
   } else {
     Ret ret = static_cast<Ret>(fail_value);
     if (fn != nullptr) {
@@ -115,11 +131,25 @@ template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false
       status = status_of(ret);
     }
     rec.status = status;
-    after(ctx, status);
     result = ret;
   }
-  ts.current = outer;
-  finish_call<id, kStampedOnce>(frame, ctx, ts, status);
+  if (in_full) [[likely]] {
+    try {
+      after(ctx, status);
+      ts.current = outer;
+      finish_call<id, kStampedOnce>(frame, ctx, ts, status);
+    } catch (const abi::__forced_unwind&) {
+      ts.current = outer;
+      throw;
+    } catch (...) {
+      ts.current = outer;
+      in_full = false;
+      shim_work_threw(frame, ts);
+    }
+  } else {
+    ts.current = outer;
+  }
+  if (!in_full) [[unlikely]] finish_call_as_it_stands(frame, ts, status);
   if constexpr (!std::is_void_v<Ret>) return result;
 }
 

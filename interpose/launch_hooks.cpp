@@ -26,6 +26,7 @@
 #include "hook_expansion.h"
 #include "real_functions.h"
 #include "shim_driver.h"
+#include "shim_guard.h"
 #include "spec/per_thread_runtime.h"
 
 extern "C" {
@@ -203,14 +204,16 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
   }
   TraceWriter::count_launch(ts.launch, e->kernel);
   [[maybe_unused]] GraphCall graph;
-  if constexpr (kGraphCall) graph = graph_call_before(*rt, lc, e, ticket);
+  // The graph registry's work allocates (shim_guard.h): should it throw, the call is made all
+  // the same, its entry without what the registry would have said.
+  if constexpr (kGraphCall) graph = shim_guarded_or(GraphCall{}, [&] { return graph_call_before(*rt, lc, e, ticket); });
 
   ts.depth++;
   const Ret ret = invoke(fn);
   ts.depth--;
   const int status = static_cast<int>(ret);
   e->status = status;
-  if constexpr (kGraphCall) graph_call_after(lc, status, graph, e);
+  if constexpr (kGraphCall) shim_guarded([&] { graph_call_after(lc, status, graph, e); });
   // An asynchronous error a copy, a wait or a query reports is earlier work's, surfacing here.
   if (is_asynchronous_cuda_error(status)) rt->writer.note_launch_error(ticket);
   // CUBLASSPY_SYNC=all: wait for the launch's stream, as CUDA_LAUNCH_BLOCKING=1 would (work put
@@ -231,7 +234,7 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
   const bool failed = kFamily != Family::kSync ? status != 0 || is_asynchronous_cuda_error(e->async_status)
                                                : is_asynchronous_cuda_error(status);
   TraceWriter::complete_launch(e, ticket);
-  if (failed) [[unlikely]] take_launch_locations(*rt, id, ticket);
+  if (failed) [[unlikely]] shim_guarded([&] { take_launch_locations(*rt, id, ticket); });
   return ret;
 }
 

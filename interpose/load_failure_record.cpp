@@ -11,6 +11,7 @@
 #include "machine_record.h"
 #include "post_call.h"
 #include "runtime.h"
+#include "shim_guard.h"
 #include "trace/library_resolution.h"
 #include "trace/machine_evidence.h"
 
@@ -139,30 +140,36 @@ char* note_load_error(char* text) {
     t_read_by_hook = copy_of(text);
     return text;
   }
-  if (already_recorded(text)) return text;
-  std::string error = text;
-  ts.internal++;  // nothing below is the program's
-  const std::vector<std::string> loaded = loaded_objects();
-  if (!is_load_failure(error, loaded)) {
-    ts.internal--;
-    return text;
-  }
-  // From here on loader calls may free glibc's buffer: the program gets a copy.
-  char* copy = copy_of(text);
-  if (copy == nullptr) {
-    ts.internal--;
-    return text;
-  }
-  Runtime* rt = runtime();
-  if (rt != nullptr && ensure_trace(*rt)) {
-    std::atomic<bool>& busy = process_section_busy();
-    bool expected = false;
-    if (busy.compare_exchange_strong(expected, true)) {
-      record(*rt, error, loaded);
-      busy.store(false);
+  // The shim's work below may throw (shim_guard.h): the program then gets `text` when no
+  // loader call ran yet, else the copy made before them.
+  char* copy = nullptr;
+  shim_guarded([&] {
+    if (already_recorded(text)) return;
+    std::string error = text;
+    ts.internal++;  // nothing below is the program's
+    const std::vector<std::string> loaded = loaded_objects();
+    if (!is_load_failure(error, loaded)) {
+      ts.internal--;
+      return;
     }
-  }
-  ts.internal--;
+    // From here on loader calls may free glibc's buffer: the program gets a copy.
+    copy = copy_of(text);
+    if (copy == nullptr) {
+      ts.internal--;
+      return;
+    }
+    Runtime* rt = runtime();
+    if (rt != nullptr && ensure_trace(*rt)) {
+      std::atomic<bool>& busy = process_section_busy();
+      bool expected = false;
+      if (busy.compare_exchange_strong(expected, true)) {
+        shim_guarded([&] { record(*rt, error, loaded); });
+        busy.store(false);
+      }
+    }
+    ts.internal--;
+  });
+  if (copy == nullptr) return text;
   std::free(t_returned);
   t_returned = copy;
   return copy;

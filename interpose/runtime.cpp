@@ -18,6 +18,7 @@
 #include "trace/process_info.h"
 #include "exec_hooks.h"
 #include "post_call.h"
+#include "shim_guard.h"
 #include "shim_log.h"
 
 namespace cublasspy {
@@ -84,10 +85,12 @@ void on_fork_child() {
   g_trace_attempted.store(0);
 }
 
-void before_fork() { g_open_mutex.lock(); }  // waits for a set-up or an opening in progress
-void after_fork_in_parent() { g_open_mutex.unlock(); }
+// pthread's own calls, which throw nothing (std::mutex::lock throws on an error code). Before
+// a fork: waits for a set-up or an opening in progress.
+void before_fork() { pthread_mutex_lock(g_open_mutex.native_handle()); }
+void after_fork_in_parent() { pthread_mutex_unlock(g_open_mutex.native_handle()); }
 void after_fork_in_child() {
-  g_open_mutex.unlock();
+  pthread_mutex_unlock(g_open_mutex.native_handle());
   on_fork_child();
 }
 
@@ -107,11 +110,13 @@ void on_exit_mark(int status, void*) {
 // Once, outside the signal handler that detached the trace (see TraceWriter::detach_on_fault).
 [[gnu::noinline, gnu::cold]] void report_detached(Runtime& rt) {
   if (!rt.writer.take_detach_notice()) return;
-  t_state.internal++;
-  log_warning("the trace file " + rt.trace_path +
-              " was truncated while the process ran; its calls from now on are kept in memory "
-              "only (the file on disk is incomplete)");
-  t_state.internal--;
+  shim_guarded([&] {
+    t_state.internal++;
+    log_warning("the trace file " + rt.trace_path +
+                " was truncated while the process ran; its calls from now on are kept in memory "
+                "only (the file on disk is incomplete)");
+    t_state.internal--;
+  });
 }
 
 void register_fork_handlers() { pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child); }
@@ -145,9 +150,13 @@ void initialize() {
   pthread_once(&fork_handlers, register_fork_handlers);
   std::lock_guard<std::mutex> lock(g_open_mutex);
   if (g_init.load(std::memory_order_acquire) == kUninitialized) {
-    t_state.internal++;
-    initialize();
-    t_state.internal--;
+    // A set-up that threw (no memory for the runtime) leaves the shim a pass-through for good.
+    const bool done = shim_guarded([] {
+      t_state.internal++;
+      initialize();
+      t_state.internal--;
+    });
+    if (!done) g_init.store(kDisabled, std::memory_order_release);
   }
   return g_init.load(std::memory_order_acquire) == kReady ? g_runtime : nullptr;
 }
@@ -167,13 +176,10 @@ Runtime* runtime_slow() {
   return set_up();
 }
 
-bool ensure_trace_slow(Runtime& rt) {
-  if (g_trace_attempted.load(std::memory_order_acquire)) {
-    if (rt.writer.detached_unreported()) [[unlikely]] report_detached(rt);
-    return rt.writer.is_open();
-  }
-  std::lock_guard<std::mutex> lock(g_open_mutex);
-  if (g_trace_attempted.load(std::memory_order_acquire)) return rt.writer.is_open();
+namespace {
+
+// Opens the trace, under the open lock, once per process (and forked child).
+bool open_trace(Runtime& rt) {
   long pid = getpid();
   t_state.internal++;
   TemplateValues values;
@@ -212,6 +218,23 @@ bool ensure_trace_slow(Runtime& rt) {
   return ok;
 }
 
+}  // namespace
+
+bool ensure_trace_slow(Runtime& rt) {
+  if (g_trace_attempted.load(std::memory_order_acquire)) {
+    if (rt.writer.detached_unreported()) [[unlikely]] report_detached(rt);
+    return rt.writer.is_open();
+  }
+  std::lock_guard<std::mutex> lock(g_open_mutex);
+  if (g_trace_attempted.load(std::memory_order_acquire)) return rt.writer.is_open();
+  bool ok = false;
+  if (shim_guarded([&] { ok = open_trace(rt); })) return ok;
+  // An opening that threw is not tried again: the process goes on with whatever trace the
+  // writer has (none, unless it threw after opening it).
+  g_trace_attempted.store(1, std::memory_order_release);
+  return rt.writer.is_open();
+}
+
 bool exec_ends_own_trace() {
   if (g_init.load(std::memory_order_acquire) != kReady) return false;
   if (g_trace_attempted.load(std::memory_order_acquire) == 0 || !g_runtime->writer.is_open()) return false;
@@ -226,11 +249,14 @@ void apply_error_policy(const Runtime& rt, uint16_t id, const format::Record& re
       // "cublasSgemm_v2 returned CUBLAS_STATUS_EXECUTION_FAILED (13)": the vocabulary's names.
       const auto library = static_cast<format::Library>(function_table()[id].library);
       const std::optional<NameSet> statuses = status_set_of(library);
-      std::string what = std::string(hook_name(id)) + " returned " +
-                         (statuses ? name_and_number(*statuses, rec.status) : std::to_string(rec.status));
-      if (rec.async_status != 0) what += ", then " + name_and_number(NameSet::kCudaError, rec.async_status);
-      if (rec.status == 0 && rec.async_status == 0) what += " and was flagged by CUBLASSPY_CHECK or CUBLASSPY_SCAN";
-      log_warning("CUBLASSPY_ON_ERROR=abort: " + what + "; aborting (the trace is complete)");
+      // Aborts all the same when the line cannot be made.
+      shim_guarded([&] {
+        std::string what = std::string(hook_name(id)) + " returned " +
+                           (statuses ? name_and_number(*statuses, rec.status) : std::to_string(rec.status));
+        if (rec.async_status != 0) what += ", then " + name_and_number(NameSet::kCudaError, rec.async_status);
+        if (rec.status == 0 && rec.async_status == 0) what += " and was flagged by CUBLASSPY_CHECK or CUBLASSPY_SCAN";
+        log_warning("CUBLASSPY_ON_ERROR=abort: " + what + "; aborting (the trace is complete)");
+      });
       abort();
     }
     case OnError::kTrap:

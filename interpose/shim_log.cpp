@@ -3,9 +3,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cxxabi.h>
+
 #include <cerrno>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <set>
 #include <type_traits>
 
@@ -53,11 +56,17 @@ class DescriptorSink final : public spdlog::sinks::base_sink<spdlog::details::nu
 constinit std::mutex g_mutex;
 spdlog::logger* g_logger = nullptr;       // null: logging off; leaked, never destroyed
 std::set<std::string>* g_once = nullptr;  // leaked on purpose: used until the very end
+constinit int g_fd = STDERR_FILENO;       // the logger's descriptor; -1: CUBLASSPY_LOG=off
+constinit bool g_exception_noted = false;
 
 }  // namespace
 
 void log_configure(const std::string& destination) {
-  if (destination == "off") return;
+  if (destination == "off") {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_fd = -1;
+    return;
+  }
   try {
     int fd = STDERR_FILENO;
     bool unopened = false;
@@ -73,25 +82,49 @@ void log_configure(const std::string& destination) {
     logger->set_pattern("cublasspy: %v");
     std::lock_guard<std::mutex> lock(g_mutex);
     g_logger = logger;
+    g_fd = fd;
     if (unopened) logger->warn("cannot open CUBLASSPY_LOG file '{}'; logging to stderr", destination);
-  } catch (const std::exception&) {
-    // No logger (no memory for one): warnings are dropped.
+  } catch (const abi::__forced_unwind&) {
+    throw;
+  } catch (...) {
+    // No logger (no memory for one): warnings are dropped (note_shim_exception's line is not).
+    note_shim_exception();
   }
 }
 
 void log_warning(const std::string& message) {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_logger == nullptr) return;
-  g_logger->warn("{}", message);
+  try {
+    g_logger->warn("{}", message);
+  } catch (const abi::__forced_unwind&) {
+    throw;
+  } catch (...) {
+    // The line is lost (spdlog could not format it); the program goes on.
+  }
 }
 
 void log_warning_once(const char* key, const std::string& message) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
-    if (g_once == nullptr) g_once = new std::set<std::string>;
-    if (!g_once->insert(key).second) return;
+    try {
+      if (g_once == nullptr) g_once = new std::set<std::string>;
+      if (!g_once->insert(key).second) return;
+    } catch (const std::bad_alloc&) {
+      return;  // no memory to remember it by: not said at all rather than every time
+    }
   }
   log_warning(message);
+}
+
+void note_shim_exception() {
+  static constexpr char kLine[] =
+      "cublasspy: the shim's own work failed (out of memory?); the program's calls go on, "
+      "some of them not recorded in full\n";
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (g_exception_noted || g_fd < 0) return;
+  g_exception_noted = true;
+  write_all(g_fd, kLine, sizeof kLine - 1);
 }
 
 }  // namespace cublasspy

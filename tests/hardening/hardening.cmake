@@ -11,7 +11,7 @@ set(HARDENING_FUZZ_DIR ${PROJECT_SOURCE_DIR}/tests/fuzz)
 # --- Subject programs: linked against the real toolkit, run on the stand-in, never sanitized
 # (the shim is preloaded into them; see integration.cmake) -----------------------------------
 set(HARDENING_PROGRAMS stress_threads fork_storm exec_child exec_after_cuda signal_host phased_calls
-    secret_operands)
+    secret_operands shim_alloc_faults)
 foreach(p ${HARDENING_PROGRAMS})
   cublasspy_test_program(hard_${p} ${HARDENING_DIR}/programs/${p}.cpp)
   if(CUBLASSPY_SANITIZE)
@@ -19,6 +19,8 @@ foreach(p ${HARDENING_PROGRAMS})
     target_link_options(hard_${p} PRIVATE -fno-sanitize=all)
   endif()
 endforeach()
+# Exports its malloc (it refuses the shim's allocations), so the shim's operator new reaches it.
+target_link_options(hard_shim_alloc_faults PRIVATE -rdynamic)
 # A cuBLAS call from the destructor of a library the program links, finalized after the shim.
 add_library(hard_exit_late SHARED ${HARDENING_DIR}/programs/exit_late_call.cpp)
 target_link_libraries(hard_exit_late PRIVATE cuda_headers)
