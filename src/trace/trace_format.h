@@ -102,6 +102,13 @@ enum RecordFlags : uint32_t {
   kFlagAsyncPinned = 1u << 6,   // async_status was found by synchronizing after this call
   kFlagUnresolved = 1u << 7,    // the real function could not be found; status is the stand-in
   kFlagStampedOnce = 1u << 8,   // a handle setter: stamped at entry only, duration_ns not measured (0)
+  // Version 9: RecordSlot::workspace and workspace_bytes hold the handle's workspace (a cuBLAS
+  // GEMM on a handle the shim saw created).
+  kFlagWorkspaceKnown = 1u << 9,
+  // Version 9: a handle setter that set the value the handle already held. Such a call that
+  // succeeds has no record (FileHeader::unchanged_offset counts it); this one has, because it
+  // failed or crashed, and its record was written after the call, or by the fatal-signal handler.
+  kFlagUnchangedSetter = 1u << 10,
 };
 
 // How a reader interprets an argument slot. Values are stable: append only.
@@ -207,7 +214,13 @@ struct RecordSlot {
   // at each launch of that graph. 0: not captured, or captured under an unknown id
   // (kCaptureIdUnknown). Written for the GEMM families alone (has_pending_error).
   uint64_t capture_id;
-  uint8_t reserved_launches[48];
+  // Version 9: the handle's workspace (cublasSetWorkspace_v2's pointer and size) when a cuBLAS
+  // GEMM was made, valid with kFlagWorkspaceKnown (else an earlier call's): with the record's
+  // stream, pointer mode and math mode, the state the setters gave the handle, which an unchanged
+  // setter no longer records itself. {0, 0}: cuBLAS's own workspace.
+  uint64_t workspace;
+  uint64_t workspace_bytes;
+  uint8_t reserved_launches[32];
   // Version 4: the file offset of the record's newest SideEntry (0: none). Each entry names the
   // one before it (SideEntry::prev), so a record has any number of entries of any kinds.
   uint64_t side_head;
@@ -234,6 +247,8 @@ struct RecordSlot {
 };
 static_assert(offsetof(RecordSlot, pending_error) == 696);
 static_assert(offsetof(RecordSlot, capture_id) == 704);
+static_assert(offsetof(RecordSlot, workspace) == 712);
+static_assert(offsetof(RecordSlot, workspace_bytes) == 720);
 static_assert(offsetof(RecordSlot, side_head) == 760);
 static_assert(offsetof(RecordSlot, failure_site) == 768);
 static_assert(offsetof(RecordSlot, plane_offset) == 792);
@@ -511,7 +526,12 @@ struct FileHeader {
   uint64_t side_entries;      // entries published
   uint64_t side_dropped;      // entries that did not fit
   uint64_t side_dropped_bytes;
-  uint8_t reserved_side[16];  // [848, 864)
+  // Version 9: calls of each handle setter that set the value the handle already held and
+  // succeeded: uint64_t[counter_stripes][function_count], striped like the counters (a function's
+  // count is the sum of its stripes), 64-byte aligned, after the counters. They are in
+  // FunctionCounters::calls too, but have no record. 0: none (older traces).
+  uint64_t unchanged_offset;
+  uint8_t reserved_side[8];  // [856, 864)
   // Version 4: the version of cublasspy whose shim wrote the trace (CUBLASSPY_VERSION), so a
   // report can say which build recorded it; NUL-terminated, letters, digits and .+~_- only.
   char writer_version[kWriterVersionBytes];
@@ -574,7 +594,8 @@ static_assert(offsetof(FileHeader, kernels_offset) == 760);
 static_assert(offsetof(FileHeader, first_launch_error) == 784);
 static_assert(offsetof(FileHeader, side_offset) == 800);
 static_assert(offsetof(FileHeader, side_dropped) == 832);
-static_assert(offsetof(FileHeader, reserved_side) == 848);
+static_assert(offsetof(FileHeader, unchanged_offset) == 848);
+static_assert(offsetof(FileHeader, reserved_side) == 856);
 static_assert(offsetof(FileHeader, writer_version) == 864);
 static_assert(offsetof(FileHeader, launcher_wait) == 928);
 static_assert(offsetof(FileHeader, launcher_status) == 932);

@@ -680,6 +680,18 @@ FunctionCounters TraceFile::counters(uint16_t id) const {
   return total;
 }
 
+uint64_t TraceFile::unchanged(uint16_t id) const {
+  if (id >= functions_.size() || header_.unchanged_offset == 0) return 0;
+  const uint64_t stripes = header_.counter_stripes == 0 ? 1 : header_.counter_stripes;
+  uint64_t total = 0;
+  for (uint64_t s = 0; s < stripes; ++s) {
+    uint64_t n = 0;
+    if (!read_at(header_.unchanged_offset + (s * functions_.size() + id) * sizeof n, &n, sizeof n)) return 0;
+    total += n;
+  }
+  return total;
+}
+
 uint64_t TraceFile::total_calls() const {
   uint64_t sum = 0;
   for (uint16_t i = 0; i < functions_.size(); ++i) sum += counters(i).calls;

@@ -159,6 +159,10 @@ class TraceFile {
   uint32_t function_count() const { return static_cast<uint32_t>(functions_.size()); }
   const format::FunctionEntry& function(uint16_t id) const { return functions_[id]; }
   format::FunctionCounters counters(uint16_t id) const;
+  // Version 9: calls of handle setter `id` that set the value the handle already held and
+  // succeeded (FileHeader::unchanged_offset): counted in counters(id).calls, without a record.
+  // 0 in older traces.
+  uint64_t unchanged(uint16_t id) const;
   uint64_t total_calls() const;
   // For a forked child: the calls its parent had made when it forked (version 1 kept the count
   // in parent_seq_at_fork).

@@ -69,7 +69,7 @@ void prefetch_for_writing(const RecordSlot* slot) {
 uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 struct Layout {
-  uint64_t process_offset, functions_offset, counters_offset, first_failure_offset, failure_sites_offset,
+  uint64_t process_offset, functions_offset, counters_offset, unchanged_offset, first_failure_offset, failure_sites_offset,
       ring_offset, launch_offset, kernels_offset, launch_counts_offset, side_offset, file_bytes;
 };
 
@@ -81,9 +81,10 @@ Layout layout_for(uint32_t function_count, uint64_t capacity, uint64_t launch_ca
   l.process_offset = kHeaderBytes;
   l.functions_offset = l.process_offset + kProcessSectionBytes;
   l.counters_offset = round_up(l.functions_offset + sizeof(FunctionEntry) * function_count, 64);
+  l.unchanged_offset =
+      round_up(l.counters_offset + sizeof(FunctionCounters) * function_count * kCounterStripes, 64);
   l.first_failure_offset =
-      round_up(l.counters_offset + sizeof(FunctionCounters) * function_count * kCounterStripes,
-               kRecordBytes);
+      round_up(l.unchanged_offset + sizeof(uint64_t) * function_count * kCounterStripes, kRecordBytes);
   l.failure_sites_offset = l.first_failure_offset + kRecordBytes;
   l.ring_offset = round_up(l.failure_sites_offset + sizeof(FailureSite) * kFailureSites, kRecordBytes);
   uint64_t end = l.ring_offset + capacity * kRecordBytes;
@@ -229,6 +230,7 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   header_ = reinterpret_cast<FileHeader*>(bytes);
   process_ = bytes + l.process_offset;
   counters_ = reinterpret_cast<FunctionCounters*>(bytes + l.counters_offset);
+  unchanged_ = reinterpret_cast<uint64_t*>(bytes + l.unchanged_offset);
   function_count_ = function_count;
   first_failure_ = reinterpret_cast<RecordSlot*>(bytes + l.first_failure_offset);
   failure_sites_.attach(reinterpret_cast<FailureSite*>(bytes + l.failure_sites_offset), kFailureSites,
@@ -262,6 +264,7 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   h.functions_offset = l.functions_offset;
   h.counters_offset = l.counters_offset;
   h.counter_stripes = kCounterStripes;
+  h.unchanged_offset = l.unchanged_offset;
   h.claim_block = block_;
   h.claim_lag = lag_;
   h.first_failure_offset = l.first_failure_offset;
@@ -477,6 +480,7 @@ bool TraceWriter::attach(uint64_t& head, uint64_t seq, uint32_t kind, const void
 void TraceWriter::adopt_counters(ClaimCursor& cursor) {
   const uint32_t stripe = take_private_copy(stripes_taken_, kCounterStripes);
   cursor.counters = counters_ + uint64_t{stripe} * function_count_;
+  cursor.unchanged = unchanged_ + uint64_t{stripe} * function_count_;
   cursor.counters_shared = stripe == 0;
 }
 
@@ -591,6 +595,7 @@ void TraceWriter::abandon_after_fork() {
   failure_sites_.attach(nullptr, 0, nullptr);
   file_base_ = nullptr;
   counters_ = nullptr;
+  unchanged_ = nullptr;
   launches_ = nullptr;
   kernels_ = nullptr;
   launch_counts_ = nullptr;

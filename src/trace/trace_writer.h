@@ -36,6 +36,7 @@ struct ClaimCursor {
   // their own and count with a plain increment; later threads share stripe 0 and count with a
   // locked one.
   format::FunctionCounters* counters = nullptr;
+  uint64_t* unchanged = nullptr;  // the same stripe of the unchanged setters' counts
   bool counters_shared = true;
 };
 
@@ -137,6 +138,15 @@ class TraceWriter {
   // Counts a call of the thread whose cursor claimed its record.
   void count_call(uint16_t function_id, ClaimCursor& cursor) {
     bump(cursor.counters[function_id].calls, cursor.counters_shared);
+  }
+  // Counts a handle setter's call that set the value the handle already held and succeeded:
+  // a call (FunctionCounters::calls) without a record (FileHeader::unchanged_offset). The
+  // thread may have claimed no record in this trace yet: its cursor then takes its stripe (and
+  // a first block of tickets) here.
+  void count_unchanged(uint16_t function_id, ClaimCursor& cursor) {
+    if (cursor.generation != generation_) [[unlikely]] refill_claim_cursor(cursor);
+    bump(cursor.counters[function_id].calls, cursor.counters_shared);
+    bump(cursor.unchanged[function_id], cursor.counters_shared);
   }
   // Calls counted so far (the sum of the counters; for the fork record, not the hot path).
   uint64_t calls_made() const;
@@ -265,6 +275,7 @@ class TraceWriter {
   format::RecordSlot* first_failure_ = nullptr;
   FailureSiteTable failure_sites_;
   format::FunctionCounters* counters_ = nullptr;
+  uint64_t* unchanged_ = nullptr;  // FileHeader::unchanged_offset
   format::LaunchEntry* launches_ = nullptr;
   format::KernelEntry* kernels_ = nullptr;
   uint64_t launch_capacity_ = 0;

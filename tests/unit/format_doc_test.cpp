@@ -134,6 +134,7 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(FileHeader, side_entries),
     CBS_FIELD(FileHeader, side_dropped),
     CBS_FIELD(FileHeader, side_dropped_bytes),
+    CBS_FIELD(FileHeader, unchanged_offset),
     CBS_FIELD(FileHeader, reserved_side),
     CBS_FIELD(FileHeader, writer_version),
     CBS_FIELD(FileHeader, launcher_wait),
@@ -216,6 +217,8 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(RecordSlot, pending_error),
     CBS_FIELD(RecordSlot, reserved_pending),
     CBS_FIELD(RecordSlot, capture_id),
+    CBS_FIELD(RecordSlot, workspace),
+    CBS_FIELD(RecordSlot, workspace_bytes),
     CBS_FIELD(RecordSlot, reserved_launches),
     CBS_FIELD(RecordSlot, side_head),
     CBS_FIELD(RecordSlot, failure_site),
@@ -323,7 +326,8 @@ const std::vector<FieldFact> kFields = {
 #define CBS_RECORD_FLAGS_VALUES(X)                                                             \
   X(RecordFlags, kFlagNested) X(RecordFlags, kFlagAlphaKnown) X(RecordFlags, kFlagBetaKnown)   \
   X(RecordFlags, kFlagCrashed) X(RecordFlags, kFlagSynced) X(RecordFlags, kFlagScanned)        \
-  X(RecordFlags, kFlagAsyncPinned) X(RecordFlags, kFlagUnresolved) X(RecordFlags, kFlagStampedOnce)
+  X(RecordFlags, kFlagAsyncPinned) X(RecordFlags, kFlagUnresolved) X(RecordFlags, kFlagStampedOnce) \
+  X(RecordFlags, kFlagWorkspaceKnown) X(RecordFlags, kFlagUnchangedSetter)
 #define CBS_END_STATE_VALUES(X) \
   X(EndState, kRunning) X(EndState, kExited) X(EndState, kSignaled) X(EndState, kExecuted)
 #define CBS_SIDE_KIND_VALUES(X) X(SideKind, kNone) X(SideKind, kPythonStack) X(SideKind, kNativeStack) \
