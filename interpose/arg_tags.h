@@ -93,6 +93,14 @@ struct Handle : Plain<ArgKind::kPointer, ArgRole::kHandle> {
       c.rec.math_mode = st->math_mode.load(std::memory_order_relaxed);
     }
   }
+  // A setter's handle (unchanged_setter.h): the state its values are compared with.
+  template <typename Call, typename T> static void probe(Call& u, T v) {
+    uint64_t h = bits(v);
+    u.args[u.arg_count++] = h;
+    u.state = handles().find(h);
+    if (u.state == nullptr) u.unchanged = false;  // a handle the shim did not see created
+    else u.variant = u.state->variant.load(std::memory_order_relaxed);
+  }
 };
 
 // cublasCreate's out-parameter: registers the new handle with the library its caller uses.
@@ -150,6 +158,14 @@ struct Setter : Plain<K, R> {
       field.store(static_cast<Value>(bits(v)), std::memory_order_relaxed);
     }
   }
+  // Whether the value is the one the handle holds (unchanged_setter.h; after Handle::probe).
+  template <typename Call, typename T> static void probe(Call& u, T v) {
+    u.args[u.arg_count++] = bits(v);
+    if (u.state == nullptr) return;
+    auto& field = u.state->*Field;
+    using Value = typename std::remove_reference_t<decltype(field)>::value_type;
+    if (field.load(std::memory_order_relaxed) != static_cast<Value>(bits(v))) u.unchanged = false;
+  }
 };
 // A call with a Setter parameter is stamped once, at entry (format::kFlagStampedOnce): its
 // duration would measure the shim more than the call.
@@ -157,6 +173,12 @@ template <typename Tag>
 inline constexpr bool kSetsHandleState = false;
 template <ArgKind K, auto Field, ArgRole R>
 inline constexpr bool kSetsHandleState<Setter<K, Field, R>> = true;
+// A setter's argument, probed (unchanged_setter.h): a template, so that the wrappers of the
+// other hooks, whose tags have no probe(), never instantiate it.
+template <typename Tag, typename Call, typename T>
+void probe_arg(Call& u, T v) {
+  Tag::probe(u, v);
+}
 using StreamSet = Setter<ArgKind::kPointer, &HandleState::stream, ArgRole::kStream>;
 using WorkspaceSet = Setter<ArgKind::kPointer, &HandleState::workspace, ArgRole::kWorkspace>;
 using WorkspaceBytesSet = Setter<ArgKind::kUInt, &HandleState::workspace_bytes, ArgRole::kWorkspaceBytes>;

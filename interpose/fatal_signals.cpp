@@ -10,6 +10,7 @@
 #include "native_stack.h"
 #include "runtime.h"
 #include "trace/trace_writer.h"
+#include "unchanged_setter.h"
 
 namespace cublasspy {
 namespace {
@@ -111,6 +112,8 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   bool marked = false, flagged = false;
   format::RecordSlot* slot = thread_state().current;
   if (!second && writer != nullptr) {
+    // A handle setter that changed nothing has no record until now: it gets one, in flight.
+    if (format::RecordSlot* unchanged = record_unchanged_in_flight(thread_state())) slot = unchanged;
     writer->mark_signaled(sig);
     marked = true;
     if (slot != nullptr && !(slot->call.flags & format::kFlagCrashed)) {

@@ -29,6 +29,7 @@ using ::cublasspy::Role;
   ::cublasspy::tags::tag::late(ctx, ctx.slot, name), ctx.slot += ::cublasspy::tags::tag::kSlots
 #define CBS_AFTER(type, name, tag) \
   ::cublasspy::tags::tag::after(ctx, ctx.slot, name, status), ctx.slot += ::cublasspy::tags::tag::kSlots
+#define CBS_PROBE(type, name, tag) ::cublasspy::tags::probe_arg<::cublasspy::tags::tag>(call, name)
 #define CBS_SLOTS(type, name, tag) + ::cublasspy::tags::tag::kSlots
 #define CBS_SETS_STATE(type, name, tag) || ::cublasspy::tags::kSetsHandleState<::cublasspy::tags::tag>
 #define CBS_DERIVED(type, name, tag) + ::cublasspy::tags::tag::kDerived
@@ -64,7 +65,9 @@ using ::cublasspy::Role;
         ctx.slot = 0;                                                                           \
         ctx.derived = kParams;                                                                  \
         CBS_MAP_SEMI(CBS_AFTER, __VA_ARGS__)                                                    \
-      });
+      },                                                                                        \
+      /* generic: compiled only for the setters, whose tags have probe() */                     \
+      [&](auto& call) { CBS_MAP_SEMI(CBS_PROBE, __VA_ARGS__) });
 
 // The exported wrapper of a hook: the shared recording around a plain call of the real
 // function. The cast of &::fn_ to the hook list's type selects the header's declaration of

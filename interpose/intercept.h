@@ -20,6 +20,7 @@
 #include "post_call.h"
 #include "runtime.h"
 #include "shim_log.h"
+#include "unchanged_setter.h"
 
 namespace cublasspy {
 
@@ -43,15 +44,27 @@ inline constexpr bool kReturnsValue = std::is_integral_v<Ret> && !std::is_same_v
 
 // kValueSlot: where a value-returning function's result goes (CBS_RECORD_CALL passes the slot
 // after the parameters' and the derived ones).
-// kStampedOnce: a handle setter, whose record keeps its start and no duration.
+// kStampedOnce: a handle setter, whose record keeps its start and no duration, and which has no
+// record at all when it sets what the handle already holds (unchanged_setter.h; `probe` reads
+// its arguments for that).
 // Inlined into the exported wrapper, with call_frame.h's usual path: a recorded call in trace
 // mode is one function per hook, whose tests on the hook fold at compile time.
 template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false, typename Fail, typename Before,
-          typename Late, typename Invoke, typename After>
+          typename Late, typename Invoke, typename After, typename Probe>
 [[gnu::always_inline]] inline Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
-                                            Invoke&& invoke, After&& after) {
+                                            Invoke&& invoke, After&& after, [[maybe_unused]] Probe&& probe) {
   constexpr uint16_t id = static_cast<uint16_t>(kId);
   ThreadState& ts = thread_state();
+  // A setter that changes nothing and succeeds is counted and returns here; one that failed is
+  // recorded below with the outcome it already has.
+  [[maybe_unused]] bool called = false;
+  [[maybe_unused]] std::conditional_t<std::is_void_v<Ret>, int, Ret> outcome{};
+  if constexpr (kStampedOnce && !std::is_void_v<Ret>) {
+    UnchangedOutcome<Ret> u = call_if_unchanged<id, Ret>(ts, probe, invoke);
+    if (u.done) return u.ret;
+    called = u.called;
+    outcome = u.ret;
+  }
   // Not recorded (disabled, the shim's own calls) or a ring full of calls in flight: the call
   // is still described, on this stack frame, so checks and routing work the same.
   format::RecordSlot local;
@@ -75,6 +88,15 @@ template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false
   bool in_full = true;
   try {
     before(ctx);
+    // The handle's workspace, which no GEMM argument names (RecordSlot::workspace).
+    if constexpr (format::is_gemm_family(static_cast<uint16_t>(kHookFamilies[id])) &&
+                  kHookLibraries[id] == Library::kCublas) {
+      if (const HandleState* st = ctx.handle_state) {
+        slot->workspace = st->workspace.load(std::memory_order_relaxed);
+        slot->workspace_bytes = st->workspace_bytes.load(std::memory_order_relaxed);
+        rec.flags |= format::kFlagWorkspaceKnown;
+      }
+    }
     publish_call<id>(frame, ts);
     // Checks first: a device alpha under host pointer mode is flagged before late() would read it.
     if (frame.inspecting) [[unlikely]] before_real_call(*rt, ctx);
@@ -115,7 +137,10 @@ template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false
     status = 0;
   } else {
     Ret ret = static_cast<Ret>(fail_value);
-    if (fn != nullptr) {
+    if (called) [[unlikely]] {
+      ret = outcome;  // an unchanged setter that failed: recorded after its call
+      rec.flags |= format::kFlagUnchangedSetter;
+    } else if (fn != nullptr) {
       ts.depth++;
       ret = invoke(fn);
       ts.depth--;

@@ -16,11 +16,16 @@
 
 namespace cublasspy {
 
+struct UnchangedCall;  // unchanged_setter.h
+
 struct ThreadState {
   uint32_t tid = 0;      // cached gettid(); 0 until first use, reset in a forked child
   uint32_t depth = 0;    // intercepted calls on this thread's stack (nesting)
   uint32_t internal = 0; // >0 while the shim itself calls CUDA: such calls pass straight through
   format::RecordSlot* current = nullptr;  // the innermost call in flight on this thread
+  // An unchanged handle setter whose real call runs, unrecorded (unchanged_setter.h): the
+  // fatal-signal handler records it. nullptr: none.
+  UnchangedCall* unchanged_call = nullptr;
   ClaimCursor claim;            // this thread's block of ring tickets
   LaunchCursor launch;          // and of launch tickets, with its launch count table
 };

@@ -25,7 +25,7 @@ endfunction()
 
 # --- Subject programs linked against the real toolkit (LD_LIBRARY_PATH picks the stand-in) ---
 set(SHIM_IT_TOOLKIT_PROGRAMS driverless_calls sgemm_loop sgemm_threads fork_after_init
-    gemm_ex_half lt_matmul_row_major async_copies_runtime async_copies_standin)
+    gemm_ex_half lt_matmul_row_major async_copies_runtime async_copies_standin setter_loop)
 foreach(p ${SHIM_IT_TOOLKIT_PROGRAMS})
   cublasspy_test_program(shim_${p} ${SHIM_IT_DIR}/programs/${p}.cpp)
   shim_it_unsanitized(shim_${p})
@@ -173,7 +173,8 @@ add_executable(shim_integration_test
   ${SHIM_IT_DIR}/interposers_test.cpp
   ${SHIM_IT_DIR}/loader_test.cpp
   ${SHIM_IT_DIR}/symbol_hygiene_test.cpp
-  ${SHIM_IT_DIR}/async_copies_test.cpp)
+  ${SHIM_IT_DIR}/async_copies_test.cpp
+  ${SHIM_IT_DIR}/unchanged_setters_test.cpp)
 target_link_libraries(shim_integration_test PRIVATE cublasspy_test_support GTest::gtest_main dl)
 target_compile_options(shim_integration_test PRIVATE -Wall -Wextra)
 add_dependencies(shim_integration_test cublasspy shim_dlopen_local shim_runpath_dlopen

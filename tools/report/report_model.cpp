@@ -196,6 +196,12 @@ json call_to_json(const CallView& call, const TraceFile* trace) {
     j["async_fault"] = call.async_fault();
   }
   if (call.slot.capture_id != 0) j["capture_id"] = call.slot.capture_id;  // made during a graph capture
+  // Format 9: the handle's workspace at a cuBLAS GEMM (unchanged setters no longer record it).
+  if (rec.flags & format::kFlagWorkspaceKnown) {
+    j["workspace"] = call.slot.workspace;
+    j["workspace_bytes"] = call.slot.workspace_bytes;
+  }
+  if (rec.flags & format::kFlagUnchangedSetter) j["unchanged_setter"] = true;
   if (call.slot.pending_error != 0) {  // CUBLASSPY_SYNC found it pending before the call
     j["pending_error"] = call.slot.pending_error;
     j["pending_error_name"] = name_or_unknown(NameSet::kCudaError, call.slot.pending_error);
@@ -449,13 +455,23 @@ json trace_to_json(TraceWalk& walk, const ReportOptions& options) {
   totals["in_flight"] = in_flight.size();
   json by_function = json::object();
   json failed_by_function = json::object();
+  // Version 9: handle setters' calls that set what the handle already held: counted in
+  // by_function, without a record of their own (the GEMMs' records carry the state).
+  json unchanged_by_function = json::object();
+  uint64_t unchanged = 0;
   for (uint16_t id = 0; id < trace.function_count(); ++id) {
     format::FunctionCounters c = trace.counters(id);
     if (c.calls != 0) by_function[trace.function(id).name] = c.calls;
     if (c.failed != 0) failed_by_function[trace.function(id).name] = c.failed;
+    if (uint64_t n = trace.unchanged(id); n != 0) {
+      unchanged_by_function[trace.function(id).name] = n;
+      unchanged += n;
+    }
   }
   totals["by_function"] = std::move(by_function);
   totals["failed_by_function"] = std::move(failed_by_function);
+  totals["unchanged"] = unchanged;
+  totals["unchanged_by_function"] = std::move(unchanged_by_function);
   totals["records_held"] = trace.records_held();
   totals["ring_capacity"] = h.ring_capacity;
   totals["dropped_records"] = h.dropped_records;

@@ -207,8 +207,13 @@ void append_trace(std::string& out, const json& trace, const TextOptions& o, con
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<std::string> top;
   constexpr size_t kTopFunctions = 6;
+  const json unchanged = totals.value("unchanged_by_function", json::object());
   for (size_t i = 0; i < by_function.size() && i < kTopFunctions; ++i) {
-    top.push_back(fmt::format("{} {}", by_function[i].second, by_function[i].first));
+    // A setter's calls that changed nothing have no record: say so, or the list looks short.
+    const uint64_t same = unchanged.value(by_function[i].second, uint64_t{0});
+    top.push_back(same == 0 ? fmt::format("{} {}", by_function[i].second, by_function[i].first)
+                            : fmt::format("{} {} ({} unchanged, not listed)", by_function[i].second,
+                                          by_function[i].first, same));
   }
   if (by_function.size() > kTopFunctions) top.push_back(fmt::format("{} more", by_function.size() - kTopFunctions));
   out += fmt::format("  calls     {} made, {}{} failed{}, {}{} in flight{}", totals["calls"].get<uint64_t>(),

@@ -1,0 +1,107 @@
+// A handle setter that sets the value the handle already holds: counted, not recorded.
+//
+// PyTorch calls cublasSetStream_v2, cublasSetWorkspace_v2 and cublasSetMathMode before every
+// GEMM, almost always with the values the handle has; a record each was most of what trace mode
+// added to a small torch.mm (docs/BENCHMARKS.md). Nothing is lost by leaving them out: the
+// handle's state is in the shadow registry (handle_registry.h) and every GEMM's record carries
+// it (stream, pointer mode, math mode; the workspace in RecordSlot::workspace). Such a call that
+// succeeds is counted per function (FileHeader::unchanged_offset), not per handle: a handle's
+// count would need a table keyed by handle and a locked increment wherever threads share one,
+// and what the count is for, how many calls the program made and that they changed nothing, the
+// per-function count says. A setter that changes a value, or fails, is recorded as before (the
+// failing one after the call, flagged kFlagUnchangedSetter). A crash inside one is still
+// attributed to it: the thread names the call in flight (ThreadState::unchanged_call) and the
+// fatal-signal handler writes its record (record_unchanged_in_flight).
+//
+// Not when the shim inspects calls (checks, sync, scans, dumps), which want every call.
+// Two threads setting one handle at once race in cuBLAS itself (a handle is not thread-safe
+// to modify); the shadow state is then as uncertain as cuBLAS's.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "handle_registry.h"
+#include "hook_table.h"
+#include "real_functions.h"
+#include "runtime.h"
+#include "trace/trace_format.h"
+
+namespace cublasspy {
+
+// The setter's arguments, as its tags' probe() found them, and while its real call runs, what
+// the fatal-signal handler needs to record it. On the wrapper's stack.
+struct UnchangedCall {
+  static constexpr int kMaxArgs = 4;  // handle and at most three values (cublasSetWorkspace_v2: two)
+  bool unchanged = true;  // every value equals the handle's
+  uint8_t arg_count = 0;
+  uint16_t function_id = 0;
+  uint32_t depth = 0;
+  int variant = kDefaultVariant;
+  HandleState* state = nullptr;
+  uint64_t args[kMaxArgs] = {};
+  format::RecordSlot* outer = nullptr;  // ThreadState::current when the call began
+  // Set by the fatal-signal handler when it recorded the call: the wrapper completes it if the
+  // program handled the signal and the call returned.
+  format::RecordSlot* slot = nullptr;
+  uint64_t seq = 0;
+};
+
+// The fatal-signal handler's: when the thread is inside an unchanged setter's real call (and in
+// no intercepted call made from it), claims and publishes a record of it as in flight and
+// returns it; nullptr otherwise. Async-signal-safe: no allocation, no lock.
+format::RecordSlot* record_unchanged_in_flight(ThreadState& ts);
+
+// An unchanged setter recorded by the fatal-signal handler returned after all (the program
+// handled the signal): its record completed with `status`.
+void complete_signaled_unchanged(Runtime& rt, ThreadState& ts, UnchangedCall& call, int status);
+
+template <typename Ret>
+struct UnchangedOutcome {
+  bool called = false;  // the real function was called: `ret` is its result
+  bool done = false;    // and nothing more is to be done (counted, or completed)
+  Ret ret{};
+};
+
+// For a setter's wrapper (kStampedOnce): when trace mode records calls and the setter's values
+// equal the handle's, calls the real function, and counts the call if it succeeded. Otherwise
+// nothing is called and the wrapper records the call as usual. `probe` fills an UnchangedCall
+// from the arguments (the tags' probe(); the handle first).
+template <uint16_t kId, typename Ret, typename Probe, typename Invoke>
+[[gnu::always_inline]] inline UnchangedOutcome<Ret> call_if_unchanged(ThreadState& ts, Probe&& probe,
+                                                                     Invoke&& invoke) {
+  UnchangedOutcome<Ret> out;
+  Runtime* rt = ts.internal == 0 ? runtime() : nullptr;
+  if (rt == nullptr || !ensure_trace(*rt) || rt->inspecting) [[unlikely]] return out;
+  UnchangedCall call;
+  probe(call);
+  if (!call.unchanged) return out;
+  void* fn = resolved_real(kId, call.variant);
+  if (fn == nullptr) [[unlikely]] {  // its first call: found now, as intercept() would
+    fn = resolve_real(kHookLibraries[kId], kId, hook_name(kId), call.variant);
+    if (fn == nullptr) return out;  // recorded as unresolved
+  }
+  call.function_id = kId;
+  call.depth = ts.depth;
+  call.outer = ts.current;
+  // Named before the call, cleared after: a fatal signal in between records it.
+  ts.unchanged_call = &call;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  ts.depth++;
+  out.ret = invoke(fn);
+  ts.depth--;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  ts.unchanged_call = nullptr;
+  out.called = true;
+  const int status = static_cast<int>(out.ret);
+  if (call.slot != nullptr) [[unlikely]] {
+    complete_signaled_unchanged(*rt, ts, call, status);
+    out.done = true;
+  } else if (status == 0) {
+    rt->writer.count_unchanged(kId, ts.claim);
+    out.done = true;
+  }
+  return out;
+}
+
+}  // namespace cublasspy
