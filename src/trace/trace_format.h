@@ -60,7 +60,13 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //      Also ends: an image that replaced itself by exec (EndState::kExecuted, Family::kExec,
 //      whose record names the target), and the error codes a program asked the text of
 //      (Family::kErrorText, ArgRole::kReportedStatus); older traces read as having neither.
-inline constexpr uint32_t kFormatVersion = 9;
+//  10  unchanged setters: a handle setter that sets the value the handle already holds and
+//      succeeds has no record, only a count (FileHeader::unchanged_offset, bytes [848, 856), and
+//      its section after the counters); a cuBLAS GEMM's record carries the handle's workspace
+//      (RecordSlot::workspace, workspace_bytes, bytes [712, 728), kFlagWorkspaceKnown); a
+//      setter's record written after a failure or by the fatal-signal handler is flagged
+//      kFlagUnchangedSetter. Older traces read as having no such counts and no workspace.
+inline constexpr uint32_t kFormatVersion = 10;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
 inline constexpr uint32_t kHeaderBytes = 4096;
@@ -102,10 +108,10 @@ enum RecordFlags : uint32_t {
   kFlagAsyncPinned = 1u << 6,   // async_status was found by synchronizing after this call
   kFlagUnresolved = 1u << 7,    // the real function could not be found; status is the stand-in
   kFlagStampedOnce = 1u << 8,   // a handle setter: stamped at entry only, duration_ns not measured (0)
-  // Version 9: RecordSlot::workspace and workspace_bytes hold the handle's workspace (a cuBLAS
+  // Version 10: RecordSlot::workspace and workspace_bytes hold the handle's workspace (a cuBLAS
   // GEMM on a handle the shim saw created).
   kFlagWorkspaceKnown = 1u << 9,
-  // Version 9: a handle setter that set the value the handle already held. Such a call that
+  // Version 10: a handle setter that set the value the handle already held. Such a call that
   // succeeds has no record (FileHeader::unchanged_offset counts it); this one has, because it
   // failed or crashed, and its record was written after the call, or by the fatal-signal handler.
   kFlagUnchangedSetter = 1u << 10,
@@ -214,7 +220,7 @@ struct RecordSlot {
   // at each launch of that graph. 0: not captured, or captured under an unknown id
   // (kCaptureIdUnknown). Written for the GEMM families alone (has_pending_error).
   uint64_t capture_id;
-  // Version 9: the handle's workspace (cublasSetWorkspace_v2's pointer and size) when a cuBLAS
+  // Version 10: the handle's workspace (cublasSetWorkspace_v2's pointer and size) when a cuBLAS
   // GEMM was made, valid with kFlagWorkspaceKnown (else an earlier call's): with the record's
   // stream, pointer mode and math mode, the state the setters gave the handle, which an unchanged
   // setter no longer records itself. {0, 0}: cuBLAS's own workspace.
@@ -526,7 +532,7 @@ struct FileHeader {
   uint64_t side_entries;      // entries published
   uint64_t side_dropped;      // entries that did not fit
   uint64_t side_dropped_bytes;
-  // Version 9: calls of each handle setter that set the value the handle already held and
+  // Version 10: calls of each handle setter that set the value the handle already held and
   // succeeded: uint64_t[counter_stripes][function_count], striped like the counters (a function's
   // count is the sum of its stripes), 64-byte aligned, after the counters. They are in
   // FunctionCounters::calls too, but have no record. 0: none (older traces).

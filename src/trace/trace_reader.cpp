@@ -263,6 +263,16 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
     }
   }
 
+  // Version 10, unchanged setters: no counts before (the bytes were reserved, and read as
+  // zero whatever they hold). The counts lie in the file, striped like the counters.
+  if (h.format_version < 10) {
+    t.header_.unchanged_offset = 0;
+  } else if (h.unchanged_offset != 0 &&
+             (h.unchanged_offset % 8 != 0 ||
+              !inside(h.unchanged_offset, uint64_t{h.function_count} * stripes * sizeof(uint64_t), size))) {
+    return fail(fmt::format("corrupt header: unchanged setters' counts at {} lie outside the file", h.unchanged_offset));
+  }
+
   // Process section: "key\0value\0" pairs.
   const char* p = t.base_ + h.process_offset;
   const char* end = p + h.process_used;
@@ -642,6 +652,11 @@ bool TraceFile::copy_view(const RecordSlot& slot, CallView& out) const {
   if (header_.format_version < 7) out.slot.lt_emulation = {};
   if (header_.format_version < 8) out.slot.capture_id = 0;
   if (header_.format_version < 9) out.slot.failure_site = 0;
+  if (header_.format_version < 10) {
+    out.slot.workspace = 0;
+    out.slot.workspace_bytes = 0;
+    out.slot.call.flags &= ~(kFlagWorkspaceKnown | kFlagUnchangedSetter);
+  }
   out.seq = word_seq(word);
   out.state = state;
   out.function = &functions_[slot.call.function_id];

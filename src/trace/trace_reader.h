@@ -159,7 +159,7 @@ class TraceFile {
   uint32_t function_count() const { return static_cast<uint32_t>(functions_.size()); }
   const format::FunctionEntry& function(uint16_t id) const { return functions_[id]; }
   format::FunctionCounters counters(uint16_t id) const;
-  // Version 9: calls of handle setter `id` that set the value the handle already held and
+  // Version 10: calls of handle setter `id` that set the value the handle already held and
   // succeeded (FileHeader::unchanged_offset): counted in counters(id).calls, without a record.
   // 0 in older traces.
   uint64_t unchanged(uint16_t id) const;

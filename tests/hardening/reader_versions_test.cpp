@@ -285,5 +285,32 @@ TEST(ReaderVersions, FormatVersionEightTracesStillRead) {
   EXPECT_NE(graphs->header().stale_replay_launch, 0u);
 }
 
+// Traces a version 9 writer wrote (v9-*.cbt, copies of the corpus of format 9): every handle
+// setter has its record (no unchanged setters' counts, version 10), and no GEMM record carries
+// the handle's workspace.
+TEST(ReaderVersions, FormatVersionNineTracesStillRead) {
+  for (const char* name : {"v9-sgemm_loop_exited.cbt", "v9-launches_pending_error.cbt", "v9-located_failure.cbt",
+                           "v9-threads_checks_scans.cbt", "v9-failure_sites_storm.cbt", "v9-first_failure_wrapped.cbt"}) {
+    std::string error;
+    auto trace = TraceFile::open(kCorpus + name, error);
+    ASSERT_TRUE(trace) << error;
+    EXPECT_EQ(trace->header().format_version, 9u) << name;
+    EXPECT_EQ(trace->header().unchanged_offset, 0u) << name;
+    int calls = 0;
+    trace->for_each_call([&](const CallView& c) {
+      EXPECT_EQ(c.slot.call.flags & (format::kFlagWorkspaceKnown | format::kFlagUnchangedSetter), 0u) << name;
+      EXPECT_EQ(c.slot.workspace, 0u) << name;
+      ++calls;
+    });
+    EXPECT_GT(calls, 0) << name;
+    for (uint16_t id = 0; id < trace->function_count(); ++id) EXPECT_EQ(trace->unchanged(id), 0u) << name;
+  }
+  // The storm's sites are still read.
+  std::string error;
+  auto storm = TraceFile::open(kCorpus + "v9-failure_sites_storm.cbt", error);
+  ASSERT_TRUE(storm) << error;
+  EXPECT_FALSE(storm->failure_sites().empty());
+}
+
 }  // namespace
 }  // namespace cublasspy

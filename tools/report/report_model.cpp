@@ -455,7 +455,7 @@ json trace_to_json(TraceWalk& walk, const ReportOptions& options) {
   totals["in_flight"] = in_flight.size();
   json by_function = json::object();
   json failed_by_function = json::object();
-  // Version 9: handle setters' calls that set what the handle already held: counted in
+  // Version 10: handle setters' calls that set what the handle already held: counted in
   // by_function, without a record of their own (the GEMMs' records carry the state).
   json unchanged_by_function = json::object();
   uint64_t unchanged = 0;
