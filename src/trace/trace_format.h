@@ -534,8 +534,9 @@ struct FileHeader {
   uint64_t side_dropped_bytes;
   // Version 10: calls of each handle setter that set the value the handle already held and
   // succeeded: uint64_t[counter_stripes][function_count], striped like the counters (a function's
-  // count is the sum of its stripes), 64-byte aligned, after the counters. They are in
-  // FunctionCounters::calls too, but have no record. 0: none (older traces).
+  // count is the sum of its stripes), 64-byte aligned, after the counters. Not in
+  // FunctionCounters::calls: a function's calls are both counts together. They have no
+  // record. 0: none (older traces).
   uint64_t unchanged_offset;
   uint8_t reserved_side[8];  // [856, 864)
   // Version 4: the version of cublasspy whose shim wrote the trace (CUBLASSPY_VERSION), so a

@@ -160,7 +160,8 @@ class TraceFile {
   const format::FunctionEntry& function(uint16_t id) const { return functions_[id]; }
   format::FunctionCounters counters(uint16_t id) const;
   // Version 10: calls of handle setter `id` that set the value the handle already held and
-  // succeeded (FileHeader::unchanged_offset): counted in counters(id).calls, without a record.
+  // succeeded (FileHeader::unchanged_offset), which have no record; counters(id).calls adds
+  // them to the calls FunctionCounters counted.
   // 0 in older traces.
   uint64_t unchanged(uint16_t id) const;
   uint64_t total_calls() const;

@@ -31,41 +31,6 @@ uint32_t take_private_copy(uint32_t& taken, uint32_t copies) {
   return 0;
 }
 
-// prefetchw asks for the line in exclusive state (a plain prefetch would fetch it shared, and
-// the first store would ask again); x86 CPUs without it execute it as a no-op.
-inline void prefetch_line_for_writing(const char* p) {
-#if defined(__x86_64__)
-  asm volatile("prefetchw %0" : : "m"(*p));
-#else
-  __builtin_prefetch(p, 1, 3);
-#endif
-}
-
-// Asks for the cache lines of a slot one of the thread's next calls will use, for writing. A
-// ring slot was last written a whole ring ago (8 MiB by default), so its lines are cold: without
-// this, every call's first loads and stores to its record miss, and the store buffer, full of
-// them, stalls the rest of the wrapper and the program's own code after it (in a PyTorch loop of
-// small torch.mm this was most of the shim's time).
-//
-// kPrefetchAhead calls ahead, not one: a program's calls come in bursts (PyTorch makes three
-// handle setters and a GEMM within half a microsecond, then computes for microseconds), and a
-// slot asked for one call ahead has not arrived when that call comes. The lines are the fixed
-// fields and the first 25 argument slots (kPrefetchLines: all of a handle setter's, and of any
-// GEMM with up to 25 slots, such as cublasSgemm_v2 and cublasGemmEx), and pending_error's,
-// which every GEMM clears before its real call. Each store to a line of the ring not asked for
-// ahead waits for memory (the ring is larger than the caches), and holds the stores behind it:
-// with three lines asked for, the fourth, where cublasSgemm_v2's last five arguments go, cost
-// about 1% of the PyTorch loop by itself. Chosen by measurement: docs/BENCHMARKS.md, the entries
-// "2026-12-02, a924d74", "2026-12-02, 55bf572" and "2026-12-02, 1901a5c".
-constexpr uint64_t kPrefetchAhead = 4;
-constexpr size_t kPrefetchLines = 5;
-static_assert(offsetof(Record, args) + 25 * sizeof(uint64_t) <= 64 * kPrefetchLines);
-void prefetch_for_writing(const RecordSlot* slot) {
-  const char* p = reinterpret_cast<const char*>(slot);
-  for (size_t line = 0; line < kPrefetchLines; ++line) prefetch_line_for_writing(p + 64 * line);
-  prefetch_line_for_writing(p + offsetof(RecordSlot, pending_error));
-}
-
 uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 struct Layout {
@@ -338,7 +303,7 @@ RecordSlot* TraceWriter::drop_record(uint64_t* seq_out, RecordSlot* scratch) {
 // slot, one compare-and-swap. Everything else is out of line (refill_claim_cursor,
 // note_skipped, drop_record): every recorded call runs this, and in a program that makes a few
 // short calls per operation the shim's cost follows the instructions it runs.
-RecordSlot* TraceWriter::claim(ClaimCursor& cursor, uint64_t* seq_out, RecordSlot* scratch) {
+RecordSlot* TraceWriter::claim_slow(ClaimCursor& cursor, uint64_t* seq_out, RecordSlot* scratch) {
   for (uint64_t attempt = 0; attempt < capacity_; ++attempt) {
     // Reading next_ticket costs a cache miss only after another thread took a block.
     if (cursor.generation != generation_ || cursor.next == cursor.base + cursor.size ||
@@ -363,7 +328,7 @@ RecordSlot* TraceWriter::claim(ClaimCursor& cursor, uint64_t* seq_out, RecordSlo
                                                       std::memory_order_acquire)) [[likely]] {
       std::atomic_thread_fence(std::memory_order_release);
       *seq_out = seq;
-      if (ticket + kPrefetchAhead < cursor.base + cursor.size) prefetch_for_writing(&ring_[slot_index(ticket + kPrefetchAhead)]);
+      if (ticket + detail::kPrefetchAhead < cursor.base + cursor.size) detail::prefetch_for_writing(&ring_[slot_index(ticket + detail::kPrefetchAhead)]);
       return slot;
     }
   }
@@ -488,6 +453,7 @@ uint64_t TraceWriter::calls_made() const {
   uint64_t sum = 0;
   for (uint64_t i = 0; i < uint64_t{kCounterStripes} * function_count_; ++i) {
     sum += atom(counters_[i].calls).load(std::memory_order_relaxed);
+    sum += atom(unchanged_[i]).load(std::memory_order_relaxed);
   }
   return sum;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -53,6 +54,45 @@ struct LaunchCursor {
   bool shared = false;       // counts is table 0, which threads without a table of their own share
 };
 
+namespace detail {
+
+// prefetchw asks for the line in exclusive state (a plain prefetch would fetch it shared, and
+// the first store would ask again); x86 CPUs without it execute it as a no-op.
+inline void prefetch_line_for_writing(const char* p) {
+#if defined(__x86_64__)
+  asm volatile("prefetchw %0" : : "m"(*p));
+#else
+  __builtin_prefetch(p, 1, 3);
+#endif
+}
+
+// Asks for the cache lines of a slot one of the thread's next calls will use, for writing. A
+// ring slot was last written a whole ring ago (8 MiB by default), so its lines are cold: without
+// this, every call's first loads and stores to its record miss, and the store buffer, full of
+// them, stalls the rest of the wrapper and the program's own code after it (in a PyTorch loop of
+// small torch.mm this was most of the shim's time).
+//
+// kPrefetchAhead calls ahead, not one: a program's calls come in bursts (PyTorch makes three
+// handle setters and a GEMM within half a microsecond, then computes for microseconds), and a
+// slot asked for one call ahead has not arrived when that call comes. The lines are the fixed
+// fields and the first 25 argument slots (kPrefetchLines: all of a handle setter's, and of any
+// GEMM with up to 25 slots, such as cublasSgemm_v2 and cublasGemmEx), and pending_error's,
+// which every GEMM clears before its real call. Each store to a line of the ring not asked for
+// ahead waits for memory (the ring is larger than the caches), and holds the stores behind it:
+// with three lines asked for, the fourth, where cublasSgemm_v2's last five arguments go, cost
+// about 1% of the PyTorch loop by itself. Chosen by measurement: docs/BENCHMARKS.md, the entries
+// "2026-12-02, a924d74", "2026-12-02, 55bf572" and "2026-12-02, 1901a5c".
+constexpr uint64_t kPrefetchAhead = 4;
+constexpr size_t kPrefetchLines = 5;
+static_assert(offsetof(format::Record, args) + 25 * sizeof(uint64_t) <= 64 * kPrefetchLines);
+inline void prefetch_for_writing(const format::RecordSlot* slot) {
+  const char* p = reinterpret_cast<const char*>(slot);
+  for (size_t line = 0; line < kPrefetchLines; ++line) prefetch_line_for_writing(p + 64 * line);
+  prefetch_line_for_writing(p + offsetof(format::RecordSlot, pending_error));
+}
+
+}  // namespace detail
+
 class TraceWriter {
  public:
   // Creates the trace: never follows a symlink, never clobbers an existing file (adds a suffix),
@@ -72,7 +112,33 @@ class TraceWriter {
   // Claims a ring slot for a new call from the thread's `cursor` and marks it kWriting. Never
   // blocks; returns a thread-private scratch slot when the ring is full of calls in flight
   // (counted as dropped). *seq_out is unique in the process either way.
-  format::RecordSlot* claim(ClaimCursor& cursor, uint64_t* seq_out, format::RecordSlot* scratch);
+  // The usual case is inline: the thread's block has tickets and is not behind, the ring's
+  // capacity is a power of two, and the slot is free. Anything else is claim_slow()'s.
+  [[gnu::always_inline]] format::RecordSlot* claim(ClaimCursor& cursor, uint64_t* seq_out, format::RecordSlot* scratch) {
+    const uint64_t ticket = cursor.next;
+    if (cursor.generation == generation_ && ticket != cursor.base + cursor.size && index_mask_ != 0 &&
+        std::atomic_ref<uint64_t>(header_->next_ticket).load(std::memory_order_relaxed) - cursor.base <= lag_)
+        [[likely]] {
+      format::RecordSlot* slot = &ring_[ticket & index_mask_];
+      uint64_t word = std::atomic_ref<uint64_t>(slot->call.word).load(std::memory_order_relaxed);
+      const format::RecordState state = format::word_state(word);
+      // Not a later ticket's record, nor a call in flight (claim_slow() says why).
+      if (format::word_seq(word) <= ticket && state != format::RecordState::kInFlight &&
+          state != format::RecordState::kWriting &&
+          std::atomic_ref<uint64_t>(slot->call.word)
+              .compare_exchange_strong(word, format::pack_word(ticket + 1, format::RecordState::kWriting),
+                                       std::memory_order_acquire)) [[likely]] {
+        std::atomic_thread_fence(std::memory_order_release);
+        cursor.next = ticket + 1;
+        *seq_out = ticket + 1;
+        if (ticket + detail::kPrefetchAhead < cursor.base + cursor.size) {
+          detail::prefetch_for_writing(&ring_[(ticket + detail::kPrefetchAhead) & index_mask_]);
+        }
+        return slot;
+      }
+    }
+    return claim_slow(cursor, seq_out, scratch);
+  }
   // Attaches `length` bytes of data of `kind` (nonzero: format::SideKind, or a kind of another
   // writer's) to the record in `slot`, made under `seq`, by the thread that owns the record
   // (before complete()). Lock-free, allocation-free and async-signal-safe: it may run in a
@@ -140,12 +206,12 @@ class TraceWriter {
     bump(cursor.counters[function_id].calls, cursor.counters_shared);
   }
   // Counts a handle setter's call that set the value the handle already held and succeeded:
-  // a call (FunctionCounters::calls) without a record (FileHeader::unchanged_offset). The
+  // a call without a record, counted in FileHeader::unchanged_offset's table alone (not in
+  // FunctionCounters::calls: one increment, not two; a reader adds the two). The
   // thread may have claimed no record in this trace yet: its cursor then takes its stripe (and
   // a first block of tickets) here.
   void count_unchanged(uint16_t function_id, ClaimCursor& cursor) {
     if (cursor.generation != generation_) [[unlikely]] refill_claim_cursor(cursor);
-    bump(cursor.counters[function_id].calls, cursor.counters_shared);
     bump(cursor.unchanged[function_id], cursor.counters_shared);
   }
   // Calls counted so far (the sum of the counters; for the fork record, not the hot path).
@@ -252,6 +318,9 @@ class TraceWriter {
   // block used up, or fallen behind); a slot skipped because its call is in flight; a call
   // that found no slot (written to the thread's scratch slot, counted as dropped).
   [[gnu::cold, gnu::noinline]] void refill_claim_cursor(ClaimCursor& cursor);
+  // claim() for every case: refills the block, skips slots in flight, drops the record when the
+  // ring is full of them.
+  [[gnu::noinline]] format::RecordSlot* claim_slow(ClaimCursor& cursor, uint64_t* seq_out, format::RecordSlot* scratch);
   // complete()'s for a failed call: its count, and the first failure copied aside.
   [[gnu::cold, gnu::noinline]] void note_failure(format::RecordSlot* slot, uint64_t seq, ClaimCursor& cursor);
   [[gnu::cold, gnu::noinline]] void note_skipped(uint64_t ticket);
