@@ -85,7 +85,7 @@ struct Handle : Plain<ArgKind::kPointer, ArgRole::kHandle> {
     uint64_t h = bits(v);
     c.rec.args[s] = h;
     c.rec.handle = h;
-    if (HandleState* st = handles().find(h)) {
+    if (HandleState* st = find_handle(thread_state(), h)) {
       c.handle_state = st;
       c.variant = st->variant.load(std::memory_order_relaxed);
       c.rec.stream = st->stream.load(std::memory_order_relaxed);
@@ -97,7 +97,7 @@ struct Handle : Plain<ArgKind::kPointer, ArgRole::kHandle> {
   template <typename Call, typename T> static void probe(Call& u, T v) {
     uint64_t h = bits(v);
     u.args[u.arg_count++] = h;
-    u.state = handles().find(h);
+    u.state = find_handle(thread_state(), h);
     if (u.state == nullptr) u.unchanged = false;  // a handle the shim did not see created
     else u.variant = u.state->variant.load(std::memory_order_relaxed);
   }
@@ -350,16 +350,16 @@ struct LtCreated : Plain<ArgKind::kPointer> {
       desc = bits(v);
     }
     c.rec.args[s] = desc;
-    c.lt_new_object = desc;
+    c.lt->new_object = desc;
     lt_registry().add(desc, O);
   }
 };
 template <uint32_t Attr, ArgKind K, ArgRole R = ArgRole::kNone>
 struct LtInit : Plain<K, R> {
   template <typename T> static void after(CallContext& c, int, T v, int status) {
-    if (status != 0 || c.lt_new_object == 0) return;
+    if (status != 0 || c.lt->new_object == 0) return;
     uint64_t value = bits(v);
-    lt_set_attribute(c.lt_new_object, Attr, &value, sizeof value);
+    lt_set_attribute(c.lt->new_object, Attr, &value, sizeof value);
   }
 };
 struct LtDestroyed : Plain<ArgKind::kPointer> {
@@ -372,7 +372,7 @@ struct LtDestroyed : Plain<ArgKind::kPointer> {
 struct LtTarget : Plain<ArgKind::kPointer> {
   template <typename T> static void before(CallContext& c, int s, T v) {
     c.rec.args[s] = bits(v);
-    c.lt_new_object = bits(v);
+    c.lt->new_object = bits(v);
   }
 };
 using LtAttr = Plain<ArgKind::kLtAttribute>;
@@ -413,7 +413,7 @@ struct LtAttrSize : Plain<ArgKind::kUInt> {
     if (status != 0) return;
     const void* buf = reinterpret_cast<const void*>(c.rec.args[s - 1]);
     uint32_t attr = static_cast<uint32_t>(c.rec.args[s - 2]);
-    lt_set_attribute(c.lt_new_object, attr, buf, size);
+    lt_set_attribute(c.lt->new_object, attr, buf, size);
   }
 };
 
@@ -439,11 +439,11 @@ struct LtMatmulDescArg : Plain<ArgKind::kPointer> {
     c.compute_slot = c.derived;
     c.rec.args[c.derived++] = get(CUBLASLT_MATMUL_DESC_COMPUTE_TYPE);
     uint64_t scale = get(CUBLASLT_MATMUL_DESC_SCALE_TYPE);
-    c.scale_type = scale == format::kArgUnset ? -1 : static_cast<int>(scale);
+    c.lt->scale_type = scale == format::kArgUnset ? -1 : static_cast<int>(scale);
     c.rec.args[c.derived++] = scale;
     uint64_t transa = get(CUBLASLT_MATMUL_DESC_TRANSA);
-    c.lt_transa = transa == format::kArgUnset ? 0 : static_cast<int>(transa);
-    c.lt_transa_known = transa != format::kArgUnset;
+    c.lt->transa = transa == format::kArgUnset ? 0 : static_cast<int>(transa);
+    c.lt->transa_known = transa != format::kArgUnset;
     c.rec.args[c.derived++] = transa;
     c.rec.args[c.derived++] = get(CUBLASLT_MATMUL_DESC_TRANSB);
     c.rec.args[c.derived++] = get(CUBLASLT_MATMUL_DESC_EPILOGUE);
@@ -453,13 +453,13 @@ struct LtMatmulDescArg : Plain<ArgKind::kPointer> {
     c.rec.args[c.derived++] = get(CUBLASLT_MATMUL_DESC_D_SCALE_POINTER);
     uint64_t mode = get(CUBLASLT_MATMUL_DESC_POINTER_MODE);
     c.rec.pointer_mode = mode == format::kArgUnset ? -1 : static_cast<int32_t>(mode);
-    c.lt_emulation_desc = get(CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR);
+    c.lt->emulation_desc = get(CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR);
   }
   // The emulation settings in effect (RecordSlot::lt_emulation, beside the slots: none are
   // left), read late like the algorithm; written on every such call, zero without emulation.
   template <typename T> static void late(CallContext& c, int, T) {
     c.derived += kDerived;
-    read_lt_emulation(c.lt_emulation_desc, slot_of(c).lt_emulation);
+    read_lt_emulation(c.lt->emulation_desc, slot_of(c).lt_emulation);
   }
 };
 
@@ -507,21 +507,21 @@ struct LtLayoutArg : Plain<ArgKind::kPointer> {
     int64_t rows = static_cast<int64_t>(get(CUBLASLT_MATRIX_LAYOUT_ROWS));
     int64_t cols = static_cast<int64_t>(get(CUBLASLT_MATRIX_LAYOUT_COLS));
     if constexpr (Which == 'a') {
-      c.lt_a_rows = rows;
-      c.lt_a_cols = cols;
+      c.lt->a_rows = rows;
+      c.lt->a_cols = cols;
     }
     if constexpr (kIsD) {
       c.rec.args[c.derived++] = get(CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT);
-      bool t = c.lt_transa != CUBLAS_OP_N;
+      bool t = c.lt->transa != CUBLAS_OP_N;
       // A matmul descriptor whose TRANSA is not known (cuBLAS's own, made on its stack for a
       // matmul nested in a GemmEx, which the library does not read back): D is m x n whatever
       // the transposes, so A is transposed when its columns, not its rows, are D's rows.
-      if (!c.lt_transa_known && static_cast<uint64_t>(rows) != format::kArgUnset) {
-        t = c.lt_a_rows != rows && c.lt_a_cols == rows;
+      if (!c.lt->transa_known && static_cast<uint64_t>(rows) != format::kArgUnset) {
+        t = c.lt->a_rows != rows && c.lt->a_cols == rows;
       }
-      c.rec.args[c.derived++] = static_cast<uint64_t>(t ? c.lt_a_cols : c.lt_a_rows);  // m
+      c.rec.args[c.derived++] = static_cast<uint64_t>(t ? c.lt->a_cols : c.lt->a_rows);  // m
       c.rec.args[c.derived++] = static_cast<uint64_t>(cols);                           // n
-      c.rec.args[c.derived++] = static_cast<uint64_t>(t ? c.lt_a_rows : c.lt_a_cols);  // k
+      c.rec.args[c.derived++] = static_cast<uint64_t>(t ? c.lt->a_rows : c.lt->a_cols);  // k
       c.rec.args[c.derived++] = get(CUBLASLT_MATRIX_LAYOUT_BATCH_MODE);
     }
   }

@@ -82,7 +82,7 @@ ScalarType host_scalar_type(const CallContext& ctx) {
     bool complex = ctx.last_type_slot >= 0 && is_complex(static_cast<int>(ctx.rec.args[ctx.last_type_slot]));
     type = from_compute(static_cast<int>(ctx.rec.args[ctx.compute_slot]), complex);
   }
-  if (type == ScalarType::kByScaleType) type = from_data_type(ctx.scale_type);
+  if (type == ScalarType::kByScaleType) type = from_data_type(ctx.lt ? ctx.lt->scale_type : -1);
   return type;
 }
 

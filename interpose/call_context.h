@@ -21,6 +21,18 @@ namespace cublasspy {
 // cuBLASLt scalars have the matmul descriptor's scale type (kByScaleType).
 enum class ScalarType : uint8_t { kNone, kF32, kF64, kC32, kC64, kF16, kI32, kByCompute, kByScaleType };
 
+// What a cuBLASLt call gathers from its descriptors and layouts (the cuBLASLt tags).
+struct LtCallState {
+  int scale_type = -1;  // the matmul descriptor's scale type
+  // What the layouts say, gathered to derive m, n, k on the D layout.
+  uint64_t new_object = 0;  // a descriptor being created (Create/Init_internal)
+  int transa = 0;
+  bool transa_known = false;  // the matmul descriptor's TRANSA was known (set, default, or read back)
+  int64_t a_rows = 0, a_cols = 0;
+  int a_order = 0;
+  uint64_t emulation_desc = 0;  // the matmul descriptor's emulation descriptor (0: none)
+};
+
 struct CallContext {
   // A constructor, not aggregate initialization: that would value-initialize `gemm` (zero its
   // few hundred bytes) on every call; default-initialized it costs one store.
@@ -38,14 +50,9 @@ struct CallContext {
   ScalarType scalar_type = ScalarType::kNone;
   int compute_slot = -1;    // slot of a cublasComputeType_t argument
   int last_type_slot = -1;  // slot of the last cudaDataType argument (C's type)
-  int scale_type = -1;      // cuBLASLt: the matmul descriptor's scale type
-  // cuBLASLt: what the layouts say, gathered to derive m, n, k on the D layout.
-  uint64_t lt_new_object = 0;  // a descriptor being created (Create/Init_internal)
-  int lt_transa = 0;
-  bool lt_transa_known = false;  // the matmul descriptor's TRANSA was known (set, default, or read back)
-  int64_t lt_a_rows = 0, lt_a_cols = 0;
-  int lt_a_order = 0;
-  uint64_t lt_emulation_desc = 0;  // the matmul descriptor's emulation descriptor (0: none)
+  // cuBLASLt's calls alone: engaged by intercept() for them, so that the other calls, most of
+  // them GEMMs and handle setters, do not clear its fields.
+  std::optional<LtCallState> lt;
   // Grouped GEMMs: their arrays and groups (gemm_groups.h), on the hook's stack; else nullptr.
   GroupArgs* groups = nullptr;
   // The call's GEMM, once gemm_view() (gemm_view.h) found it; empty until then, so a call in

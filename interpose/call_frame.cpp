@@ -11,7 +11,7 @@ void begin_unrecorded_call(CallFrame& frame, ThreadState& ts, uint16_t id, forma
   frame.slot = local;
   frame.start = call_clock::Stamp{};  // only a record in the ring is stamped
   start_record(local, ts, id, 0);
-  frame.locatable = frame.located = frame.inspecting = false;
+  frame.located = frame.inspecting = false;
 }
 
 void finish_inspected_call(CallFrame& frame, CallContext& ctx, int status) {
@@ -25,11 +25,14 @@ void finish_inspected_call(CallFrame& frame, CallContext& ctx, int status) {
   if ((rec.flags & format::kFlagStampedOnce) == 0) rec.duration_ns = call_clock::elapsed_ns(frame.start);
   // A failure repeating its site's first takes no locations: the first's serve it (a program
   // failing a call on purpose in a loop pays a count, not a stack walk, each time).
-  bool locate = frame.locatable && !frame.located && (failed || outcome.finding);
+  // Whether the call may take a Python and native location at all (CUBLASSPY_STACKS): asked
+  // here, not by every call (the record keeps the call's depth).
+  const bool locatable = may_take_locations(rt, id, rec.depth);
+  bool locate = locatable && !frame.located && (failed || outcome.finding);
   FailureSiteCount site;
   frame.slot->failure_site = 0;
   if (failed) {
-    site = count_failure_site(rt, frame.slot, ctx.caller, frame.locatable);
+    site = count_failure_site(rt, frame.slot, ctx.caller, locatable);
     if (site.index >= 0 && !site.first) locate = false;
   }
   if (locate) take_locations(rt, frame.slot, frame.seq);

@@ -27,8 +27,7 @@ struct CallFrame {
   format::RecordSlot* slot = nullptr;  // the ring's slot, or the wrapper's own when not recorded
   uint64_t seq = 0;
   call_clock::Stamp start{};
-  bool locatable = false;   // may take a Python and native location (CUBLASSPY_STACKS)
-  bool located = false;     // took it before the real call (CUBLASSPY_STACKS=all)
+  bool located = false;     // took its location before the real call (CUBLASSPY_STACKS=all)
   bool inspecting = false;  // checks, sync, scans or dumps run around the call
 };
 
@@ -50,8 +49,8 @@ void begin_unrecorded_call(CallFrame& frame, ThreadState& ts, uint16_t id, forma
 // scans) are not recorded.
 template <uint16_t kId>
 [[gnu::always_inline]] inline void begin_call(CallFrame& frame, ThreadState& ts, format::RecordSlot* local) {
-  Runtime* rt = ts.internal == 0 ? runtime() : nullptr;
-  if (rt == nullptr || !ensure_trace(*rt)) [[unlikely]] {
+  Runtime* rt = recording_runtime(ts);
+  if (rt == nullptr) [[unlikely]] {
     begin_unrecorded_call(frame, ts, kId, local);
     return;
   }
@@ -60,7 +59,6 @@ template <uint16_t kId>
   frame.slot = slot;
   frame.start = call_clock::now();
   start_record(slot, ts, kId, frame.start.ns);
-  frame.locatable = may_take_locations(*rt, kId, ts.depth);
   frame.located = false;
   frame.inspecting = rt->inspecting;
 }
@@ -73,7 +71,7 @@ template <uint16_t kId>
   frame.rt->writer.count_call(kId, ts.claim);
   TraceWriter::publish_in_flight(frame.slot, frame.seq);
   if constexpr (format::is_gemm_family(static_cast<uint16_t>(kHookFamilies[kId]))) {
-    if (frame.locatable && frame.rt->config.stacks == StackMode::kAll) [[unlikely]] {
+    if (frame.rt->config.stacks == StackMode::kAll && may_take_locations(*frame.rt, kId, ts.depth)) [[unlikely]] {
       take_locations(*frame.rt, frame.slot, frame.seq);
       frame.located = true;
     }

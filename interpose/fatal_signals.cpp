@@ -102,6 +102,8 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   // (si_code > 0: raised by the kernel for a real access, not by kill() or raise().)
   if (sig == SIGBUS && writer != nullptr && info != nullptr && info->si_code > 0 &&
       writer->detach_on_fault(info->si_addr)) {
+    // The calls take the slow path until one has reported the detached trace.
+    detail::g_recording.store(0);
     errno = saved_errno;
     return;
   }

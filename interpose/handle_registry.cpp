@@ -1,5 +1,7 @@
 #include "handle_registry.h"
 
+#include "runtime.h"
+
 namespace cublasspy {
 
 HandleState* HandleRegistry::add(uint64_t handle, int variant) {
@@ -12,6 +14,15 @@ HandleState* HandleRegistry::add(uint64_t handle, int variant) {
   e->workspace_bytes.store(0, std::memory_order_relaxed);
   e->variant.store(variant, std::memory_order_release);
   return e;
+}
+
+HandleState* find_handle_slow(ThreadState& ts, uint64_t h) {
+  HandleState* st = handles().find(h);
+  if (st != nullptr) {
+    ts.last_handle = h;
+    ts.last_handle_state = st;
+  }
+  return st;
 }
 
 constinit HandleRegistry detail::g_handles;

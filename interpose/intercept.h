@@ -80,6 +80,7 @@ template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false
   [[maybe_unused]] std::conditional_t<is_grouped_hook(kId), GroupArgs, NoGroups> groups;
   if constexpr (is_grouped_hook(kId)) ctx.groups = &groups;
   ctx.plane_offset = slot->plane_offset;
+  if constexpr (kHookLibraries[id] == Library::kCublasLt) ctx.lt.emplace();
   // The shim's work around the real call may throw (an allocation that failed): it is caught
   // here, never reaching the program, and the program's call is made all the same; the record
   // is then completed as it stands (call_frame.h, shim_work_threw). The real call itself is

@@ -29,10 +29,12 @@ Runtime* g_runtime = nullptr;  // allocated once, never freed: hooks may run dur
 // 1 once this process (or forked child) has tried to open its trace; the fork handler resets it,
 // so the call path needs no getpid() system call to notice a fork.
 constinit std::atomic<int> g_trace_attempted{0};
+constinit std::atomic<int> g_recording{0};
 }  // namespace detail
 using detail::g_init;
 using detail::g_runtime;
 using detail::g_trace_attempted;
+using detail::g_recording;
 using detail::kDisabled;
 using detail::kReady;
 using detail::kUninitialized;
@@ -83,6 +85,7 @@ void on_fork_child() {
   t_state.claim = ClaimCursor{};
   g_trace_pid.store(0);
   g_trace_attempted.store(0);
+  g_recording.store(0);
 }
 
 // pthread's own calls, which throw nothing (std::mutex::lock throws on an error code). Before
@@ -176,6 +179,12 @@ Runtime* runtime_slow() {
   return set_up();
 }
 
+Runtime* recording_runtime_slow(ThreadState& ts) {
+  if (ts.internal != 0) return nullptr;
+  Runtime* rt = runtime();
+  return rt != nullptr && ensure_trace(*rt) ? rt : nullptr;
+}
+
 namespace {
 
 // Opens the trace, under the open lock, once per process (and forked child).
@@ -214,6 +223,7 @@ bool open_trace(Runtime& rt) {
     g_trace_pid.store(pid);
   }
   g_trace_attempted.store(1, std::memory_order_release);
+  if (ok) g_recording.store(1, std::memory_order_release);
   t_state.internal--;
   return ok;
 }
@@ -223,7 +233,14 @@ bool open_trace(Runtime& rt) {
 bool ensure_trace_slow(Runtime& rt) {
   if (g_trace_attempted.load(std::memory_order_acquire)) {
     if (rt.writer.detached_unreported()) [[unlikely]] report_detached(rt);
-    return rt.writer.is_open();
+    const bool open = rt.writer.is_open();
+    if (open && !rt.writer.detached_unreported()) {
+      // Checked again after: a fault that detaches the trace now clears the flag after
+      // marking the notice, so one of the two stores of 0 comes last.
+      g_recording.store(1);
+      if (rt.writer.detached_unreported()) g_recording.store(0);
+    }
+    return open;
   }
   std::lock_guard<std::mutex> lock(g_open_mutex);
   if (g_trace_attempted.load(std::memory_order_acquire)) return rt.writer.is_open();

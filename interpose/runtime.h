@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dump/gemm_dump.h"
+#include "handle_registry.h"
 #include "settings/config.h"
 #include "trace/trace_format.h"
 #include "trace/trace_writer.h"
@@ -26,6 +27,11 @@ struct ThreadState {
   // An unchanged handle setter whose real call runs, unrecorded (unchanged_setter.h): the
   // fatal-signal handler records it. nullptr: none.
   UnchangedCall* unchanged_call = nullptr;
+  // The last cuBLAS handle this thread looked up, and its shadow entry (find_handle): a
+  // program makes all its calls on one or two handles, and hashing the handle for every call
+  // was a tenth of what the shim added to a GEMM.
+  uint64_t last_handle = 0;
+  HandleState* last_handle_state = nullptr;
   ClaimCursor claim;            // this thread's block of ring tickets
   LaunchCursor launch;          // and of launch tickets, with its launch count table
 };
@@ -42,6 +48,16 @@ inline ThreadState& thread_state() { return detail::t_state; }
 inline uint32_t current_tid(ThreadState& ts) {
   if (ts.tid == 0) [[unlikely]] ts.tid = static_cast<uint32_t>(syscall(SYS_gettid));
   return ts.tid;
+}
+
+// The shadow entry of cuBLAS handle `h`, nullptr when the shim did not see it created. The
+// thread's last look-up is kept only while its entry still holds `h`: a destroyed handle's entry
+// holds a tombstone, and one reused for another handle holds that handle.
+HandleState* find_handle_slow(ThreadState& ts, uint64_t h);
+inline HandleState* find_handle(ThreadState& ts, uint64_t h) {
+  HandleState* st = ts.last_handle_state;
+  if (ts.last_handle == h && st != nullptr && st->key.load(std::memory_order_relaxed) == h) [[likely]] return st;
+  return find_handle_slow(ts, h);
 }
 
 // Whether a setting asks for work around every call (checks, sync, scans, dumps). When none
@@ -77,6 +93,11 @@ enum InitState : int { kUninitialized = 0, kReady = 2, kDisabled = 3 };
 extern std::atomic<int> g_init;
 extern Runtime* g_runtime;
 extern std::atomic<int> g_trace_attempted;
+// 1 while the process records into its open trace with nothing to report first: the set-up
+// done, the trace opened, no detached mapping unreported. One load for the calls' usual case,
+// where runtime() and ensure_trace() took five; cleared by a fork (in the child) and by a trace
+// detached under a fault, set again by the slow path once it has done what they ask.
+extern std::atomic<int> g_recording;
 }  // namespace detail
 Runtime* runtime_slow();
 bool ensure_trace_slow(Runtime& rt);
@@ -95,6 +116,16 @@ inline bool ensure_trace(Runtime& rt) {
     return rt.writer.is_open();
   }
   return ensure_trace_slow(rt);
+}
+
+// The runtime when this thread's call is to be recorded (the shim set up, the trace open, and
+// not the shim's own CUDA call); nullptr otherwise.
+Runtime* recording_runtime_slow(ThreadState& ts);
+inline Runtime* recording_runtime(ThreadState& ts) {
+  if (ts.internal == 0 && detail::g_recording.load(std::memory_order_acquire) != 0) [[likely]] {
+    return detail::g_runtime;
+  }
+  return recording_runtime_slow(ts);
 }
 
 // Whether an exec made now ends a trace of this process: the shim is set up and this process

@@ -39,12 +39,12 @@ struct UnchangedCall {
   uint32_t depth = 0;
   int variant = kDefaultVariant;
   HandleState* state = nullptr;
-  uint64_t args[kMaxArgs] = {};
+  uint64_t args[kMaxArgs];  // the first arg_count are written by probe(); no more are read
   format::RecordSlot* outer = nullptr;  // ThreadState::current when the call began
   // Set by the fatal-signal handler when it recorded the call: the wrapper completes it if the
   // program handled the signal and the call returned.
   format::RecordSlot* slot = nullptr;
-  uint64_t seq = 0;
+  uint64_t seq;  // written with slot
 };
 
 // The fatal-signal handler's: when the thread is inside an unchanged setter's real call (and in
@@ -71,8 +71,8 @@ template <uint16_t kId, typename Ret, typename Probe, typename Invoke>
 [[gnu::always_inline]] inline UnchangedOutcome<Ret> call_if_unchanged(ThreadState& ts, Probe&& probe,
                                                                      Invoke&& invoke) {
   UnchangedOutcome<Ret> out;
-  Runtime* rt = ts.internal == 0 ? runtime() : nullptr;
-  if (rt == nullptr || !ensure_trace(*rt) || rt->inspecting) [[unlikely]] return out;
+  Runtime* rt = recording_runtime(ts);
+  if (rt == nullptr || rt->inspecting) [[unlikely]] return out;
   UnchangedCall call;
   probe(call);
   if (!call.unchanged) return out;
