@@ -25,7 +25,8 @@ endfunction()
 
 # --- Subject programs linked against the real toolkit (LD_LIBRARY_PATH picks the stand-in) ---
 set(SHIM_IT_TOOLKIT_PROGRAMS driverless_calls sgemm_loop sgemm_threads fork_after_init
-    gemm_ex_half lt_matmul_row_major async_copies_runtime async_copies_standin setter_loop)
+    gemm_ex_half lt_matmul_row_major async_copies_runtime async_copies_standin setter_loop
+    handle_reuse)
 foreach(p ${SHIM_IT_TOOLKIT_PROGRAMS})
   cublasspy_test_program(shim_${p} ${SHIM_IT_DIR}/programs/${p}.cpp)
   shim_it_unsanitized(shim_${p})

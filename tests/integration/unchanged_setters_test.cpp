@@ -146,5 +146,35 @@ TEST_F(UnchangedSetters, ACrashInsideAnUnchangedSetterIsAttributedToIt) {
   EXPECT_EQ(unchanged(*trace, "cublasSetStream_v2"), 1u) << "round 1's";
 }
 
+// The shim keeps each thread's last handle look-up: with two handles in turn, and a new handle
+// after one was destroyed, every GEMM still carries its own handle's stream.
+TEST_F(UnchangedSetters, EachGemmCarriesItsOwnHandlesState) {
+  constexpr int kPairs = 4;
+  std::vector<std::string> argv = {program("shim_handle_reuse"), std::to_string(kPairs)};
+  ProcessResult r = run_process(argv, traced(dir_) + on_standin(), isolated_in(dir_));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  ASSERT_NE(r.out.find("gemms 9 failed 0"), std::string::npos) << r.out;
+  unsigned long long a = 0, b = 0, c = 0, s1 = 0, s2 = 0;
+  size_t at = r.out.find("a ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  ASSERT_EQ(std::sscanf(r.out.c_str() + at, "a %llx b %llx c %llx s1 %llx s2 %llx", &a, &b, &c, &s1, &s2), 5) << r.out;
+  auto trace = open_trace(trace_path(dir_, r.pid));
+  ASSERT_TRUE(trace);
+  auto gemms = calls_of(*trace, "cublasSgemm_v2");
+  ASSERT_EQ(gemms.size(), size_t{2 * kPairs + 1});
+  for (int i = 0; i < 2 * kPairs; ++i) {
+    const CallView& g = gemms[static_cast<size_t>(i)];
+    ASSERT_EQ(g.arg("ldc"), uint64_t(4 + i));
+    EXPECT_EQ(g.rec().handle, i % 2 == 0 ? a : b) << "GEMM " << i;
+    EXPECT_EQ(g.rec().stream, i % 2 == 0 ? s1 : s2) << "GEMM " << i;
+  }
+  const CallView& last = gemms.back();
+  EXPECT_EQ(last.rec().handle, c);
+  EXPECT_EQ(last.rec().stream, 0u) << "the new handle's default stream";
+  EXPECT_EQ(last.rec().pointer_mode, CUBLAS_POINTER_MODE_HOST);
+  ASSERT_TRUE(last.rec().flags & format::kFlagWorkspaceKnown);
+  EXPECT_EQ(last.slot.workspace, 0u);
+}
+
 }  // namespace
 }  // namespace cublasspy::integration

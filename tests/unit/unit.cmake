@@ -1,6 +1,7 @@
 # Unit tests of core pieces that need no program under the shim.
 #   call_clock_test:   the TSC-backed call timestamps (src/trace/call_clock) against clock_gettime
 #   shadow_table_test: interpose/shadow_table.h, the handle and descriptor shadow table
+#   handle_lookup_test: interpose/runtime.h's find_handle, the per-thread memory of a look-up
 #   format_doc_test:   docs/FORMAT.md's tables against src/trace/trace_format.h
 # ctest names: unit.<Suite>.<Test>.
 include(GoogleTest)
@@ -16,6 +17,14 @@ target_include_directories(shadow_table_test PRIVATE ${PROJECT_SOURCE_DIR}/inter
 target_link_libraries(shadow_table_test PRIVATE GTest::gtest_main Threads::Threads)
 target_compile_options(shadow_table_test PRIVATE -Wall -Wextra)
 gtest_discover_tests(shadow_table_test TEST_PREFIX unit.)
+
+#   handle_lookup_test: the shim's per-thread memory of its last handle look-up (runtime.h)
+add_executable(handle_lookup_test ${CMAKE_CURRENT_LIST_DIR}/handle_lookup_test.cpp
+               ${PROJECT_SOURCE_DIR}/interpose/handle_registry.cpp)
+target_include_directories(handle_lookup_test PRIVATE ${PROJECT_SOURCE_DIR}/interpose ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(handle_lookup_test PRIVATE cuda_headers GTest::gtest_main Threads::Threads)
+target_compile_options(handle_lookup_test PRIVATE -Wall -Wextra)
+gtest_discover_tests(handle_lookup_test TEST_PREFIX unit.)
 
 #   format_doc_test: docs/FORMAT.md's field, enum and constant tables against trace_format.h. The
 #   header is all it needs: cublasspy_trace's include directories, without building the library.
