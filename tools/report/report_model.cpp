@@ -294,7 +294,10 @@ TraceWalk walk_trace(const TraceFile& trace, const ReportOptions& options) {
     // And the failure codes the program asked the text of: where it reported them (format 9).
     const bool reported =
         c.function != nullptr && c.function->family == static_cast<uint16_t>(format::Family::kErrorText);
-    if (c.has_side_link() && (c.failed() || c.in_flight() || reported) && w.locations.size() < kMaxLocations) {
+    // Entries of its own only: a failure that repeated its site's first shares the first's
+    // (taken from the site below), and a diagnosis names the first, never a repeat. A storm of
+    // repeats would otherwise fill kMaxLocations before the sites' firsts had their turn.
+    if (c.slot.side_head != 0 && (c.failed() || c.in_flight() || reported) && w.locations.size() < kMaxLocations) {
       json where = call_to_json(c, &trace);
       json kept = json::object();
       for (const char* key : {"location", "native_location", "fault_pc"}) {
@@ -321,9 +324,10 @@ TraceWalk walk_trace(const TraceFile& trace, const ReportOptions& options) {
   });
   w.facts = facts.finish();
   // Version 9: each failure site's first call, kept beside the ring with its locations (the
-  // ring may hold it no longer).
+  // ring may hold it no longer). Whatever the ring's calls took: the sites are few (the
+  // writer's table holds 128), and the diagnoses name their first calls.
   for (const FailureSiteView& site : trace.failure_sites()) {
-    if (!site.first || w.locations.count(site.first->seq) != 0 || w.locations.size() >= kMaxLocations) continue;
+    if (!site.first || w.locations.count(site.first->seq) != 0) continue;
     json where = call_to_json(*site.first, &trace);
     json kept = json::object();
     for (const char* key : {"location", "native_location"}) {
