@@ -24,11 +24,11 @@ using ::cublasspy::Role;
 #define CBS_TYPE(type, name, tag) type
 #define CBS_NAME(type, name, tag) name
 #define CBS_BEFORE(type, name, tag) \
-  ::cublasspy::tags::tag::before(ctx, ctx.slot, name), ctx.slot += ::cublasspy::tags::tag::kSlots
+  ::cublasspy::tags::tag::before(ctx, cbs_slot, name), cbs_slot += ::cublasspy::tags::tag::kSlots
 #define CBS_LATE(type, name, tag) \
-  ::cublasspy::tags::tag::late(ctx, ctx.slot, name), ctx.slot += ::cublasspy::tags::tag::kSlots
+  ::cublasspy::tags::tag::late(ctx, cbs_slot, name), cbs_slot += ::cublasspy::tags::tag::kSlots
 #define CBS_AFTER(type, name, tag) \
-  ::cublasspy::tags::tag::after(ctx, ctx.slot, name, status), ctx.slot += ::cublasspy::tags::tag::kSlots
+  ::cublasspy::tags::tag::after(ctx, cbs_slot, name, status), cbs_slot += ::cublasspy::tags::tag::kSlots
 #define CBS_PROBE(type, name, tag) ::cublasspy::tags::probe_arg<::cublasspy::tags::tag>(call, name)
 #define CBS_SLOTS(type, name, tag) + ::cublasspy::tags::tag::kSlots
 #define CBS_SETS_STATE(type, name, tag) || ::cublasspy::tags::kSetsHandleState<::cublasspy::tags::tag>
@@ -45,25 +45,26 @@ using ::cublasspy::Role;
 // __builtin_return_address(0) is the call site the record keeps.
 #define CBS_RECORD_CALL(ret_, fn_, fail_, call_, ...)                                          \
   constexpr int kParams = 0 CBS_MAP_SPACE(CBS_SLOTS, __VA_ARGS__);                              \
-  static_assert(kParams CBS_MAP_SEMI_PLUS(__VA_ARGS__) <= ::cublasspy::format::kMaxArgs);       \
+  constexpr int kDerivedSlots = 0 CBS_MAP_SEMI_PLUS(__VA_ARGS__);                               \
+  static_assert(kParams + kDerivedSlots <= ::cublasspy::format::kMaxArgs);                      \
   constexpr bool kStampedOnce = false CBS_MAP_SPACE(CBS_SETS_STATE, __VA_ARGS__);               \
-  return ::cublasspy::intercept<::cublasspy::FnId::k##fn_, ret_,                                \
-                               kParams CBS_MAP_SEMI_PLUS(__VA_ARGS__), kStampedOnce>(            \
+  return ::cublasspy::intercept<::cublasspy::FnId::k##fn_, ret_, kParams + kDerivedSlots,       \
+                               kStampedOnce>(                                                   \
       fail_, __builtin_return_address(0),                                                       \
       [&](::cublasspy::CallContext& ctx) {                                                      \
-        ctx.slot = 0;                                                                           \
-        ctx.derived = kParams;                                                                  \
+        [[maybe_unused]] int cbs_slot = 0;  /* the next parameter's slot: a constant per tag */ \
+        if constexpr (kDerivedSlots != 0) ctx.derived = kParams;                                \
         CBS_MAP_SEMI(CBS_BEFORE, __VA_ARGS__)                                                   \
       },                                                                                        \
       [&](::cublasspy::CallContext& ctx) {                                                      \
-        ctx.slot = 0;                                                                           \
-        ctx.derived = kParams;                                                                  \
+        [[maybe_unused]] int cbs_slot = 0;  /* the next parameter's slot: a constant per tag */ \
+        if constexpr (kDerivedSlots != 0) ctx.derived = kParams;                                \
         CBS_MAP_SEMI(CBS_LATE, __VA_ARGS__)                                                     \
       },                                                                                        \
       [&](void* real) { return call_(real CBS_MAP_AFTER_COMMA(CBS_NAME, __VA_ARGS__)); },      \
       [&](::cublasspy::CallContext& ctx, [[maybe_unused]] int status) {                         \
-        ctx.slot = 0;                                                                           \
-        ctx.derived = kParams;                                                                  \
+        [[maybe_unused]] int cbs_slot = 0;  /* the next parameter's slot: a constant per tag */ \
+        if constexpr (kDerivedSlots != 0) ctx.derived = kParams;                                \
         CBS_MAP_SEMI(CBS_AFTER, __VA_ARGS__)                                                    \
       },                                                                                        \
       /* generic: compiled only for the setters, whose tags have probe() */                     \
