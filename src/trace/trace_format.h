@@ -188,7 +188,7 @@ static_assert(offsetof(Record, check_detail) == 104);
 static_assert(offsetof(Record, args) == 120);
 static_assert(sizeof(Record) == 120 + 8 * kMaxArgs);
 
-// Version 7 (refusals): the emulation descriptor a cuBLASLt matmul descriptor names
+// Version 7 (emulation): the emulation descriptor a cuBLASLt matmul descriptor names
 // (CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR), its settings read late, after the call's
 // descriptors are final. Unset attributes read as the descriptor's defaults (cublasLt.h).
 struct LtEmulation {
@@ -236,7 +236,7 @@ struct RecordSlot {
   // record (others may keep an earlier call's value).
   uint32_t failure_site;
   uint8_t reserved_stacks[20];
-  // Version 4 (samples): a cuBLASLt matmul's CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET of A, B, C, D
+  // Version 4 (batch mode and plane offsets): a cuBLASLt matmul's CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET of A, B, C, D
   // in bytes (planar complex: the imaginary plane's distance from the real one, either sign);
   // 0 interleaved, and for every other call. Zero in older traces.
   int64_t plane_offset[4];
@@ -244,7 +244,7 @@ struct RecordSlot {
   // its 64 bytes as the program passed them, read late; meaningful only for a function whose
   // table has an ArgRole::kLtAlgoId slot and a call whose algo slot is not null.
   uint64_t lt_algo[8];
-  // Version 7 (refusals): the floating-point emulation settings a cuBLASLt matmul ran with;
+  // Version 7 (emulation): the floating-point emulation settings a cuBLASLt matmul ran with;
   // meaningful only for a function whose table has an ArgRole::kEpilogue slot (the matmul
   // descriptor's settings: cublasLtMatmul, AlgoGetHeuristic, AlgoCheck). Zero in older traces
   // and when no emulation descriptor was attached.
@@ -352,7 +352,7 @@ enum class ArgRole : uint8_t {
   kFilename = 58,     // the file dlopen was asked for (text)
   kLoadFlags = 59,    // dlopen's flags
   kLoadResult = 60,   // the path dlopen loaded, or dlerror()'s text
-  // Version 4 (samples): a cuBLASLt matmul's batch mode (cublasLtBatchMode_t: 0 strided, 1
+  // Version 4 (batch mode and plane offsets): a cuBLASLt matmul's batch mode (cublasLtBatchMode_t: 0 strided, 1
   // pointer arrays, where A..D are device arrays of batch_count pointers).
   kBatchMode = 61,
   // Version 5 (groups): a cuBLASLt matmul's preset algorithm: its CUBLASLT_ALGO_CONFIG_ID, as
