@@ -45,9 +45,41 @@ def callgrind_total(path):
     raise RuntimeError(f"no totals in {path}")
 
 
+def self_cost_by_object(path):
+    """{object's file name: the Ir spent in its own code (not in what it called)} of a callgrind
+    file: each cost line outside a call's counts for the object its fn= line is in."""
+    names, totals = {}, {}
+    current, after_calls = None, False
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("ob="):
+                value = line[3:].strip()
+                key, _, name = value.partition(" ")
+                if value.startswith("(") and name:
+                    names[key] = name
+                current = os.path.basename(names.get(key, value) if value.startswith("(") else value)
+            elif line.startswith("cob="):
+                value = line[4:].strip()
+                key, _, name = value.partition(" ")
+                if value.startswith("(") and name:
+                    names[key] = name
+            elif line.startswith("calls="):
+                after_calls = True  # the next cost line is the call's inclusive cost
+            elif line[:1].isdigit() or line[:1] in "+-*":
+                if after_calls:
+                    after_calls = False
+                    continue
+                parts = line.split()
+                if len(parts) > 1 and current is not None:
+                    totals[current] = totals.get(current, 0) + int(parts[1])
+    return totals
+
+
 def count(s, shim, calls, tag):
     """Runs the program under callgrind; the callgrind file's path and its total."""
-    cmd, trace_dir = s.torch_command(PROGRAM, shim=shim is not None, options=VALGRIND_BINDS)
+    # Another build's shim is bound into the root at its own path, as the repository's is.
+    binds = [] if shim is None or shim == s.shim else ["--bind", os.path.dirname(os.path.dirname(shim))]
+    cmd, trace_dir = s.torch_command(PROGRAM, shim=shim is not None, options=VALGRIND_BINDS + binds)
     out_file = os.path.join(trace_dir, f"callgrind.{tag}.{calls}")
     script = cmd[-1]
     cmd = cmd[:-2] + ["/usr/bin/valgrind.bin", "--tool=callgrind", f"--callgrind-out-file={out_file}",
@@ -59,6 +91,9 @@ def count(s, shim, calls, tag):
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
     if proc.returncode != 0:
         sys.exit(f"FAIL: {tag} with {calls} calls exited {proc.returncode}:\n{proc.stderr[-3000:]}")
+    # A shim the loader could not find (a build not visible in the root) runs nothing: refused.
+    if shim is not None and not any(name.endswith(".cbt") for name in os.listdir(trace_dir)):
+        sys.exit(f"FAIL: {tag} with {calls} calls wrote no trace: {shim} was not loaded\n{proc.stderr[-3000:]}")
     return out_file, callgrind_total(out_file)
 
 
@@ -87,6 +122,20 @@ def main():
     for name, _ in variants:
         extra = "" if name == "baseline" else f"   adds {per_mm[name] - base:9.1f} ({(per_mm[name] - base) / base:.2%})"
         print(f"  {name:40} {per_mm[name]:10.1f}{extra}")
+    # Where the added instructions run: the shim's own code, and elsewhere (PyTorch reads its
+    # environment on every torch.mm, and the shim's run has more variables in it to walk).
+    by_object = {}
+    for name, shim in variants:
+        longer = self_cost_by_object(results[(name, shim, 2 * calls)][0])
+        shorter = self_cost_by_object(results[(name, shim, calls)][0])
+        by_object[name] = {o: (longer.get(o, 0) - shorter.get(o, 0)) / calls for o in set(longer) | set(shorter)}
+    for name, _ in variants[1:]:
+        print(f"\nwhere {name} adds them (each object's own instructions, less the baseline's):")
+        rows = [(o, by_object[name].get(o, 0) - by_object["baseline"].get(o, 0))
+                for o in set(by_object[name]) | set(by_object["baseline"])]
+        for o, added in sorted(rows, key=lambda r: -abs(r[1])):
+            if abs(added) >= 0.5:
+                print(f"  {o:40} {added:10.1f}")
     for name, shim in variants[1:]:
         print(f"\nper hook, {name} (N = {2 * calls} less N = {calls}; scripts/callgrind_hooks.py):")
         sys.stdout.flush()
