@@ -4,10 +4,17 @@
 //
 // A trace is one memory-mapped file, written in place while the process runs. Nothing is ever
 // "flushed": a process killed with SIGKILL leaves a file the reader can open, because every
-// byte the shim wrote is already in the page cache. The file is:
+// byte the shim wrote is already in the page cache. The file is, in this order (docs/FORMAT.md,
+// "Layout", gives each section's offset field and size):
 //
-//   [FileHeader 4 KiB][ProcessSection][FunctionTable][Counters][first-failure Record][ring]
+//   [FileHeader 4 KiB][ProcessSection 64 KiB][FunctionTable][Counters]
+//   [unchanged setters' counts][first-failure RecordSlot][FailureSite table][ring of RecordSlots]
+//   [launch ring of LaunchEntries][KernelEntry table][launch count tables][side area]
 //
+// The launch ring, kernel table and launch count tables are there when their offsets are
+// nonzero, the side area when its size is, and each only from the version that added it: the
+// unchanged setters' counts 10, the failure sites 9, the launch count tables 6, the launch
+// ring, kernel table and side area 4.
 // Offsets live in the header so a reader never assumes them. Integers are little-endian
 // (the header's endian mark says so), all fields are naturally aligned.
 #pragma once
