@@ -38,9 +38,9 @@ void* real_error_text(uint16_t id) {
 [[gnu::cold, gnu::noinline]] format::RecordSlot* begin_reported_error(uint16_t id, const uint64_t* words, int count,
                                                                      format::RecordSlot* scratch, uint64_t* seq) {
   ThreadState& ts = thread_state();
-  if (ts.internal != 0 || ts.depth != 0) return nullptr;
-  Runtime* rt = runtime();
-  if (rt == nullptr || !ensure_trace(*rt)) return nullptr;
+  if (ts.depth != 0) return nullptr;
+  Runtime* rt = recording_runtime(ts);
+  if (rt == nullptr) return nullptr;
   format::RecordSlot* slot = rt->writer.claim(ts.claim, seq, scratch);
   start_record(slot, ts, id, call_clock::now().ns);
   for (int i = 0; i < count; ++i) slot->call.args[i] = words[i];

@@ -167,10 +167,10 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
     return fail_value;
   }
   ThreadState& ts = thread_state();
-  if (ts.internal != 0 || ts.depth != 0) return invoke(fn);
-  Runtime* rt = runtime();
+  if (ts.depth != 0) return invoke(fn);
+  Runtime* rt = recording_runtime(ts);  // nullptr for the shim's own calls, or without a trace
   uint64_t ticket = 0;
-  format::LaunchEntry* e = rt != nullptr && ensure_trace(*rt) ? rt->writer.claim_launch(ts.launch, &ticket) : nullptr;
+  format::LaunchEntry* e = rt != nullptr ? rt->writer.claim_launch(ts.launch, &ticket) : nullptr;
   if (e == nullptr) return invoke(fn);
 
   LaunchContext lc;
