@@ -196,7 +196,7 @@ json call_to_json(const CallView& call, const TraceFile* trace) {
     j["async_fault"] = call.async_fault();
   }
   if (call.slot.capture_id != 0) j["capture_id"] = call.slot.capture_id;  // made during a graph capture
-  // Format 9: the handle's workspace at a cuBLAS GEMM (unchanged setters no longer record it).
+  // Format 10: the handle's workspace at a cuBLAS GEMM (unchanged setters no longer record it).
   if (rec.flags & format::kFlagWorkspaceKnown) {
     j["workspace"] = call.slot.workspace;
     j["workspace_bytes"] = call.slot.workspace_bytes;
