@@ -12,6 +12,8 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "device_copy.h"
+
 namespace {
 
 bool has_arg(int argc, char** argv, const char* word) {
@@ -19,13 +21,6 @@ bool has_arg(int argc, char** argv, const char* word) {
     if (std::strcmp(argv[i], word) == 0) return true;
   }
   return false;
-}
-
-float* device_copy(const std::vector<float>& host) {
-  void* p = nullptr;
-  if (cudaMalloc(&p, host.size() * sizeof(float)) != cudaSuccess) return nullptr;
-  cudaMemcpy(p, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice);
-  return static_cast<float*>(p);
 }
 
 void timed_events() {

@@ -15,16 +15,11 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "device_copy.h"
+
 namespace {
 
 constexpr int kM = 4, kN = 3, kK = 2;
-
-float* device_copy(const std::vector<float>& host) {
-  void* p = nullptr;
-  if (cudaMalloc(&p, host.size() * sizeof(float)) != cudaSuccess) return nullptr;
-  cudaMemcpy(p, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice);
-  return static_cast<float*>(p);
-}
 
 }  // namespace
 
