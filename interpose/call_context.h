@@ -45,7 +45,6 @@ struct CallContext {
   const void* caller;  // return address of the hook: who called it
   int variant = kDefaultVariant;
   HandleState* handle_state = nullptr;
-  int derived = 0;  // next derived slot (after the parameters)
   ScalarType scalar_type = ScalarType::kNone;
   int compute_slot = -1;    // slot of a cublasComputeType_t argument
   int last_type_slot = -1;  // slot of the last cudaDataType argument (C's type)

@@ -15,7 +15,7 @@
 namespace cublasspy {
 
 // The pointer cache is dropped when allocation_generation() moves, and only two calls move it:
-// a successful cudaMalloc or cudaFree (the AllocatedPtr and FreedPtr tags of arg_tags.h bump it
+// a successful cudaMalloc or cudaFree (the AllocatedPtr and FreedPtr tags of cuda_tags.h bump it
 // directly; this helper is for the tests), the only allocation calls the shim hooks. Every other
 // way memory changes hands leaves the cache as it is: cudaMallocAsync/cudaFreeAsync,
 // cudaMallocManaged, cudaMallocHost/cudaHostAlloc, cudaHostRegister/Unregister,

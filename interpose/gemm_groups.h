@@ -1,5 +1,5 @@
 // A grouped GEMM's groups (cublas?gemmGroupedBatched, cublasGemmGroupedBatchedEx and the _64
-// forms): the tags gather the per-group host arrays (arg_tags.h: First, ScalarArray,
+// forms): the tags gather the per-group host arrays (cublas_tags.h: First, ScalarArray,
 // GroupCount), record_groups() reads them once the record is in flight, into a table on the
 // hook's own stack (only the grouped hooks have one, intercept.h) and into the trace's side
 // area (format::SideKind::kGemmGroups), and the scans and dumps walk every group through it.

@@ -9,7 +9,7 @@
 namespace cublasspy {
 
 // The call's GEMM, or nullptr when it is no GEMM (not of a GEMM family) or its record does not
-// say enough yet: a grouped GEMM's first group is read from host memory late (arg_tags.h), and
+// say enough yet: a grouped GEMM's first group is read from host memory late (cublas_tags.h), and
 // a cuBLASLt matmul's descriptors may be unknown to the shim. A view found valid is kept in
 // `ctx` and returned by the later calls; an invalid one is built again (it may have become
 // valid since). Nested calls get theirs too: each consumer decides whether it looks at them.

@@ -6,7 +6,11 @@
 #include <type_traits>
 
 #include "arg_tags.h"
+#include "cublas_tags.h"
+#include "cuda_tags.h"
 #include "launch_tags.h"
+#include "lt_tags.h"
+#include "process_tags.h"
 #include "spec/foreach.h"
 #include "spec/hook_list.h"
 #include "hook_table.h"
@@ -23,12 +27,9 @@ using ::cublasspy::Role;
 #define CBS_PARAM(type, name, tag) type name
 #define CBS_TYPE(type, name, tag) type
 #define CBS_NAME(type, name, tag) name
-#define CBS_BEFORE(type, name, tag) \
-  ::cublasspy::tags::tag::before(ctx, cbs_slot, name), cbs_slot += ::cublasspy::tags::tag::kSlots
-#define CBS_LATE(type, name, tag) \
-  ::cublasspy::tags::tag::late(ctx, cbs_slot, name), cbs_slot += ::cublasspy::tags::tag::kSlots
-#define CBS_AFTER(type, name, tag) \
-  ::cublasspy::tags::tag::after(ctx, cbs_slot, name, status), cbs_slot += ::cublasspy::tags::tag::kSlots
+#define CBS_BEFORE(type, name, tag) ::cublasspy::tags::apply_before<::cublasspy::tags::tag>(ctx, cbs_at, name)
+#define CBS_LATE(type, name, tag) ::cublasspy::tags::apply_late<::cublasspy::tags::tag>(ctx, cbs_at, name)
+#define CBS_AFTER(type, name, tag) ::cublasspy::tags::apply_after<::cublasspy::tags::tag>(ctx, cbs_at, name, status)
 #define CBS_PROBE(type, name, tag) ::cublasspy::tags::probe_arg<::cublasspy::tags::tag>(call, name)
 #define CBS_SLOTS(type, name, tag) + ::cublasspy::tags::tag::kSlots
 #define CBS_SETS_STATE(type, name, tag) || ::cublasspy::tags::kSetsHandleState<::cublasspy::tags::tag>
@@ -39,8 +40,8 @@ using ::cublasspy::Role;
 
 // The recording every wrapper shares, as the statement that returns its result: hook fn_'s
 // record is begun, its arguments written (before, then late), the real function called as
-// call_(real, arguments...), the outcome written (after). Each phase walks the parameters' slots
-// from 0 and the derived slots from kParams (LoadedFile's after() writes a derived text).
+// call_(real, arguments...), the outcome written (after). Each phase walks the parameters with
+// one SlotCursor: argument slots from 0, derived slots from kParams.
 // Expanded inside a function whose parameters are the hook's and whose caller is the program:
 // __builtin_return_address(0) is the call site the record keeps.
 #define CBS_RECORD_CALL(ret_, fn_, fail_, call_, ...)                                          \
@@ -51,20 +52,17 @@ using ::cublasspy::Role;
   return ::cublasspy::intercept<::cublasspy::FnId::k##fn_, ret_, kParams + kDerivedSlots,       \
                                kStampedOnce>(                                                   \
       fail_, __builtin_return_address(0),                                                       \
-      [&](::cublasspy::CallContext& ctx) {                                                      \
-        [[maybe_unused]] int cbs_slot = 0;  /* the next parameter's slot: a constant per tag */ \
-        if constexpr (kDerivedSlots != 0) ctx.derived = kParams;                                \
+      [&]([[maybe_unused]] ::cublasspy::CallContext& ctx) {                                     \
+        [[maybe_unused]] ::cublasspy::tags::SlotCursor cbs_at{0, kParams};                       \
         CBS_MAP_SEMI(CBS_BEFORE, __VA_ARGS__)                                                   \
       },                                                                                        \
-      [&](::cublasspy::CallContext& ctx) {                                                      \
-        [[maybe_unused]] int cbs_slot = 0;  /* the next parameter's slot: a constant per tag */ \
-        if constexpr (kDerivedSlots != 0) ctx.derived = kParams;                                \
+      [&]([[maybe_unused]] ::cublasspy::CallContext& ctx) {                                     \
+        [[maybe_unused]] ::cublasspy::tags::SlotCursor cbs_at{0, kParams};                       \
         CBS_MAP_SEMI(CBS_LATE, __VA_ARGS__)                                                     \
       },                                                                                        \
       [&](void* real) { return call_(real CBS_MAP_AFTER_COMMA(CBS_NAME, __VA_ARGS__)); },      \
-      [&](::cublasspy::CallContext& ctx, [[maybe_unused]] int status) {                         \
-        [[maybe_unused]] int cbs_slot = 0;  /* the next parameter's slot: a constant per tag */ \
-        if constexpr (kDerivedSlots != 0) ctx.derived = kParams;                                \
+      [&]([[maybe_unused]] ::cublasspy::CallContext& ctx, [[maybe_unused]] int status) {        \
+        [[maybe_unused]] ::cublasspy::tags::SlotCursor cbs_at{0, kParams};                       \
         CBS_MAP_SEMI(CBS_AFTER, __VA_ARGS__)                                                    \
       },                                                                                        \
       /* generic: compiled only for the setters, whose tags have probe() */                     \
@@ -88,6 +86,45 @@ using ::cublasspy::Role;
 #define CBS_HOOK_INFO(lib_, ret_, fn_, fail_, family_, ...) \
   {#fn_, ::cublasspy::Library::lib_,                        \
    reinterpret_cast<void*>(static_cast<CBS_REAL_TYPE(ret_, __VA_ARGS__)>(&::fn_))},
+
+namespace cublasspy::tags {
+// Where the next parameter's slots are: its argument slots (kSlots of them, from 0) and its
+// derived slots (kDerived, after every parameter's). Every moment of a hook walks the
+// parameters with a cursor of its own from the start, and only apply_*() below move it, each by
+// the tag's two constants: a tag sees the same slots in before(), late() and after(), and cannot
+// move them (arg_tags.h, DerivedSlots). Inlined, the cursor is a constant at each parameter.
+struct SlotCursor {
+  int arg;
+  int derived;
+};
+
+template <typename Tag>
+[[gnu::always_inline]] inline void advance(SlotCursor& cursor) {
+  static_assert(Tag::kSlots > 0 && Tag::kDerived >= 0, "a tag's slot counts");
+  cursor.arg += Tag::kSlots;
+  cursor.derived += Tag::kDerived;
+}
+
+// One moment of one parameter's tag, with its slots; a tag with derived slots gets them too.
+template <typename Tag, typename T>
+[[gnu::always_inline]] inline void apply_before(CallContext& c, SlotCursor& cursor, T v) {
+  if constexpr (Tag::kDerived == 0) Tag::before(c, cursor.arg, v);
+  else Tag::before(c, cursor.arg, DerivedSlots<Tag::kDerived>{cursor.derived}, v);
+  advance<Tag>(cursor);
+}
+template <typename Tag, typename T>
+[[gnu::always_inline]] inline void apply_late(CallContext& c, SlotCursor& cursor, T v) {
+  if constexpr (Tag::kDerived == 0) Tag::late(c, cursor.arg, v);
+  else Tag::late(c, cursor.arg, DerivedSlots<Tag::kDerived>{cursor.derived}, v);
+  advance<Tag>(cursor);
+}
+template <typename Tag, typename T>
+[[gnu::always_inline]] inline void apply_after(CallContext& c, SlotCursor& cursor, T v, int status) {
+  if constexpr (Tag::kDerived == 0) Tag::after(c, cursor.arg, v, status);
+  else Tag::after(c, cursor.arg, DerivedSlots<Tag::kDerived>{cursor.derived}, v, status);
+  advance<Tag>(cursor);
+}
+}  // namespace cublasspy::tags
 
 namespace cublasspy {
 // A wrapper's real call: the real function, as found, called with the program's arguments.

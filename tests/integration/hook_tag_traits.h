@@ -13,6 +13,10 @@
 #include <type_traits>
 
 #include "arg_tags.h"
+#include "cublas_tags.h"
+#include "cuda_tags.h"
+#include "lt_tags.h"
+#include "process_tags.h"
 
 namespace roundtrip {
 
