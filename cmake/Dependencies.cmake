@@ -36,8 +36,8 @@ if(CUBLASSPY_BUILD_TESTS)
   cublasspy_require(GTest_FOUND "GoogleTest" "libgtest-dev")
   find_package(benchmark QUIET)
   cublasspy_require(benchmark_FOUND "Google Benchmark" "libbenchmark-dev")
-  find_package(Threads REQUIRED)
 endif()
+find_package(Threads REQUIRED)  # the CPU stand-in and the tests
 
 find_program(CUBLASSPY_NVCC nvcc PATHS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
 

@@ -2,17 +2,14 @@
 
 #include <dlfcn.h>
 #include <link.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "process/child.h"
 
 namespace cublasspy::doctor {
 namespace {
@@ -126,16 +123,6 @@ void probe_nvml(DriverProbe& p) {
   if (shutdown != nullptr) shutdown();
 }
 
-bool write_all(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string DriverProbe::to_json() const {
@@ -191,50 +178,15 @@ DriverProbe probe_driver_here() {
 }
 
 DriverProbe probe_driver_in_child(int seconds) {
-  DriverProbe failed;
-  int fds[2];
-  if (pipe(fds) != 0) return failed;
-  std::fflush(nullptr);  // the child must not flush the parent's buffered output twice
-  pid_t child = fork();
-  if (child < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return failed;
-  }
-  if (child == 0) {
-    close(fds[0]);
-    write_all(fds[1], probe_driver_here().to_json());
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string text;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  bool timed_out = false;
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd pfd{fds[0], POLLIN, 0};
-    int ready = poll(&pfd, 1, static_cast<int>(left));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) continue;
-    char buf[4096];
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buf, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  if (timed_out) kill(child, SIGKILL);
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  DriverProbe p = timed_out ? DriverProbe{} : DriverProbe::from_json(text);
+  process::Spawn spawn;
+  spawn.child_function = [] { return probe_driver_here().to_json(); };
+  spawn.limit = std::chrono::seconds(seconds);
+  const process::Outcome ran = process::run(spawn);
+  if (!ran.started) return DriverProbe{};
+  DriverProbe p = ran.timed_out ? DriverProbe{} : DriverProbe::from_json(ran.answer);
   p.ran = true;
-  p.timed_out = timed_out;
-  p.crashed = !timed_out && WIFSIGNALED(status);
+  p.timed_out = ran.timed_out;
+  p.crashed = !ran.timed_out && ran.signal != 0;
   return p;
 }
 

@@ -1,14 +1,10 @@
 #include "doctor/python_env.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 
 #include <nlohmann/json.hpp>
+
+#include "process/child.h"
 
 namespace cublasspy::doctor {
 namespace {
@@ -103,54 +99,28 @@ PythonEnv python_env_from_json(const std::string& text) {
 
 PythonEnv probe_python(const std::string& python, int seconds) {
   PythonEnv env;
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) {
-    env.error = "pipe failed";
+  process::Spawn spawn;
+  spawn.argv = {python, "-c", kScript};
+  spawn.search_path = true;
+  spawn.out = {process::Output::Mode::kCapture, 1 << 20};
+  spawn.err.mode = process::Output::Mode::kDiscard;
+  spawn.own_process_group = true;  // a timeout kills whatever it started too
+  spawn.limit = std::chrono::seconds(seconds);
+  const process::Outcome ran = process::run(spawn);
+  if (ran.failed_step == process::Outcome::Step::kPipe || ran.failed_step == process::Outcome::Step::kFork) {
+    env.error = ran.failed_step == process::Outcome::Step::kPipe ? "pipe failed" : "fork failed";
     return env;
   }
-  pid_t pid = fork();
-  if (pid < 0) {
-    env.error = "fork failed";
-    return env;
-  }
-  if (pid == 0) {
-    setpgid(0, 0);  // its own group: a timeout kills whatever it started too
-    dup2(out[1], STDOUT_FILENO);
-    int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0) dup2(devnull, STDERR_FILENO);
-    execlp(python.c_str(), python.c_str(), "-c", kScript, static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  setpgid(pid, pid);
-  close(out[1]);
-  std::string text;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) {
-      env.timed_out = true;
-      break;
-    }
-    pollfd p{out[0], POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(left)) <= 0) continue;
-    char buf[4096];
-    ssize_t n = read(out[0], buf, sizeof buf);
-    if (n <= 0) break;
-    if (text.size() < (1 << 20)) text.append(buf, static_cast<size_t>(n));
-  }
-  close(out[0]);
-  if (env.timed_out) kill(-pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (env.timed_out) {
+  env.timed_out = ran.timed_out;
+  if (ran.timed_out) {
     env.error = "the interpreter did not answer within " + std::to_string(seconds) + " s (killed)";
     return env;
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && text.empty()) {
+  if (!ran.started || (ran.exited && ran.exit_code == 127 && ran.out.empty())) {
     env.error = "could not run " + python;
     return env;
   }
-  return python_env_from_json(text);
+  return python_env_from_json(ran.out);
 }
 
 }  // namespace cublasspy::doctor

@@ -1,6 +1,6 @@
 # Integration tests of the shim, included by tests/CMakeLists.txt. Real
 # programs run under the real libcublasspy.so: against the real CUDA 13 libraries (no driver
-# here, so they fail for real), against the CPU stand-in (tests/standin), and, for the per-hook
+# here, so they fail for real), against the CPU stand-in (standin/), and, for the per-hook
 # round trip, against a "null" CUDA stack generated from the hook list. No test needs a GPU.
 # ctest names: shim.<Suite>.<Test>, shim.AllHooks/HookRoundTrip.*, shim.hook_coverage.
 set(SHIM_IT_DIR ${CMAKE_CURRENT_LIST_DIR})

@@ -1,5 +1,5 @@
 # Real PyTorch (Debian's CUDA 12.4 build, in the root scripts/pytorch-root.sh makes) on the CUDA
-# 12 stand-in (tests/standin, <build>/standin-cuda12). Label `pytorch`. Without the root these
+# 12 stand-in (standin/, <build>/standin-cuda12). Label `pytorch`. Without the root these
 # tests fail, naming scripts/pytorch-root.sh; they never skip.
 set(CUBLASSPY_PYTORCH_DIR ${CMAKE_CURRENT_SOURCE_DIR}/pytorch)
 set(CUBLASSPY_STANDIN12_DIR ${CMAKE_BINARY_DIR}/standin-cuda12)

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "process/child.h"
+
 namespace cublasspy::test {
 
 namespace fs = std::filesystem;
@@ -47,24 +49,15 @@ FakeTree& FakeTree::remove(const std::string& p) {
 }
 
 std::optional<std::string> as_user(uid_t uid, const std::vector<gid_t>& groups, const std::function<std::string()>& fn) {
-  int pipe_fd[2];
-  if (groups.empty() || pipe(pipe_fd) != 0) return std::nullopt;
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(pipe_fd[0]);
+  if (groups.empty()) return std::nullopt;
+  process::Spawn spawn;
+  spawn.child_function = [&] {
     if (setgroups(groups.size(), groups.data()) != 0 || setgid(groups.front()) != 0 || setuid(uid) != 0) _exit(2);
-    const std::string text = fn();
-    (void)!write(pipe_fd[1], text.data(), text.size());
-    _exit(0);
-  }
-  close(pipe_fd[1]);
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = read(pipe_fd[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-  close(pipe_fd[0]);
-  int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-  return text;
+    return fn();
+  };
+  const process::Outcome ran = process::run(spawn);
+  if (!ran.started || !ran.exited || ran.exit_code != 0) return std::nullopt;
+  return ran.answer;
 }
 
 }  // namespace cublasspy::test

@@ -15,6 +15,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "process/child.h"
+
 extern char** environ;
 
 namespace cublasspy::test_support {
@@ -148,8 +150,7 @@ RunningProcess::~RunningProcess() {
   if (reaped_) return;
   ::kill(pid_, SIGKILL);
   int status;
-  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-  }
+  process::wait_for_end(pid_, std::nullopt, pid_, &status);
 }
 
 void RunningProcess::kill(int sig) const { ::kill(pid_, sig); }
@@ -161,25 +162,9 @@ ProcessResult RunningProcess::wait(std::chrono::milliseconds limit) {
   r.pid = pid_;
   if (reaped_) return r;
   int status = 0;
-  if (limit.count() == 0) {
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-  } else {
-    auto deadline = std::chrono::steady_clock::now() + limit;
-    for (;;) {
-      pid_t done = waitpid(pid_, &status, WNOHANG);
-      if (done == pid_) break;
-      if (done < 0 && errno != EINTR) break;
-      if (std::chrono::steady_clock::now() > deadline) {
-        ::kill(pid_, SIGKILL);
-        r.timed_out = true;
-        while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-        }
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-  }
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  if (limit.count() > 0) deadline = std::chrono::steady_clock::now() + limit;
+  r.timed_out = process::wait_for_end(pid_, deadline, pid_, &status);
   reaped_ = true;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);

@@ -1,6 +1,8 @@
 // The one way the tests start a program: argv with an environment changed on top of this one
 // (or on top of a clean one), its output captured to files, how it ended. The shim tests, the
-// hardening tests, the tool tests and the replay tests all run their programs through it.
+// hardening tests, the tool tests and the replay tests all run their programs through it. Its
+// timed wait is the product's (process::wait_for_end, src/process/child.h); it starts the child
+// itself because a test acts on the child while it runs.
 #pragma once
 
 #include <sys/types.h>

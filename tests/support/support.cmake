@@ -33,7 +33,7 @@ add_library(cublasspy_test_support STATIC
   ${cbs_support_dir}/fake_tree.cpp)
 target_include_directories(cublasspy_test_support PUBLIC ${PROJECT_SOURCE_DIR}/tests)
 target_link_libraries(cublasspy_test_support PUBLIC cublasspy_trace_reader cublasspy_diagnose
-                      nlohmann_json::nlohmann_json GTest::gtest)
+                      nlohmann_json::nlohmann_json GTest::gtest PRIVATE cublasspy_process)
 target_compile_options(cublasspy_test_support PRIVATE -Wall -Wextra)
 target_compile_definitions(cublasspy_test_support PUBLIC
   # prerequisites.h

@@ -16,6 +16,8 @@
 #include <sstream>
 #include <thread>
 
+#include "process/child.h"
+
 extern char** environ;
 
 namespace cublasspy::test {
@@ -123,17 +125,7 @@ TracedRun run_traced(const std::string& program, const RunOptions& o) {
 
   int status = 0;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(o.timeout_s);
-  for (;;) {
-    pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      run.output += "[test: killed after the time limit]\n";
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  if (process::wait_for_end(pid, deadline, pid, &status)) run.output += "[test: killed after the time limit]\n";
   if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
   // Children of the program (forked workers) may still be writing: give them a moment.

@@ -21,6 +21,8 @@ namespace cublasspy::tools::testing {
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::RunningProcess;
+using test_support::start_process;
 
 std::string canonical_shim() { return fs::canonical(kShim).string(); }
 
@@ -172,14 +174,8 @@ TEST(Run, FindsTheTracesOfEveryProcessOfTheRunAndNoOther) {
 }
 
 TEST(Run, SignalsSentToTheToolReachTheCommand) {
-  pid_t tool = fork();
-  if (tool == 0) {
-    int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, 1);
-    dup2(devnull, 2);
-    execl(kTool.c_str(), kTool.c_str(), "run", "--", "sleep", "30", static_cast<char*>(nullptr));
-    _exit(99);
-  }
+  RunningProcess running = start_process({kTool, "run", "--", "sleep", "30"});
+  const pid_t tool = running.pid();
   ASSERT_GT(tool, 0);
   // Signal only once the command runs: the tool has its handlers in place by then.
   std::string children = "/proc/" + std::to_string(tool) + "/task/" + std::to_string(tool) + "/children";
@@ -188,12 +184,12 @@ TEST(Run, SignalsSentToTheToolReachTheCommand) {
   }
   ASSERT_FALSE(read_file(children).empty()) << "the command did not start";
   auto sent = std::chrono::steady_clock::now();
-  kill(tool, SIGTERM);
-  int status = 0;
-  ASSERT_EQ(waitpid(tool, &status, 0), tool);
+  running.kill(SIGTERM);
+  ProcessResult r = running.wait(std::chrono::seconds(60));
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
-  ASSERT_TRUE(WIFEXITED(status)) << "the tool died instead of waiting for its command";
-  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);  // sleep died of the forwarded SIGTERM
+  ASSERT_EQ(r.signal, 0) << "the tool died instead of waiting for its command";
+  ASSERT_FALSE(r.timed_out) << r.describe();
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM);  // sleep died of the forwarded SIGTERM
   EXPECT_LT(seconds, 10.0);
 }
 

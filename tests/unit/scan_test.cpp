@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "../standin/shared/numeric_formats.h"
+#include "../../standin/shared/numeric_formats.h"
 #include "common/cuda_names.h"
 #include "dump/npy_writer.h"
 #include "scan/element_rules.h"

@@ -64,6 +64,12 @@ add_test(NAME common.cuda_names_current
          COMMAND ${CUBLASSPY_TEST_PYTHON} ${cbs_gen_names} check
                  ${PROJECT_SOURCE_DIR}/src/common/cuda_names.inc ${cbs_cuda_include})
 
+#   process_test: process::run, the one way the tools and the doctor start a process
+add_executable(process_test ${CMAKE_CURRENT_LIST_DIR}/process_test.cpp)
+target_link_libraries(process_test PRIVATE cublasspy_process GTest::gtest_main)
+target_compile_options(process_test PRIVATE -Wall -Wextra)
+gtest_discover_tests(process_test TEST_PREFIX unit.)
+
 #   side_area_test: the trace's side area (format::SideEntry), written and read back
 add_executable(side_area_test ${CMAKE_CURRENT_LIST_DIR}/side_area_test.cpp)
 target_link_libraries(side_area_test PRIVATE cublasspy_trace_reader GTest::gtest_main Threads::Threads)

@@ -4,10 +4,10 @@
 #include <cstring>
 
 #include "capture.h"
-#include "common/cuda_names.h"
 #include "device_attributes.h"
 #include "driver_bodies.h"
 #include "driver_entry.h"
+#include "cuda_enum_names.h"
 #include "error_texts.h"
 
 using namespace standin::driver;
@@ -251,7 +251,7 @@ STANDIN_EXPORT CUresult cuStreamQuery(CUstream hStream) { return stream_query("c
 namespace {
 
 // The driver's names are CUresult's (cuda.h), its texts the runtime's for the same number.
-const char* driver_name(int code) { return cublasspy::cuda_name(cublasspy::NameSet::kCuResult, code); }
+const char* driver_name(int code) { return standin::driver_error_name(code); }
 
 }  // namespace
 

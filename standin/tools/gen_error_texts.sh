@@ -1,9 +1,8 @@
 #!/bin/sh
 # Regenerates shared/cudart_error_texts.inc from the installed toolkit: what the real libcudart's
 # cudaGetErrorString says for each code it knows (it works without a driver). The headers do
-# not hold these texts; the names of the codes come from cublasspy's CUDA vocabulary
-# (src/common/cuda_names.inc), like everywhere else. Run it by hand after a toolkit upgrade;
-# the build never runs it.
+# not hold these texts; the names of the codes come from the headers (tools/gen_enum_names.sh).
+# Run it by hand after a toolkit upgrade; the build never runs it.
 set -eu
 cuda=${CUDA_HOME:-/usr/local/cuda}
 here=$(cd "$(dirname "$0")/.." && pwd)

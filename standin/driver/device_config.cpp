@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "common/cuda_names.h"
+#include "cuda_enum_names.h"
 #include "driver_state.h"
 #include "stack_version.h"
 
@@ -37,7 +37,7 @@ long long env_int(const char* name, long long fallback) {
 // Known CUresult values keep their number; the runtime-only codes (35 insufficient driver and
 // the like) become CUDA_ERROR_UNKNOWN for the driver, which has no such code.
 CUresult driver_code_for(int runtime_code) {
-  if (cublasspy::cuda_name(cublasspy::NameSet::kCuResult, runtime_code) != nullptr) {
+  if (standin::driver_error_name(runtime_code) != nullptr) {
     return static_cast<CUresult>(runtime_code);
   }
   return CUDA_ERROR_UNKNOWN;

@@ -1,6 +1,6 @@
 // What the real libcudart's cudaGetErrorString says for each code it knows (from
 // tools/gen_error_texts.sh); the driver prints the same text for the codes the two share. The
-// names of the codes are cublasspy's one CUDA vocabulary (common/cuda_names.h).
+// names of the codes are the headers' (cuda_enum_names.h).
 #pragma once
 
 namespace standin {

@@ -1,17 +1,17 @@
 // cublasStatus_t names and strings, as the real cuBLAS and cuBLASLt print them (checked against
 // cublasGetStatusName / cublasGetStatusString of the CUDA 13 libraries, which work driverless).
-// The names are cublasspy's CUDA vocabulary (common/cuda_names.h); the strings are the
-// libraries' own, which no header holds.
+// The names are cublas_api.h's (cuda_enum_names.h); the strings are the libraries' own, which
+// no header holds.
 #pragma once
 
 #include <cublas_api.h>
 
-#include "common/cuda_names.h"
+#include "cuda_enum_names.h"
 
 namespace standin {
 
 inline const char* blas_status_name(cublasStatus_t status) {
-  const char* name = cublasspy::cuda_name(cublasspy::NameSet::kCublasStatus, status);
+  const char* name = blas_status_enum_name(status);
   return name ? name : "unrecognized status";
 }
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "capture_work.h"
-#include "common/cuda_names.h"
+#include "cuda_enum_names.h"
 #include "error_texts.h"
 #include "runtime_state.h"
 #include "stack_version.h"
@@ -469,7 +469,7 @@ STANDIN_EXPORT cudaError_t cudaPeekAtLastError(void) {
 // The names are cudaError_t's (driver_types.h), the texts the real libcudart's.
 STANDIN_EXPORT const char* cudaGetErrorName(cudaError_t error) {
   standin_enter("cudaGetErrorName");  // counted; there is no status to fail with
-  const char* name = cublasspy::cuda_name(cublasspy::NameSet::kCudaError, error);
+  const char* name = standin::runtime_error_name(error);
   return name ? name : "unrecognized error code";
 }
 
