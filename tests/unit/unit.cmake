@@ -27,11 +27,14 @@ target_link_libraries(handle_lookup_test PRIVATE cuda_headers GTest::gtest_main 
 target_compile_options(handle_lookup_test PRIVATE -Wall -Wextra)
 gtest_discover_tests(handle_lookup_test TEST_PREFIX unit.)
 
-#   format_doc_test: docs/FORMAT.md's field, enum and constant tables against trace_format.h. The
-#   header is all it needs: cublasspy_trace's include directories, without building the library.
+#   format_doc_test: docs/FORMAT.md's field, enum and constant tables against trace_format.h and
+#   the field lists of trace_format_fields.h. The headers are all it needs: cublasspy_trace's
+#   include directories, without building the library.
 add_executable(format_doc_test ${CMAKE_CURRENT_LIST_DIR}/format_doc_test.cpp)
 target_include_directories(format_doc_test PRIVATE $<TARGET_PROPERTY:cublasspy_trace,INTERFACE_INCLUDE_DIRECTORIES>)
-target_compile_definitions(format_doc_test PRIVATE CUBLASSPY_FORMAT_DOC="${PROJECT_SOURCE_DIR}/docs/FORMAT.md")
+target_include_directories(format_doc_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+target_compile_definitions(format_doc_test PRIVATE CUBLASSPY_FORMAT_DOC="${PROJECT_SOURCE_DIR}/docs/FORMAT.md"
+                           CUBLASSPY_FORMAT_HEADER="${PROJECT_SOURCE_DIR}/src/trace/trace_format.h")
 target_link_libraries(format_doc_test PRIVATE GTest::gtest_main)
 target_compile_options(format_doc_test PRIVATE -Wall -Wextra)
 gtest_discover_tests(format_doc_test TEST_PREFIX unit.)
