@@ -5,15 +5,26 @@
 
 #include "checks/operand_checks.h"
 #include "common/cuda_names.h"
+#include "common/diagnosis_ids.h"
 
 namespace cublasspy {
 namespace {
 
+// By CheckId; the registry's (common/diagnosis_ids.h) ids of kind kCheck, each once.
 constexpr const char* kNames[kCheckCount] = {
-    "invalid-leading-dimension", "invalid-stride",       "output-aliases-input",
-    "pointer-mode-mismatch",     "host-pointer-operand", "operand-out-of-bounds",
-    "device-mismatch",           "misaligned-operand",   "size-overflow",
+    ids::kInvalidLeadingDimension, ids::kInvalidStride,      ids::kOutputAliasesInput,
+    ids::kPointerModeMismatch,     ids::kHostPointerOperand, ids::kOperandOutOfBounds,
+    ids::kDeviceMismatch,          ids::kMisalignedOperand,  ids::kSizeOverflow,
 };
+static_assert([] {
+  int checks = 0;
+  for (const ids::IdInfo& info : ids::kIds) checks += info.kind == ids::IdKind::kCheck ? 1 : 0;
+  for (const char* name : kNames) {
+    const ids::IdInfo* info = ids::find_id(name);
+    if (info == nullptr || info->kind != ids::IdKind::kCheck) return false;
+  }
+  return checks == kCheckCount;
+}(), "every check id is one of the registry's, and the registry has no other check");
 
 std::string text(const char* format, ...) __attribute__((format(printf, 1, 2)));
 std::string text(const char* format, ...) {

@@ -48,8 +48,7 @@ bool same_process(const Diagnosis& d, const TraceFacts& facts) { return d.pid ==
 
 }  // namespace
 
-const Diagnosis* RuleContext::found_for(const TraceFacts& facts,
-                                        std::initializer_list<const char*> ids) const {
+const Diagnosis* RuleContext::found_for(const TraceFacts& facts, std::span<const char* const> ids) const {
   for (const Diagnosis& d : found_) {
     if (!same_process(d, facts)) continue;
     for (const char* id : ids) {

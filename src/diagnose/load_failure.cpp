@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "common/diagnosis_ids.h"
+
 namespace cublasspy::diagnoses {
 namespace {
 
@@ -110,7 +112,7 @@ std::optional<Diagnosis> load_failure_finding(const std::string& what, const std
   const bool lt = family_of(soname_of(e->object)) == "libcublas" && family_of(e->provider) == "libcublasLt";
 
   Diagnosis d;
-  d.id = lt ? "cublas-lt-mismatch" : "mixed-cuda-libraries";
+  d.id = lt ? ids::kCublasLtMismatch : ids::kMixedCudaLibraries;
   d.severity = Severity::kError;
   const std::string needs = e->symbol.empty() ? fmt::format("the symbol version {}", e->provider)
                                               : fmt::format("{} (version {})", e->symbol, e->provider);

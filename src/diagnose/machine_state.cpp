@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "common/diagnosis_ids.h"
+
 namespace cublasspy::diagnoses {
 namespace {
 
@@ -99,7 +101,7 @@ struct StatusFinding {
 };
 
 const StatusFinding kStatusFindings[] = {
-    {kUnknown, "uvm-not-loaded",
+    {kUnknown, ids::kUvmNotLoaded,
      [](const MachineState& m) { return m.modules_read && !m.has_module("nvidia_uvm"); },
      "the nvidia_uvm kernel module is not loaded (often after a suspend), so CUDA fails with 999",
      [](const MachineState& m) { return modules_text(m) + "; nvidia_uvm is not among them."; },
@@ -107,13 +109,13 @@ const StatusFinding kStatusFindings[] = {
      "nvidia_uvm && sudo modprobe nvidia_uvm` (stop the processes using the GPU first). To "
      "keep it from happening, load it at boot (`nvidia_uvm` in /etc/modules-load.d) and "
      "enable the driver's suspend services (nvidia-suspend, nvidia-resume)."},
-    {kSystemNotReady, "fabric-manager-not-running", [](const MachineState&) { return true; },
+    {kSystemNotReady, ids::kFabricManagerNotRunning, [](const MachineState&) { return true; },
      "CUDA reports the system not ready (802): on NVSwitch machines, Fabric Manager is not running",
      [](const MachineState& m) { return driver_and_module_text(nvswitch_text(m), m); },
      "Start NVIDIA Fabric Manager: `sudo systemctl enable --now nvidia-fabricmanager`, and "
      "check `systemctl status nvidia-fabricmanager`. Its version must be the driver's exactly "
      "(`nvidia-smi` and `nv-fabricmanager --version`); install the matching package."},
-    {kCompatNotSupported, "forward-compat-unsupported", [](const MachineState&) { return true; },
+    {kCompatNotSupported, ids::kForwardCompatUnsupported, [](const MachineState&) { return true; },
      "CUDA's forward-compatibility driver library does not support this GPU (804)",
      [](const MachineState& m) { return driver_and_module_text(driver_text(m) + ".", m); },
      "The forward-compatibility libcuda (the cuda-compat package, /usr/local/cuda/compat) "
@@ -142,7 +144,7 @@ std::optional<Diagnosis> mig_capability_finding(const MachineState& m) {
     if (!n.may_open) denied.push_back(fmt::format("{} ({})", n.path, n.mode));
   }
   if (!caps.empty() && denied.empty()) return std::nullopt;
-  Diagnosis d = make("device-nodes-inaccessible", Severity::kError);
+  Diagnosis d = make(ids::kDeviceNodesInaccessible, Severity::kError);
   d.summary = caps.empty() ? "a MIG instance is selected but there are no MIG capability nodes"
                            : "a MIG instance is selected but this process may not open its capability nodes";
   d.evidence = fmt::format("{}; {}.", visible,
@@ -246,7 +248,7 @@ std::vector<Diagnosis> machine_findings(const MachineState& m, const std::option
   };
 
   if (setup && !m.module_loaded()) {
-    Diagnosis d = make("kernel-module-not-loaded", Severity::kError);
+    Diagnosis d = make(ids::kKernelModuleNotLoaded, Severity::kError);
     d.summary = "the NVIDIA kernel module is not loaded, so the driver cannot work";
     d.evidence = fmt::format("{}/proc/driver/nvidia/version does not exist; {}; {}.", seen, modules_text(m), driver_text(m));
     if (!m.container.empty()) d.evidence += fmt::format(" This is a container ({}).", fmt::join(m.container, ", "));
@@ -268,7 +270,7 @@ std::vector<Diagnosis> machine_findings(const MachineState& m, const std::option
       }
     }
     if (!denied.empty() || !m.any_gpu_node) {
-      Diagnosis d = make("device-nodes-inaccessible", Severity::kError);
+      Diagnosis d = make(ids::kDeviceNodesInaccessible, Severity::kError);
       d.summary = denied.empty() ? "the nvidia kernel module is loaded but there is no /dev/nvidia<N> device node"
                                  : "this process may not open the NVIDIA device nodes";
       d.evidence = fmt::format("{}{}.", seen, nodes_text(m));
@@ -304,7 +306,7 @@ std::vector<Diagnosis> machine_findings(const MachineState& m, const std::option
 
   if (create && m.free_memory && m.total_memory &&
       (*m.free_memory < (512ull << 20) || *m.free_memory * 20 < *m.total_memory)) {
-    Diagnosis d = make("out-of-memory-at-init", Severity::kError);
+    Diagnosis d = make(ids::kOutOfMemoryAtInit, Severity::kError);
     d.summary = fmt::format("cuBLAS could not initialize because the GPU is nearly full ({} free of {})",
                             mib(*m.free_memory), mib(*m.total_memory));
     d.evidence = fmt::format("{}. When it failed, the device had {} free of {}.", create->words,
@@ -330,7 +332,7 @@ std::vector<Diagnosis> machine_findings(const MachineState& m, const std::option
     const bool other_version = !cublas->version.empty() && !lt->version.empty() &&
                                major_minor(cublas->version) != major_minor(lt->version);
     if (other_dir || other_version) {
-      Diagnosis d = make("cublas-lt-mismatch", other_version ? Severity::kError : Severity::kWarning);
+      Diagnosis d = make(ids::kCublasLtMismatch, other_version ? Severity::kError : Severity::kWarning);
       d.summary = other_version ? fmt::format("libcublas {} runs with libcublasLt {}: the two must be the same release",
                                               cublas->version, lt->version)
                                 : "libcublas and libcublasLt were loaded from different directories";

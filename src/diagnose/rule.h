@@ -4,10 +4,12 @@
 #pragma once
 
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "common/diagnosis.h"
+#include "common/diagnosis_ids.h"
 #include "diagnose/trace_facts.h"
 
 namespace cublasspy::diagnoses {
@@ -19,8 +21,12 @@ class RuleContext {
 
   const std::vector<TraceFacts>& traces() const { return traces_; }
   void add(Diagnosis d) { found_.push_back(std::move(d)); }
-  // The first finding so far for the process of `facts` whose id is one of `ids`.
-  const Diagnosis* found_for(const TraceFacts& facts, std::initializer_list<const char*> ids) const;
+  // The first finding so far for the process of `facts` whose id is one of `ids` (constants of
+  // common/diagnosis_ids.h, or one of its lists such as ids::kSetupFailureIds).
+  const Diagnosis* found_for(const TraceFacts& facts, std::span<const char* const> ids) const;
+  const Diagnosis* found_for(const TraceFacts& facts, std::initializer_list<const char*> ids) const {
+    return found_for(facts, std::span<const char* const>(ids.begin(), ids.size()));
+  }
   // True when a finding so far names this call of this process.
   bool call_named(const TraceFacts& facts, uint64_t seq) const;
 
@@ -31,16 +37,9 @@ class RuleContext {
 
 using Rule = void (*)(RuleContext&);
 
-// A finding about one process, ready for its summary, evidence and advice.
+// A finding about one process, ready for its summary, evidence and advice. `id` is one of
+// common/diagnosis_ids.h's constants.
 Diagnosis finding(const char* id, Severity severity, const TraceFacts& facts);
-
-// The ids of findings that explain why CUDA or cuBLAS could not work at all in a process:
-// once one stands, later failures there are its consequences, not findings of their own.
-inline constexpr std::initializer_list<const char*> kSetupFailureIds = {
-    "no-driver", "driver-too-old", "no-device", "invalid-visible-devices",
-    "device-enumeration-failed", "cublas-init-failed", "fork-after-cuda-init",
-    "kernel-module-not-loaded", "device-nodes-inaccessible", "uvm-not-loaded",
-    "fabric-manager-not-running", "forward-compat-unsupported", "out-of-memory-at-init"};
 
 // The rules, one per file (or per closely related group).
 void rule_no_driver(RuleContext& ctx);               // no-driver

@@ -130,7 +130,7 @@ std::string captured_gemms_text(const TraceFile& trace, const LaunchView& l) {
 // CUBLASSPY_SYNC=all synchronized after a launch and found the error: that launch faulted.
 Diagnosis pinned_launch(const TraceFacts& f, const LaunchView& l) {
   const int code = l.entry.async_status;
-  Diagnosis d = finding("async-error", Severity::kError, f);
+  Diagnosis d = finding(ids::kAsyncError, Severity::kError, f);
   d.launch = l.ticket + 1;  // the report adds the line that launched it (format version 6)
   if (const std::optional<format::GraphWords> w = graph_words(l)) {
     d.summary = fmt::format("the GPU work of CUDA graph {:#x} (its launch {}) failed with {}", w->graph, w->launch,
@@ -178,7 +178,7 @@ std::string pin_down_advice(const TraceFacts& f) {
 Diagnosis pending_before_call(const TraceFacts& f) {
   const CallView& call = *f.pending_at;
   const int code = call.slot.pending_error;
-  Diagnosis d = finding("async-error", Severity::kError, f);
+  Diagnosis d = finding(ids::kAsyncError, Severity::kError, f);
   d.call = call.seq;
   d.summary = fmt::format("an asynchronous GPU error ({}) was already pending before {}: the GEMM did not cause it",
                           error_name(code), call_name(call));
@@ -236,7 +236,7 @@ void rule_async_error(RuleContext& ctx) {
     if (!f.async_pinned.empty()) {
       const CallView& call = f.async_pinned.front();
       const int code = call.rec().async_status;
-      Diagnosis d = finding("async-error", Severity::kError, f);
+      Diagnosis d = finding(ids::kAsyncError, Severity::kError, f);
       d.call = call.seq;
       d.summary = fmt::format("the GPU work launched by {} failed with {}", call_name(call), error_name(code));
       d.evidence = fmt::format("{} returned {}, then synchronizing its stream (CUBLASSPY_SYNC) "
@@ -265,7 +265,7 @@ void rule_async_error(RuleContext& ctx) {
     if (f.launch_error && !is_asynchronous_cuda_error(f.launch_error->entry.async_status) &&
         (code == 0 || (surfaced && f.launch_error->entry.start_ns < surfaced->rec().start_ns))) {
       const LaunchView& l = *f.launch_error;
-      Diagnosis d = finding("async-error", Severity::kError, f);
+      Diagnosis d = finding(ids::kAsyncError, Severity::kError, f);
       d.launch = l.ticket + 1;
       d.summary = fmt::format("an asynchronous GPU error ({}) surfaced at {}", error_name(l.entry.status), l.function_name());
       d.evidence = fmt::format("{} returned {}: {}; it reports work launched earlier, not its own.", launch_text(l),
@@ -284,7 +284,7 @@ void rule_async_error(RuleContext& ctx) {
     }
     if (code == 0) continue;
 
-    Diagnosis d = finding("async-error", Severity::kError, f);
+    Diagnosis d = finding(ids::kAsyncError, Severity::kError, f);
     d.summary = fmt::format("an asynchronous GPU error ({}) surfaced{}", error_name(code),
                             surfaced ? " at " + call_name(*surfaced) : std::string());
     d.evidence = surfaced ? fmt::format("{} returned {}: {}; it reports work launched earlier, not "

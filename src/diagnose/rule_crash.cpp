@@ -91,7 +91,7 @@ void rule_crashed_in_call(RuleContext& ctx) {
     const format::FileHeader& h = f.header();
     if (h.end_state != static_cast<uint32_t>(format::EndState::kSignaled) || f.in_flight.empty()) continue;
     const CallView* call = crashed_call(f);
-    Diagnosis d = finding("crashed-in-call", Severity::kError, f);
+    Diagnosis d = finding(ids::kCrashedInCall, Severity::kError, f);
     d.call = call->seq;
     d.summary = fmt::format("the process died of {} inside {}", signal_text(h.end_signal), call_name(*call));
     d.evidence = fmt::format("The trace ends with {} in flight on thread {} and the process killed by {}.",
@@ -114,7 +114,7 @@ void rule_killed_in_call(RuleContext& ctx) {
     const ProcessEnd end = process_end(h);
     const bool exited = end.how == ProcessEnd::How::kExited;
     const bool running = end.how == ProcessEnd::How::kUnknown && still_running_here(f);
-    Diagnosis d = finding("killed-in-call", running ? Severity::kWarning : Severity::kError, f);
+    Diagnosis d = finding(ids::kKilledInCall, running ? Severity::kWarning : Severity::kError, f);
     d.call = call->seq;
     if (running) {
       d.summary = fmt::format("the process is still inside {}: it may hang", call_name(*call));

@@ -73,11 +73,9 @@ uint64_t not_initialized_after(const TraceFacts& f, uint64_t seq) {
 
 void rule_cublas_init(RuleContext& ctx) {
   for (const TraceFacts& f : ctx.traces()) {
-    if (ctx.found_for(f, {"no-driver", "driver-too-old", "no-device", "invalid-visible-devices",
-                          "device-enumeration-failed", "fork-after-cuda-init", "kernel-module-not-loaded",
-                          "device-nodes-inaccessible", "uvm-not-loaded", "fabric-manager-not-running",
-                          "forward-compat-unsupported", "out-of-memory-at-init"})) {
-      continue;  // the driver or the devices already explain it
+    if (ctx.found_for(f, ids::kSetupFailuresThrough<ids::SetupStage::kDevices>) ||
+        ctx.found_for(f, {ids::kOutOfMemoryAtInit})) {
+      continue;  // the driver or the devices already explain it, or the memory the machine lacked
     }
     const CallView* create = nullptr;
     for (const CallView& c : f.handle_creates) {
@@ -91,7 +89,7 @@ void rule_cublas_init(RuleContext& ctx) {
     const int status = create->rec().status;
     const CallView* oom = oom_before(f, create->seq);
     const bool memory = status == kAllocFailed || oom != nullptr;
-    Diagnosis d = finding("cublas-init-failed", Severity::kError, f);
+    Diagnosis d = finding(ids::kCublasInitFailed, Severity::kError, f);
     d.call = create->seq;
     d.summary = fmt::format("{} failed with {} although the driver works: {}", create->function_name(),
                             create->status_name(),

@@ -112,7 +112,7 @@ void check_visible_devices(RuleContext& ctx, const TraceFacts& f, const Enumerat
   const bool fewer = e.max_count >= 0 && e.max_count < static_cast<int>(v.entries.size());
   if (!no_device && !fewer && e.bad_set_device == nullptr) return;
 
-  Diagnosis d = finding("invalid-visible-devices", no_device || e.bad_set_device ? Severity::kError : Severity::kWarning, f);
+  Diagnosis d = finding(ids::kInvalidVisibleDevices, no_device || e.bad_set_device ? Severity::kError : Severity::kWarning, f);
   std::string seen = at != nullptr ? fmt::format("{} returned {}{}", call_name(*at), status_text(*at),
                                                  at->rec().status == 0 ? " with a count of 0" : "")
                                    : fmt::format("CUDA counted {} device{}", e.max_count, plural(e.max_count));
@@ -150,18 +150,17 @@ void check_visible_devices(RuleContext& ctx, const TraceFacts& f, const Enumerat
 
 void rule_device_enumeration(RuleContext& ctx) {
   for (const TraceFacts& f : ctx.traces()) {
-    if (ctx.found_for(f, {"no-driver", "driver-too-old", "kernel-module-not-loaded", "device-nodes-inaccessible",
-                          "uvm-not-loaded", "fabric-manager-not-running", "forward-compat-unsupported"})) {
-      continue;  // the machine evidence already explains it
+    if (ctx.found_for(f, ids::kSetupFailuresThrough<ids::SetupStage::kDriver>)) {
+      continue;  // the driver, or the machine evidence, already explains it
     }
     const Enumeration e = enumeration_of(f);
     check_visible_devices(ctx, f, e);
-    if (ctx.found_for(f, {"invalid-visible-devices"})) continue;
+    if (ctx.found_for(f, {ids::kInvalidVisibleDevices})) continue;
 
     const bool failed_no_device = e.first_failure && e.first_failure->rec().status == kNoDevice;
     if (failed_no_device || e.zero_count) {
       const CallView& at = failed_no_device ? *e.first_failure : *e.zero_count;
-      Diagnosis d = finding("no-device", Severity::kError, f);
+      Diagnosis d = finding(ids::kNoDevice, Severity::kError, f);
       d.call = at.seq;
       // "The driver works" only when the machine evidence shows its module and nodes working;
       // a trace without evidence (older shims) cannot tell.
@@ -181,7 +180,7 @@ void rule_device_enumeration(RuleContext& ctx) {
     if (f.header().forked_child && f.header().parent_cuda_ready) continue;
     const CallView& at = *e.first_failure;
     const int status = at.rec().status;
-    Diagnosis d = finding("device-enumeration-failed", Severity::kError, f);
+    Diagnosis d = finding(ids::kDeviceEnumerationFailed, Severity::kError, f);
     d.call = at.seq;
     d.summary = fmt::format("CUDA could not enumerate the GPUs: {} returned {}", at.function_name(), status_text(at));
     d.evidence = fmt::format("{} returned {}.", call_name(at), status_text(at));

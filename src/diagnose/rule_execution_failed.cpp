@@ -96,10 +96,10 @@ constexpr int kInvalidValue = 7, kArchMismatch = 8, kNotSupported = 15;
 // their own, the rest share execution-failed.
 const char* cublas_finding_id(int status) {
   switch (status) {
-    case kNotSupported: return "configuration-not-supported";
-    case kInvalidValue: return "invalid-value";
-    case kArchMismatch: return "arch-mismatch";
-    default: return "execution-failed";
+    case kNotSupported: return ids::kConfigurationNotSupported;
+    case kInvalidValue: return ids::kInvalidValue;
+    case kArchMismatch: return ids::kArchMismatch;
+    default: return ids::kExecutionFailed;
   }
 }
 
@@ -190,9 +190,9 @@ std::string cuda_advice(const CallView& c, int status, bool synced) {
 
 void rule_execution_failed(RuleContext& ctx) {
   for (const TraceFacts& f : ctx.traces()) {
-    if (ctx.found_for(f, kSetupFailureIds)) continue;  // the root cause is already named
+    if (ctx.found_for(f, ids::kSetupFailureIds)) continue;  // the root cause is already named
     uint64_t async_from = UINT64_MAX;                  // failures from here on are the sticky error's
-    if (const Diagnosis* a = ctx.found_for(f, {"async-error"}); a && a->call) async_from = *a->call;
+    if (const Diagnosis* a = ctx.found_for(f, {ids::kAsyncError}); a && a->call) async_from = *a->call;
     if (f.header().first_async_seq != 0) async_from = std::min(async_from, f.header().first_async_seq);
 
     for (const auto& key : f.failure_order) {
@@ -201,7 +201,7 @@ void rule_execution_failed(RuleContext& ctx) {
       if (first.seq >= async_from || ctx.call_named(f, first.seq) || explained_by_findings(first)) continue;
       const int status = first.rec().status;
       const bool cublas = is_cublas_call(first);
-      Diagnosis d = finding(cublas ? cublas_finding_id(status) : "execution-failed", Severity::kError, f);
+      Diagnosis d = finding(cublas ? cublas_finding_id(status) : ids::kExecutionFailed, Severity::kError, f);
       d.call = first.seq;
       d.summary = fmt::format("{} returned {}{}", first.function_name(), first.status_name(),
                               group.count > 1 ? fmt::format(" ({} calls)", group.count) : std::string());

@@ -39,7 +39,7 @@ void rule_fork_after_cuda_init(RuleContext& ctx) {
     if (!h.forked_child || !h.parent_cuda_ready || !f.any_cuda_call) continue;
 
     const CallView* failure = f.first_failed_call();
-    Diagnosis d = finding("fork-after-cuda-init", Severity::kError, f);
+    Diagnosis d = finding(ids::kForkAfterCudaInit, Severity::kError, f);
     d.summary = fmt::format("process {} is a fork of process {}, which had already initialized CUDA, and it makes CUDA calls of its own",
                             f.pid.value_or(-1), h.parent_pid_at_fork);
     const uint64_t parent_calls = f.trace->parent_calls_at_fork();

@@ -18,7 +18,7 @@ void rule_graph_replay(RuleContext& ctx) {
     if (h.stale_replay_launch == 0) continue;
     const TraceFile& trace = *f.trace;
     const std::string operand = captured_operand_name(h.stale_replay_role);
-    Diagnosis d = finding("graph-replay-freed-memory", Severity::kError, f);
+    Diagnosis d = finding(ids::kGraphReplayFreedMemory, Severity::kError, f);
     d.launch = h.stale_replay_launch;
     d.call = h.stale_replay_gemm;
     std::string graph = "a CUDA graph";

@@ -46,7 +46,7 @@ void rule_machine(RuleContext& ctx) {
       library_call = SetupFailure{c->rec().status, fmt::format("{} returned {}", call_name(*c), status_text(*c)), c->seq, false};
     }
     // No driver library at all is no-driver's finding, not the module's.
-    const bool no_driver = ctx.found_for(f, {"no-driver"}) != nullptr;
+    const bool no_driver = ctx.found_for(f, {ids::kNoDriver}) != nullptr;
     for (Diagnosis& d : machine_findings(m, no_driver ? std::nullopt : setup, create, library_call)) {
       d.pid = f.pid;
       ctx.add(std::move(d));

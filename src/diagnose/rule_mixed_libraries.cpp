@@ -181,7 +181,7 @@ void rule_mixed_libraries(RuleContext& ctx) {
     }
     if (problems.empty()) continue;
 
-    Diagnosis d = finding("mixed-cuda-libraries", severity, f);
+    Diagnosis d = finding(ids::kMixedCudaLibraries, severity, f);
     d.call = call;
     d.summary = severity == Severity::kError
                     ? "the process loaded CUDA libraries of different versions or builds"

@@ -91,7 +91,7 @@ void rule_no_driver(RuleContext& ctx) {
     const bool insufficient_without_version = insufficient != nullptr && version <= 0;
     if (!load_failed && !stub && !version_zero && !insufficient_without_version) continue;
 
-    Diagnosis d = finding("no-driver", Severity::kError, f);
+    Diagnosis d = finding(ids::kNoDriver, Severity::kError, f);
     std::string evidence;
     if (load_failed) {
       d.call = loads.first_failure->seq;
@@ -128,7 +128,7 @@ void rule_no_driver(RuleContext& ctx) {
 
 void rule_driver_too_old(RuleContext& ctx) {
   for (const TraceFacts& f : ctx.traces()) {
-    if (ctx.found_for(f, {"no-driver"})) continue;
+    if (ctx.found_for(f, {ids::kNoDriver})) continue;
     const int driver = f.header().driver_version;
     const int runtime = f.header().runtime_version;
     if (driver <= 0) continue;
@@ -139,7 +139,7 @@ void rule_driver_too_old(RuleContext& ctx) {
     // otherwise; only a different major (or a 35) means it cannot work.
     const bool cannot_work = insufficient != nullptr || (older && major_of(driver) < major_of(runtime));
 
-    Diagnosis d = finding("driver-too-old", cannot_work ? Severity::kError : Severity::kWarning, f);
+    Diagnosis d = finding(ids::kDriverTooOld, cannot_work ? Severity::kError : Severity::kWarning, f);
     d.summary = fmt::format("the NVIDIA driver supports CUDA {} but the program's CUDA runtime is {}",
                             cuda_version_text(driver),
                             runtime > 0 ? cuda_version_text(runtime) : std::string("newer"));

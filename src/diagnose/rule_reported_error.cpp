@@ -100,7 +100,7 @@ std::string advice_for(format::Library space, int code) {
 void rule_reported_error(RuleContext& ctx) {
   for (const TraceFacts& f : ctx.traces()) {
     // Once CUDA could not work at all, every later error is that finding's consequence.
-    if (ctx.found_for(f, kSetupFailureIds) != nullptr) continue;
+    if (ctx.found_for(f, ids::kSetupFailureIds) != nullptr) continue;
     std::set<std::pair<format::Library, int>> said;
     for (const CallView& report : f.reported_errors) {
       const std::optional<uint64_t> word = report.arg(format::ArgRole::kReportedStatus);
@@ -109,7 +109,7 @@ void rule_reported_error(RuleContext& ctx) {
       const format::Library space = code_space(report.library());
       if (code == 0 || code == kNotReady || !said.insert({space, code}).second) continue;
       const bool cuda = space == format::Library::kCudart || space == format::Library::kCuda;
-      if (cuda && is_asynchronous_cuda_error(code) && ctx.found_for(f, {"async-error"}) != nullptr) continue;
+      if (cuda && is_asynchronous_cuda_error(code) && ctx.found_for(f, {ids::kAsyncError}) != nullptr) continue;
       const CallView* failing = failing_call(f, space, code, report);
       if (failing != nullptr && ctx.call_named(f, failing->seq)) continue;  // said already, of that call
       const std::optional<LaunchView> launch = failing == nullptr ? failing_launch(f, space, code) : std::nullopt;
@@ -119,7 +119,7 @@ void rule_reported_error(RuleContext& ctx) {
       const std::string where = where_reported(*f.trace, report);
       const ProcessEnd end = process_end(f.header());
       const bool handled = end.how == ProcessEnd::How::kExited && end.exit_status == 0;
-      Diagnosis d = finding("reported-error", handled ? Severity::kWarning : Severity::kError, f);
+      Diagnosis d = finding(ids::kReportedError, handled ? Severity::kWarning : Severity::kError, f);
       d.call = failing != nullptr ? failing->seq : report.seq;
       if (launch) d.launch = launch->ticket + 1;
       d.summary = where.empty() ? fmt::format("the program reported {} ({})", what, call_name(report))

@@ -130,7 +130,7 @@ void rule_scan(RuleContext& ctx) {
     }
 
     if (const CallView* c = input.first) {
-      Diagnosis d = finding("non-finite-input", Severity::kError, f);
+      Diagnosis d = finding(ids::kNonFiniteInput, Severity::kError, f);
       d.call = c->seq;
       d.summary = fmt::format("{} received NaN/Inf in its inputs", call_name(*c));
       std::string parts;
@@ -149,7 +149,7 @@ void rule_scan(RuleContext& ctx) {
     }
     if (const CallView* c = half.first) {
       const GemmCall g = c->gemm();
-      Diagnosis d = finding("half-overflow", Severity::kError, f);
+      Diagnosis d = finding(ids::kHalfOverflow, Severity::kError, f);
       d.call = c->seq;
       const char* type = cuda_name(NameSet::kDataType, static_cast<int>(output_type(g)));
       d.summary = fmt::format("{} overflowed its {} output to Inf from finite inputs", call_name(*c),
@@ -163,7 +163,7 @@ void rule_scan(RuleContext& ctx) {
     if (const CallView* c = output.first) {
       const GemmCall g = c->gemm();
       const bool known_finite = inputs_finite(*c);
-      Diagnosis d = finding("non-finite-output", known_finite ? Severity::kError : Severity::kWarning, f);
+      Diagnosis d = finding(ids::kNonFiniteOutput, known_finite ? Severity::kError : Severity::kWarning, f);
       d.call = c->seq;
       d.summary = fmt::format("{} produced NaN/Inf{}", call_name(*c), known_finite ? " from finite inputs" : "");
       d.evidence = fmt::format("{}: {}", call_with_shape(*f.trace, *c), operand_text(*c, kD));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/diagnosis_ids.h"
 #include "diagnose/machine_state.h"
 #include "trace/machine_evidence.h"
 
@@ -54,7 +55,7 @@ diagnoses::MachineState collect_evidence(const MachineView& m, MachineFacts& f) 
 void add_machine_findings(const diagnoses::MachineState& state, DoctorReport& r, bool driver_works) {
   std::optional<diagnoses::SetupFailure> setup;
   const DriverProbe& p = r.facts.probe;
-  if (!driver_works && !has(r.diagnoses, "no-driver")) {
+  if (!driver_works && !has(r.diagnoses, ids::kNoDriver)) {
     setup = diagnoses::SetupFailure{p.init_status > 0 ? p.init_status : 0,
                                     p.ran && p.init_status >= 0 ? "The doctor's probe: cuInit returned " + std::to_string(p.init_status)
                                                                 : "CUDA was not shown to work here",

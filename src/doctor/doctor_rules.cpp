@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/cuda_names.h"
+#include "common/diagnosis_ids.h"
 #include "diagnose/advice.h"
 #include "diagnose/version_text.h"
 #include "doctor/doctor.h"
@@ -73,7 +74,7 @@ void driver_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
   const bool no_version = p.ran && p.loaded && p.driver_version <= 0 && !stub;
   if (!stub && !missing && !no_version) return;
 
-  Diagnosis d = make("no-driver", Severity::kError);
+  Diagnosis d = make(ids::kNoDriver, Severity::kError);
   std::vector<std::string> evidence;
   if (missing) {
     evidence.push_back(p.ran ? "dlopen(\"libcuda.so.1\") failed: " + p.load_error
@@ -115,7 +116,7 @@ void runtime_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
     }
   }
   if (newer.empty()) return;
-  Diagnosis d = make("driver-too-old", Severity::kError);
+  Diagnosis d = make(ids::kDriverTooOld, Severity::kError);
   d.summary = fmt::format("the NVIDIA driver supports CUDA {}, older than the CUDA runtime on the library path",
                           cuda_version_text(driver));
   d.evidence = fmt::format("cuDriverGetVersion says {} (CUDA {}); the search path has {}. Programs that "
@@ -128,7 +129,7 @@ void runtime_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
 void device_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
   const DriverProbe& p = f.probe;
   if (p.timed_out) {
-    Diagnosis d = make("device-enumeration-failed", Severity::kError);
+    Diagnosis d = make(ids::kDeviceEnumerationFailed, Severity::kError);
     d.summary = "initializing the driver hangs";
     d.evidence = "The probe (dlopen libcuda.so.1, cuInit, cuDeviceGetCount, in a child process) did not "
                  "answer within its time limit. " + join(kernel_side(f)) + ".";
@@ -143,7 +144,7 @@ void device_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
   const bool no_device = status == 100 || (status == 0 && p.device_count == 0);
   const VisibleDeviceFacts& v = f.visible;
   if (no_device && v.set) {
-    Diagnosis d = make("invalid-visible-devices", Severity::kError);
+    Diagnosis d = make(ids::kInvalidVisibleDevices, Severity::kError);
     d.summary = v.entries.empty() ? "CUDA_VISIBLE_DEVICES is set to an empty string, which hides every GPU"
                                   : fmt::format("CUDA_VISIBLE_DEVICES={} names no GPU that exists, so CUDA sees none", v.value);
     std::vector<std::string> e{fmt::format("with CUDA_VISIBLE_DEVICES={} {}", v.value.empty() ? "\"\"" : v.value,
@@ -157,7 +158,7 @@ void device_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
     return;
   }
   if (no_device) {
-    Diagnosis d = make("no-device", Severity::kError);
+    Diagnosis d = make(ids::kNoDevice, Severity::kError);
     d.summary = f.module.loaded && f.nodes.any_gpu_node ? "the NVIDIA driver library loads but CUDA sees no GPU"
                                                         : "CUDA sees no GPU, and the kernel side of the driver is missing";
     std::vector<std::string> e{status == 100 ? "cuInit returned " + status_text("cuInit", 100) : "cuDeviceGetCount counts 0 devices"};
@@ -171,7 +172,7 @@ void device_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
     return;
   }
   if (status != 0) {
-    Diagnosis d = make("device-enumeration-failed", Severity::kError);
+    Diagnosis d = make(ids::kDeviceEnumerationFailed, Severity::kError);
     const char* call = p.init_status != 0 ? "cuInit" : "cuDeviceGetCount";
     d.summary = fmt::format("CUDA cannot enumerate the GPUs: {} returned {}", call, status_text(call, status));
     std::vector<std::string> e{d.summary.substr(d.summary.find(':') + 2)};
@@ -188,7 +189,7 @@ void device_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
   // Enumeration works: compare it with what NVML and the kernel see, and with the variables.
   const int physical = p.nvml_count > 0 ? p.nvml_count : static_cast<int>(f.module.gpu_bus_ids.size());
   if (!v.set && physical > p.device_count) {
-    Diagnosis d = make("device-enumeration-failed", Severity::kWarning);
+    Diagnosis d = make(ids::kDeviceEnumerationFailed, Severity::kWarning);
     d.summary = fmt::format("{} GPUs are installed but CUDA initializes only {}", physical, p.device_count);
     d.evidence = fmt::format("{} sees {} GPU{}; cuDeviceGetCount returns {}.", p.nvml_count > 0 ? "NVML" : "The kernel module",
                              physical, physical == 1 ? "" : "s", p.device_count);
@@ -197,7 +198,7 @@ void device_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
   }
   if (v.set && (v.entries.empty() || !v.malformed.empty() ||
                 (v.uses_indices && static_cast<int>(v.entries.size()) > p.device_count))) {
-    Diagnosis d = make("invalid-visible-devices", Severity::kWarning);
+    Diagnosis d = make(ids::kInvalidVisibleDevices, Severity::kWarning);
     d.summary = fmt::format("CUDA_VISIBLE_DEVICES lists {} entr{} but CUDA sees {} device{}", v.entries.size(),
                             v.entries.size() == 1 ? "y" : "ies", p.device_count, p.device_count == 1 ? "" : "s");
     d.evidence = fmt::format("CUDA_VISIBLE_DEVICES={}; cuDeviceGetCount returns {}. CUDA stops reading the list at "
@@ -208,7 +209,7 @@ void device_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
     out.push_back(std::move(d));
   }
   if (v.set && v.uses_indices && f.mig.enabled()) {
-    Diagnosis d = make("invalid-visible-devices", Severity::kWarning);
+    Diagnosis d = make(ids::kInvalidVisibleDevices, Severity::kWarning);
     d.summary = "MIG is enabled but CUDA_VISIBLE_DEVICES selects GPUs by index";
     d.evidence = fmt::format("CUDA_VISIBLE_DEVICES={}; MIG mode is enabled, so a process can use one MIG "
                              "instance, chosen by its MIG- UUID.", v.value);
@@ -222,7 +223,7 @@ void mismatch_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
   if (!f.module.loaded || f.module.version.empty()) return;
   const std::string release = f.probe.loaded ? driver_release_of(f.probe.library_path) : f.libraries.driver_release;
   if (release.empty() || release == f.module.version) return;
-  Diagnosis d = make("device-enumeration-failed", f.probe.init_status > 0 ? Severity::kError : Severity::kWarning);
+  Diagnosis d = make(ids::kDeviceEnumerationFailed, f.probe.init_status > 0 ? Severity::kError : Severity::kWarning);
   d.summary = "the driver library and the kernel module are different releases";
   d.evidence = fmt::format("The kernel module is {}; libcuda.so.1 is release {}{}.", f.module.version, release,
                            f.probe.init_status > 0 ? fmt::format(", and cuInit returned {}", f.probe.init_status) : "");
@@ -272,7 +273,7 @@ void library_findings(const MachineFacts& f, std::vector<Diagnosis>& out) {
                        ": a program that loads it instead of the driver fails every call");
   }
   if (problems.empty()) return;
-  Diagnosis d = make("mixed-cuda-libraries", Severity::kWarning);
+  Diagnosis d = make(ids::kMixedCudaLibraries, Severity::kWarning);
   d.summary = "the library search path holds more than one CUDA";
   d.evidence = join(problems) + ".";
   d.advice = diagnoses::kMixedLibrariesAdvice;

@@ -4,21 +4,25 @@
 //   | offset | size | field | meaning |      rows such as  | 8 | 4 | `endian_mark` u32 | ... |
 // each enum with a table  | value | name | meaning |   and the constants with
 //   | constant | value | meaning |.
-// This test parses those tables and compares them with the code, through the tables below
-// (built with offsetof/sizeof, so they are the code's own numbers):
+// This test parses those tables and compares them with the code's own numbers (offsetof,
+// sizeof). Its structs and fields are not listed here: they come from trace_format_fields.h,
+// whose lists the compiler proves to tile each struct, so a new field is in them or the build
+// stops. Checked:
 //   - every documented field exists, at its offset, with its size, type and element count;
-//   - every field of the tables below is documented;
-//   - each struct's rows cover sizeof(struct) exactly, with no gap or overlap, so a field added
-//     to the code but not to the page fails here even when this file's table lacks it too;
-//   - every enum value and constant below appears with its number, and the page lists no other.
+//   - every field of the code is documented;
+//   - each struct's rows cover sizeof(struct) exactly, with no gap or overlap;
+//   - every enum value and constant below appears with its number, and the page lists no other;
+//   - every struct, enum and constant trace_format.h declares is one this test knows (read from
+//     the header's text), so a new one cannot go unchecked.
 // The enum lists are also switch cases with -Wswitch an error: an enumerator added to
 // trace_format.h and not listed here stops this test from compiling.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <map>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -26,7 +30,9 @@
 
 #include <gtest/gtest.h>
 
+#include "support/markdown_text.h"
 #include "trace/trace_format.h"
+#include "trace/trace_format_fields.h"
 
 namespace {
 
@@ -58,14 +64,8 @@ struct StructFact {
   std::string name;
   size_t size;
 };
-#define CBS_STRUCT(S) StructFact{#S, sizeof(format::S)}
-const std::vector<StructFact> kStructs = {
-    CBS_STRUCT(FileHeader),       CBS_STRUCT(FunctionEntry), CBS_STRUCT(ArgDescriptor),
-    CBS_STRUCT(FunctionCounters), CBS_STRUCT(RecordSlot),    CBS_STRUCT(Record),
-    CBS_STRUCT(ScanSummary),      CBS_STRUCT(LaunchEntry),   CBS_STRUCT(KernelEntry),
-    CBS_STRUCT(SideEntry),        CBS_STRUCT(GemmGroupsHeader), CBS_STRUCT(GemmGroup),
-    CBS_STRUCT(LtEmulation),      CBS_STRUCT(GraphWords),    CBS_STRUCT(FailureSite),
-};
+#define CBS_STRUCT(S) StructFact{#S, sizeof(format::S)},
+const std::vector<StructFact> kStructs = {CUBLASSPY_FORMAT_STRUCTS(CBS_STRUCT)};
 
 struct FieldFact {
   std::string structure, field;
@@ -79,212 +79,9 @@ constexpr size_t element_count() {
 #define CBS_FIELD(S, f)                                                                        \
   FieldFact{#S, #f, offsetof(format::S, f), sizeof(format::S::f),                             \
             element_count<decltype(format::S::f)>(),                                          \
-            type_token<std::remove_all_extents_t<decltype(format::S::f)>>()}
-const std::vector<FieldFact> kFields = {
-    CBS_FIELD(FileHeader, magic),
-    CBS_FIELD(FileHeader, endian_mark),
-    CBS_FIELD(FileHeader, format_version),
-    CBS_FIELD(FileHeader, header_bytes),
-    CBS_FIELD(FileHeader, record_bytes),
-    CBS_FIELD(FileHeader, word_bytes),
-    CBS_FIELD(FileHeader, function_count),
-    CBS_FIELD(FileHeader, process_offset),
-    CBS_FIELD(FileHeader, process_bytes),
-    CBS_FIELD(FileHeader, functions_offset),
-    CBS_FIELD(FileHeader, counters_offset),
-    CBS_FIELD(FileHeader, first_failure_offset),
-    CBS_FIELD(FileHeader, ring_offset),
-    CBS_FIELD(FileHeader, ring_capacity),
-    CBS_FIELD(FileHeader, file_bytes),
-    CBS_FIELD(FileHeader, next_seq),
-    CBS_FIELD(FileHeader, next_ticket),
-    CBS_FIELD(FileHeader, first_failure_seq),
-    CBS_FIELD(FileHeader, end_state),
-    CBS_FIELD(FileHeader, end_signal),
-    CBS_FIELD(FileHeader, exit_status),
-    CBS_FIELD(FileHeader, header_complete),
-    CBS_FIELD(FileHeader, dropped_records),
-    CBS_FIELD(FileHeader, first_async_seq),
-    CBS_FIELD(FileHeader, first_async_error),
-    CBS_FIELD(FileHeader, driver_version),
-    CBS_FIELD(FileHeader, runtime_version),
-    CBS_FIELD(FileHeader, forked_child),
-    CBS_FIELD(FileHeader, parent_seq_at_fork),
-    CBS_FIELD(FileHeader, process_used),
-    CBS_FIELD(FileHeader, parent_pid_at_fork),
-    CBS_FIELD(FileHeader, parent_cuda_ready),
-    CBS_FIELD(FileHeader, counter_stripes),
-    CBS_FIELD(FileHeader, claim_block),
-    CBS_FIELD(FileHeader, claim_lag),
-    CBS_FIELD(FileHeader, parent_calls_at_fork),
-    CBS_FIELD(FileHeader, skipped_count),
-    CBS_FIELD(FileHeader, skipped),
-    CBS_FIELD(FileHeader, launch_offset),
-    CBS_FIELD(FileHeader, launch_capacity),
-    CBS_FIELD(FileHeader, launch_next),
-    CBS_FIELD(FileHeader, kernels_offset),
-    CBS_FIELD(FileHeader, kernel_capacity),
-    CBS_FIELD(FileHeader, launch_entry_bytes),
-    CBS_FIELD(FileHeader, kernels_unnamed),
-    CBS_FIELD(FileHeader, first_launch_error),
-    CBS_FIELD(FileHeader, reserved_launches),
-    CBS_FIELD(FileHeader, side_offset),
-    CBS_FIELD(FileHeader, side_bytes),
-    CBS_FIELD(FileHeader, side_used),
-    CBS_FIELD(FileHeader, side_entries),
-    CBS_FIELD(FileHeader, side_dropped),
-    CBS_FIELD(FileHeader, side_dropped_bytes),
-    CBS_FIELD(FileHeader, unchanged_offset),
-    CBS_FIELD(FileHeader, reserved_side),
-    CBS_FIELD(FileHeader, writer_version),
-    CBS_FIELD(FileHeader, launcher_wait),
-    CBS_FIELD(FileHeader, launcher_status),
-    CBS_FIELD(FileHeader, launcher_pid),
-    CBS_FIELD(FileHeader, stale_replay_launch),
-    CBS_FIELD(FileHeader, stale_replay_gemm),
-    CBS_FIELD(FileHeader, stale_replay_address),
-    CBS_FIELD(FileHeader, stale_replay_role),
-    CBS_FIELD(FileHeader, stale_replays),
-    CBS_FIELD(FileHeader, reserved_ends),
-    CBS_FIELD(FileHeader, launch_counts_offset),
-    CBS_FIELD(FileHeader, launch_count_tables),
-    CBS_FIELD(FileHeader, launch_tables_taken),
-    CBS_FIELD(FileHeader, launch_block),
-    CBS_FIELD(FileHeader, launch_lag),
-    CBS_FIELD(FileHeader, reserved_launch_totals),
-    CBS_FIELD(FileHeader, first_failed_launch),
-    CBS_FIELD(FileHeader, first_failed_launch_side),
-    CBS_FIELD(FileHeader, reserved_pinned_line),
-    CBS_FIELD(FileHeader, failure_sites_offset),
-    CBS_FIELD(FileHeader, failure_site_capacity),
-    CBS_FIELD(FileHeader, failure_site_bytes),
-    CBS_FIELD(FileHeader, failures_unsited),
-    CBS_FIELD(FileHeader, reserved_failure_sites),
-
-    CBS_FIELD(FailureSite, state),
-    CBS_FIELD(FailureSite, function_id),
-    CBS_FIELD(FailureSite, reserved_key),
-    CBS_FIELD(FailureSite, status),
-    CBS_FIELD(FailureSite, python_line),
-    CBS_FIELD(FailureSite, return_address),
-    CBS_FIELD(FailureSite, python_code),
-    CBS_FIELD(FailureSite, count),
-    CBS_FIELD(FailureSite, first_seq),
-    CBS_FIELD(FailureSite, reserved),
-    CBS_FIELD(FailureSite, first),
-
-    CBS_FIELD(LaunchEntry, word),
-    CBS_FIELD(LaunchEntry, function_id),
-    CBS_FIELD(LaunchEntry, kernel),
-    CBS_FIELD(LaunchEntry, tid),
-    CBS_FIELD(LaunchEntry, start_ns),
-    CBS_FIELD(LaunchEntry, stream),
-    CBS_FIELD(LaunchEntry, bytes),
-    CBS_FIELD(LaunchEntry, grid),
-    CBS_FIELD(LaunchEntry, block),
-    CBS_FIELD(LaunchEntry, shared_mem),
-    CBS_FIELD(LaunchEntry, status),
-    CBS_FIELD(LaunchEntry, async_status),
-    CBS_FIELD(LaunchEntry, flags),
-    CBS_FIELD(GraphWords, graph),
-    CBS_FIELD(GraphWords, exec),
-    CBS_FIELD(GraphWords, launch),
-
-    CBS_FIELD(KernelEntry, function),
-    CBS_FIELD(KernelEntry, launches),
-    CBS_FIELD(KernelEntry, named),
-    CBS_FIELD(KernelEntry, function_id),
-    CBS_FIELD(KernelEntry, reserved),
-    CBS_FIELD(KernelEntry, name),
-
-    CBS_FIELD(FunctionEntry, name),
-    CBS_FIELD(FunctionEntry, arg_count),
-    CBS_FIELD(FunctionEntry, family),
-    CBS_FIELD(FunctionEntry, library),
-    CBS_FIELD(FunctionEntry, pad),
-    CBS_FIELD(FunctionEntry, args),
-
-    CBS_FIELD(ArgDescriptor, name),
-    CBS_FIELD(ArgDescriptor, kind),
-    CBS_FIELD(ArgDescriptor, role),
-    CBS_FIELD(ArgDescriptor, pad),
-
-    CBS_FIELD(FunctionCounters, calls),
-    CBS_FIELD(FunctionCounters, failed),
-
-    CBS_FIELD(RecordSlot, call),
-    CBS_FIELD(RecordSlot, scan),
-    CBS_FIELD(RecordSlot, pending_error),
-    CBS_FIELD(RecordSlot, reserved_pending),
-    CBS_FIELD(RecordSlot, capture_id),
-    CBS_FIELD(RecordSlot, workspace),
-    CBS_FIELD(RecordSlot, workspace_bytes),
-    CBS_FIELD(RecordSlot, reserved_launches),
-    CBS_FIELD(RecordSlot, side_head),
-    CBS_FIELD(RecordSlot, failure_site),
-    CBS_FIELD(RecordSlot, reserved_stacks),
-    CBS_FIELD(RecordSlot, plane_offset),
-    CBS_FIELD(RecordSlot, lt_algo),
-    CBS_FIELD(RecordSlot, lt_emulation),
-    CBS_FIELD(RecordSlot, pad),
-    CBS_FIELD(LtEmulation, flags),
-    CBS_FIELD(LtEmulation, strategy),
-    CBS_FIELD(LtEmulation, special_values),
-    CBS_FIELD(LtEmulation, mantissa_control),
-    CBS_FIELD(LtEmulation, max_mantissa_bits),
-    CBS_FIELD(LtEmulation, mantissa_bit_offset),
-    CBS_FIELD(LtEmulation, mantissa_bit_count_pointer),
-
-    CBS_FIELD(SideEntry, kind),
-    CBS_FIELD(SideEntry, length),
-    CBS_FIELD(SideEntry, seq),
-    CBS_FIELD(SideEntry, prev),
-    CBS_FIELD(GemmGroupsHeader, group_count),
-    CBS_FIELD(GemmGroupsHeader, problem_count),
-    CBS_FIELD(GemmGroupsHeader, recorded),
-    CBS_FIELD(GemmGroupsHeader, entry_bytes),
-    CBS_FIELD(GemmGroup, m),
-    CBS_FIELD(GemmGroup, n),
-    CBS_FIELD(GemmGroup, k),
-    CBS_FIELD(GemmGroup, lda),
-    CBS_FIELD(GemmGroup, ldb),
-    CBS_FIELD(GemmGroup, ldc),
-    CBS_FIELD(GemmGroup, size),
-    CBS_FIELD(GemmGroup, transa),
-    CBS_FIELD(GemmGroup, transb),
-    CBS_FIELD(GemmGroup, flags),
-    CBS_FIELD(GemmGroup, reserved),
-    CBS_FIELD(GemmGroup, alpha),
-    CBS_FIELD(GemmGroup, beta),
-
-    CBS_FIELD(Record, word),
-    CBS_FIELD(Record, function_id),
-    CBS_FIELD(Record, depth),
-    CBS_FIELD(Record, flags),
-    CBS_FIELD(Record, tid),
-    CBS_FIELD(Record, status),
-    CBS_FIELD(Record, start_ns),
-    CBS_FIELD(Record, duration_ns),
-    CBS_FIELD(Record, handle),
-    CBS_FIELD(Record, stream),
-    CBS_FIELD(Record, pointer_mode),
-    CBS_FIELD(Record, math_mode),
-    CBS_FIELD(Record, async_status),
-    CBS_FIELD(Record, check_bits),
-    CBS_FIELD(Record, alpha),
-    CBS_FIELD(Record, beta),
-    CBS_FIELD(Record, check_detail),
-    CBS_FIELD(Record, args),
-
-    CBS_FIELD(ScanSummary, nan_count),
-    CBS_FIELD(ScanSummary, pos_inf_count),
-    CBS_FIELD(ScanSummary, neg_inf_count),
-    CBS_FIELD(ScanSummary, first_row),
-    CBS_FIELD(ScanSummary, first_col),
-    CBS_FIELD(ScanSummary, first_batch),
-    CBS_FIELD(ScanSummary, overflow),
-    CBS_FIELD(ScanSummary, max_abs_finite),
-};
+            type_token<std::remove_all_extents_t<decltype(format::S::f)>>()},
+#define CBS_STRUCT_FIELDS(S) CUBLASSPY_FORMAT_FIELDS_##S(CBS_FIELD)
+const std::vector<FieldFact> kFields = {CUBLASSPY_FORMAT_STRUCTS(CBS_STRUCT_FIELDS)};
 
 // Every enumerator of the enums the page documents, by enum.
 #define CBS_FAMILY_VALUES(X)                                                                   \
@@ -337,6 +134,7 @@ const std::vector<FieldFact> kFields = {
 #define CBS_LAUNCHER_WAIT_VALUES(X) X(LauncherWait, kNone) X(LauncherWait, kOwn) X(LauncherWait, kCommand)
 #define CBS_FAILURE_SITE_STATE_VALUES(X) \
   X(FailureSiteState, kFree) X(FailureSiteState, kClaimed) X(FailureSiteState, kKeyed)
+#define CBS_LAUNCH_FLAGS_VALUES(X) X(LaunchFlags, kLaunchSynced) X(LaunchFlags, kLaunchStaleOperands)
 
 // Compile-time completeness: without a default, -Wswitch (an error here) names any enumerator
 // of trace_format.h missing from the lists.
@@ -390,12 +188,17 @@ constexpr bool listed(format::FailureSiteState v) {
   switch (v) { CBS_FAILURE_SITE_STATE_VALUES(CBS_CASE) return true; }
   return false;
 }
+constexpr bool listed(format::LaunchFlags v) {
+  switch (v) { CBS_LAUNCH_FLAGS_VALUES(CBS_CASE) return true; }
+  return false;
+}
 static_assert(listed(format::Family::kOther) && listed(format::ArgKind::kNone) &&
               listed(format::ArgRole::kNone) && listed(format::Library::kUnknown) &&
               listed(format::RecordState::kEmpty) && listed(format::kFlagNested) &&
               listed(format::EndState::kRunning) && listed(format::SideKind::kNone) &&
               listed(format::kGroupAlphaKnown) && listed(format::LauncherWait::kNone) &&
-              listed(format::kEmulationAttached) && listed(format::FailureSiteState::kFree));
+              listed(format::kEmulationAttached) && listed(format::FailureSiteState::kFree) &&
+              listed(format::kLaunchSynced));
 
 struct EnumFact {
   std::string enumeration, name;
@@ -408,7 +211,8 @@ const std::vector<EnumFact> kEnumValues = {
     CBS_RECORD_STATE_VALUES(CBS_ENUM_FACT) CBS_RECORD_FLAGS_VALUES(CBS_ENUM_FACT)
     CBS_END_STATE_VALUES(CBS_ENUM_FACT) CBS_SIDE_KIND_VALUES(CBS_ENUM_FACT)
     CBS_GEMM_GROUP_FLAGS_VALUES(CBS_ENUM_FACT) CBS_LAUNCHER_WAIT_VALUES(CBS_ENUM_FACT)
-    CBS_LT_EMULATION_FLAGS_VALUES(CBS_ENUM_FACT) CBS_FAILURE_SITE_STATE_VALUES(CBS_ENUM_FACT)};
+    CBS_LT_EMULATION_FLAGS_VALUES(CBS_ENUM_FACT) CBS_FAILURE_SITE_STATE_VALUES(CBS_ENUM_FACT)
+    CBS_LAUNCH_FLAGS_VALUES(CBS_ENUM_FACT)};
 
 struct ConstantFact {
   std::string name;
@@ -446,37 +250,8 @@ struct Doc {
   std::vector<DocRow> struct_rows, enum_rows, constant_rows;
 };
 
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
-// The cells of "| a | b \| c |" (an escaped bar stays in its cell).
-std::vector<std::string> cells_of(const std::string& line) {
-  std::vector<std::string> cells;
-  std::string cell;
-  for (size_t i = 1; i < line.size(); ++i) {
-    if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
-      cell += '|';
-      ++i;
-    } else if (line[i] == '|') {
-      cells.push_back(trim(cell));
-      cell.clear();
-    } else {
-      cell += line[i];
-    }
-  }
-  return cells;
-}
-
-// The first `backticked` word of a cell or heading, "" if none.
-std::string code_span(const std::string& s) {
-  const size_t open = s.find('`');
-  if (open == std::string::npos) return "";
-  const size_t close = s.find('`', open + 1);
-  return close == std::string::npos ? "" : s.substr(open + 1, close - open - 1);
-}
+using cublasspy::markdown::cells_of;
+using cublasspy::markdown::code_span;
 
 // What follows the code span ("`magic[8]` char" -> "char").
 std::string after_code_span(const std::string& s) {
@@ -499,11 +274,8 @@ bool parse_number(const std::string& text, uint64_t& out) {
 const Doc& doc() {
   static const Doc parsed = [] {
     Doc d;
-    std::ifstream in(CUBLASSPY_FORMAT_DOC);
-    EXPECT_TRUE(in) << "cannot read " << CUBLASSPY_FORMAT_DOC;
-    std::stringstream all;
-    all << in.rdbuf();
-    d.text = all.str();
+    d.text = cublasspy::markdown::read_file(CUBLASSPY_FORMAT_DOC);
+    EXPECT_FALSE(d.text.empty()) << "cannot read " << CUBLASSPY_FORMAT_DOC;
     std::istringstream lines(d.text);
     std::string line, section;
     std::vector<DocRow>* table = nullptr;  // the table being read, nullptr outside one
@@ -694,6 +466,43 @@ TEST(FormatDoc, EveryConstantIsDocumentedWithItsValue) {
     const bool known = std::any_of(kConstants.begin(), kConstants.end(),
                                    [&](const ConstantFact& c) { return c.name == name; });
     EXPECT_TRUE(known) << where(r) << ": `" << name << "` is not a constant this test knows";
+  }
+}
+
+// What trace_format.h declares at namespace level, read from its text: the names `pattern`'s
+// first group matches.
+std::set<std::string> declared_in_header(const char* pattern) {
+  const std::string header = cublasspy::markdown::read_file(CUBLASSPY_FORMAT_HEADER);
+  EXPECT_FALSE(header.empty()) << "cannot read " << CUBLASSPY_FORMAT_HEADER;
+  const std::regex re(pattern);
+  std::set<std::string> out;
+  for (auto it = std::sregex_iterator(header.begin(), header.end(), re); it != std::sregex_iterator(); ++it) {
+    out.insert((*it)[1]);
+  }
+  return out;
+}
+
+// The lists this test compares are the code's, but only for what they name: a struct, enum or
+// constant added to the header and not to them would go unchecked.
+TEST(FormatDoc, EveryStructEnumAndConstantOfTheHeaderIsChecked) {
+  const std::set<std::string> structs = declared_in_header(R"((?:^|\n)struct (\w+) \{)");
+  EXPECT_GE(structs.size(), kStructs.size()) << "the header's structs were not found in " << CUBLASSPY_FORMAT_HEADER;
+  for (const std::string& name : structs) {
+    EXPECT_NE(find_struct(name), nullptr) << CUBLASSPY_FORMAT_HEADER << " declares struct " << name
+                                          << ", which CUBLASSPY_FORMAT_STRUCTS (trace_format_fields.h) lacks";
+  }
+  for (const std::string& name : declared_in_header(R"((?:^|\n)enum (?:class )?(\w+) )")) {
+    const bool known = std::any_of(kEnumValues.begin(), kEnumValues.end(),
+                                   [&](const EnumFact& e) { return e.enumeration == name; });
+    EXPECT_TRUE(known) << CUBLASSPY_FORMAT_HEADER << " declares enum " << name
+                       << ", which this test lists no values of (add a CBS_..._VALUES list and a table to the page)";
+  }
+  for (const std::string& name : declared_in_header(R"((?:^|\n)inline constexpr \w+ (k\w+)(?:\[\d+\])? =)")) {
+    if (name == "kMagic") continue;  // TheMagicIsDocumented
+    const bool known = std::any_of(kConstants.begin(), kConstants.end(),
+                                   [&](const ConstantFact& c) { return c.name == name; });
+    EXPECT_TRUE(known) << CUBLASSPY_FORMAT_HEADER << " declares the constant " << name
+                       << ", which kConstants lacks (and so the page's constants table need not have it)";
   }
 }
 

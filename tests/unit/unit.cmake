@@ -3,6 +3,7 @@
 #   shadow_table_test: interpose/shadow_table.h, the handle and descriptor shadow table
 #   handle_lookup_test: interpose/runtime.h's find_handle, the per-thread memory of a look-up
 #   format_doc_test:   docs/FORMAT.md's tables against src/trace/trace_format.h
+#   diagnosis_ids_doc_test: docs/DIAGNOSES.md and CONTRACT.md against src/common/diagnosis_ids.h
 # ctest names: unit.<Suite>.<Test>.
 include(GoogleTest)
 
@@ -26,14 +27,30 @@ target_link_libraries(handle_lookup_test PRIVATE cuda_headers GTest::gtest_main 
 target_compile_options(handle_lookup_test PRIVATE -Wall -Wextra)
 gtest_discover_tests(handle_lookup_test TEST_PREFIX unit.)
 
-#   format_doc_test: docs/FORMAT.md's field, enum and constant tables against trace_format.h. The
-#   header is all it needs: cublasspy_trace's include directories, without building the library.
+#   format_doc_test: docs/FORMAT.md's field, enum and constant tables against trace_format.h and
+#   the field lists of trace_format_fields.h. The headers are all it needs: cublasspy_trace's
+#   include directories, without building the library.
 add_executable(format_doc_test ${CMAKE_CURRENT_LIST_DIR}/format_doc_test.cpp)
 target_include_directories(format_doc_test PRIVATE $<TARGET_PROPERTY:cublasspy_trace,INTERFACE_INCLUDE_DIRECTORIES>)
-target_compile_definitions(format_doc_test PRIVATE CUBLASSPY_FORMAT_DOC="${PROJECT_SOURCE_DIR}/docs/FORMAT.md")
+target_include_directories(format_doc_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+target_compile_definitions(format_doc_test PRIVATE CUBLASSPY_FORMAT_DOC="${PROJECT_SOURCE_DIR}/docs/FORMAT.md"
+                           CUBLASSPY_FORMAT_HEADER="${PROJECT_SOURCE_DIR}/src/trace/trace_format.h")
 target_link_libraries(format_doc_test PRIVATE GTest::gtest_main)
 target_compile_options(format_doc_test PRIVATE -Wall -Wextra)
 gtest_discover_tests(format_doc_test TEST_PREFIX unit.)
+
+#   diagnosis_ids_doc_test: the diagnosis ids' registry (src/common/diagnosis_ids.h, header-only)
+#   against docs/DIAGNOSES.md and docs/CONTRACT.md, and the sources' use of it.
+add_executable(diagnosis_ids_doc_test ${CMAKE_CURRENT_LIST_DIR}/diagnosis_ids_doc_test.cpp)
+target_include_directories(diagnosis_ids_doc_test PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
+target_compile_definitions(diagnosis_ids_doc_test PRIVATE
+  CUBLASSPY_DIAGNOSES_DOC="${PROJECT_SOURCE_DIR}/docs/DIAGNOSES.md"
+  CUBLASSPY_CONTRACT_DOC="${PROJECT_SOURCE_DIR}/docs/CONTRACT.md"
+  CUBLASSPY_DIAGNOSIS_IDS_HEADER="${PROJECT_SOURCE_DIR}/src/common/diagnosis_ids.h"
+  CUBLASSPY_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+target_link_libraries(diagnosis_ids_doc_test PRIVATE GTest::gtest_main)
+target_compile_options(diagnosis_ids_doc_test PRIVATE -Wall -Wextra)
+gtest_discover_tests(diagnosis_ids_doc_test TEST_PREFIX unit.)
 
 #   cuda_names_test: the CUDA vocabulary (src/common/cuda_names) against every enumerator of the
 #   toolkit's headers, listed at build time by the parse that generates the table; the compiler
