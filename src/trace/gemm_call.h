@@ -2,7 +2,7 @@
 // dumps, the diagnoses and the replay all reason about this, never about a particular
 // signature. Built from a record's argument slots by their roles (ArgDescriptor::role in the
 // trace's function table), so it works in the shim (from the live record) and in the tools
-// (from a trace: the reader gives traces older than roles theirs, trace_reader.cpp).
+// (from a trace: the reader gives traces older than roles theirs, trace_upgrade.cpp).
 //
 // Column-major throughout, as cuBLAS: op(A) is m x k, op(B) is k x n, C and D are m x n.
 #pragma once

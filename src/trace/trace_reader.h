@@ -204,9 +204,9 @@ class TraceFile {
   // Bytes of the side area in use, as the writer last left them (<= side_bytes).
   uint64_t side_used() const;
   // Visits every intact record still in the ring, in the order the calls began (format version
-  // 1: by seq; version 2: by start time, then seq), streaming: memory stays
-  // flat however long the ring (a bounded reorder window, see trace_reader.cpp). Records being
-  // written at the moment of death (state kWriting) and torn records are skipped and counted.
+  // 1: by seq; version 2: by start time, then seq), streaming: memory stays flat however long
+  // the ring (a bounded reorder window, see record_ring_reader.cpp). Records being written at
+  // the moment of death (state kWriting) and torn records are skipped and counted.
   void for_each_call(const std::function<void(const CallView&)>& visit) const;
   // Records in flight or completed, and records caught being written or rewritten: as the last
   // for_each_call counted them (a pass of their own before any).

@@ -9,95 +9,16 @@
 
 #include "trace/failure_site_table.h"
 #include "trace/trace_format.h"
+#include "trace/trace_mapping.h"
+#include "trace/writer_cursors.h"
 
 namespace cublasspy {
 
-// What opening produced: the file, a fallback file, or memory only (no file could be written).
-struct OpenResult {
-  bool ok = false;          // records can be written (to a file or to memory)
-  bool file_backed = false;
-  std::string path;         // the file actually written
-  std::string warning;      // set when something had to give (fallback location, memory only)
-};
-
-// Where a trace goes when the directory of `path` cannot be written: the same name in $TMPDIR
-// (or /tmp); "" when that is the same directory. `cublasspy run` looks for traces there too.
-std::string fallback_trace_path(const std::string& path);
-
-// A thread's block of ring tickets: one shared atomic operation per block of calls instead of
-// one per call, so threads do not take turns owning one cache line (format::FileHeader's
-// claim_block). Zero-initialized; used by one thread, for one writer.
-struct ClaimCursor {
-  uint64_t base = 0;        // the block's first ticket
-  uint64_t next = 0;        // its next (base + size: used up)
-  uint32_t size = 0;        // its length
-  uint32_t generation = 0;  // the writer's open() it was taken under (0: none)
-  // The thread's copy of the call counters (format::FileHeader::counter_stripes), taken with
-  // the cursor's first block in a trace. The first kCounterStripes - 1 threads get a stripe of
-  // their own and count with a plain increment; later threads share stripe 0 and count with a
-  // locked one.
-  format::FunctionCounters* counters = nullptr;
-  uint64_t* unchanged = nullptr;  // the same stripe of the unchanged setters' counts
-  bool counters_shared = true;
-};
-
-// A thread's block of launch tickets and its launch count table (format::FileHeader's
-// launch_block, launch_counts_offset): most launches then take no locked instruction, which on
-// x86 also waits for the thread's earlier stores to reach the cache. Zero-initialized; used by
-// one thread, for one writer.
-struct LaunchCursor {
-  uint64_t base = 0;
-  uint64_t next = 0;
-  uint32_t size = 0;
-  uint32_t generation = 0;   // the writer's open() it was taken under (0: none)
-  uint64_t* counts = nullptr;  // the thread's count table (kKernelTableEntries + 1 entries)
-  bool shared = false;       // counts is table 0, which threads without a table of their own share
-};
-
-namespace detail {
-
-// prefetchw asks for the line in exclusive state (a plain prefetch would fetch it shared, and
-// the first store would ask again); x86 CPUs without it execute it as a no-op.
-inline void prefetch_line_for_writing(const char* p) {
-#if defined(__x86_64__)
-  asm volatile("prefetchw %0" : : "m"(*p));
-#else
-  __builtin_prefetch(p, 1, 3);
-#endif
-}
-
-// Asks for the cache lines of a slot one of the thread's next calls will use, for writing. A
-// ring slot was last written a whole ring ago (8 MiB by default), so its lines are cold: without
-// this, every call's first loads and stores to its record miss, and the store buffer, full of
-// them, stalls the rest of the wrapper and the program's own code after it (in a PyTorch loop of
-// small torch.mm this was most of the shim's time).
-//
-// kPrefetchAhead calls ahead, not one: a program's calls come in bursts (PyTorch makes three
-// handle setters and a GEMM within half a microsecond, then computes for microseconds), and a
-// slot asked for one call ahead has not arrived when that call comes. The lines are the fixed
-// fields and the first 25 argument slots (kPrefetchLines: all of a handle setter's, and of any
-// GEMM with up to 25 slots, such as cublasSgemm_v2 and cublasGemmEx), and pending_error's,
-// which every GEMM clears before its real call. Each store to a line of the ring not asked for
-// ahead waits for memory (the ring is larger than the caches), and holds the stores behind it:
-// with three lines asked for, the fourth, where cublasSgemm_v2's last five arguments go, cost
-// about 1% of the PyTorch loop by itself. Chosen by measurement: docs/BENCHMARKS.md, the entries
-// "2026-12-02, a924d74", "2026-12-02, 55bf572" and "2026-12-02, 1901a5c".
-constexpr uint64_t kPrefetchAhead = 4;
-constexpr size_t kPrefetchLines = 5;
-static_assert(offsetof(format::Record, args) + 25 * sizeof(uint64_t) <= 64 * kPrefetchLines);
-inline void prefetch_for_writing(const format::RecordSlot* slot) {
-  const char* p = reinterpret_cast<const char*>(slot);
-  for (size_t line = 0; line < kPrefetchLines; ++line) prefetch_line_for_writing(p + 64 * line);
-  prefetch_line_for_writing(p + offsetof(format::RecordSlot, pending_error));
-}
-
-}  // namespace detail
-
 class TraceWriter {
  public:
-  // Creates the trace: never follows a symlink, never clobbers an existing file (adds a suffix),
-  // reserves the blocks up front (a full disk fails here, not later with SIGBUS), and falls back
-  // to $TMPDIR, then to anonymous memory. `functions` has function_count entries.
+  // Creates the trace (TraceMapping::create: never follows a symlink, never clobbers an
+  // existing file, reserves the blocks up front, falls back to $TMPDIR, then to anonymous
+  // memory) and lays it out. `functions` has function_count entries.
   // `side_bytes` sizes the side area (format::SideEntry; rounded down to 8 bytes, 0: none).
   // `launch_capacity`: entries of the launch ring (0: the trace has none, nor a kernel table).
   OpenResult open(const std::string& path, uint64_t ring_capacity,
@@ -291,16 +212,10 @@ class TraceWriter {
   // shared state is needed beyond the child's own view).
   void abandon_after_fork();
 
-  // Async-signal-safe, for the SIGBUS handler: when `address` lies in the trace's file mapping
-  // (someone truncated the file under the running process), replaces the whole mapping with
-  // anonymous memory at the same address, so the faulting store can be retried and the
-  // recording goes on in memory. True when the fault is the trace's and the store may be
-  // retried; false when it is not ours or the memory could not be replaced.
-  bool detach_on_fault(const void* address);
-  // True once after a detach (the warning is given outside the signal handler). Cheap: one
-  // relaxed load when nothing happened.
-  bool detached_unreported() const { return detach_unreported_.load(std::memory_order_relaxed); }
-  bool take_detach_notice() { return detach_unreported_.exchange(false); }
+  // For the SIGBUS handler and after it: TraceMapping's (the file truncated under the process).
+  bool detach_on_fault(const void* address) { return mapping_.detach_on_fault(address); }
+  bool detached_unreported() const { return mapping_.detached_unreported(); }
+  bool take_detach_notice() { return mapping_.take_detach_notice(); }
 
  private:
   // A counter of the thread's stripe. A locked increment on x86 also waits until the thread's
@@ -360,11 +275,9 @@ class TraceWriter {
   uint32_t lag_ = 0;         // FileHeader::claim_lag
   uint32_t generation_ = 0;  // open() calls so far: a cursor from before is stale
   uint32_t stripes_taken_ = 0;  // counter stripes 1.. handed to threads in this trace (atomic_ref)
-  uint64_t mapped_bytes_ = 0;
-  bool file_backed_ = false;
-  enum DetachState : int { kAttached = 0, kDetaching = 1, kDetached = 2, kDetachFailed = 3 };
-  std::atomic<int> detach_state_{kAttached};
-  std::atomic<bool> detach_unreported_{false};
+  // Where the bytes are (file_base_ is its start). Here, at the end of the line of the fields
+  // claim() reads: the shim asks detached_unreported() on every call.
+  TraceMapping mapping_;
   alignas(64) std::atomic<bool> first_failure_taken_{false};  // read by every failing call
   char pad_[63];  // nothing written often shares its line
 };

@@ -1,0 +1,62 @@
+// Where a trace's bytes live: the file the writer creates (exclusively, never through a link,
+// its blocks reserved up front), the fallback in $TMPDIR, or anonymous memory when no file can
+// be written; and what becomes of the mapping when the file is truncated under the process
+// (SIGBUS) or the process forks. The writer (trace_writer.h) lays the trace out in it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace cublasspy {
+
+// What opening produced: the file, a fallback file, or memory only (no file could be written).
+struct OpenResult {
+  bool ok = false;          // records can be written (to a file or to memory)
+  bool file_backed = false;
+  std::string path;         // the file actually written
+  std::string warning;      // set when something had to give (fallback location, memory only)
+};
+
+// Where a trace goes when the directory of `path` cannot be written: the same name in $TMPDIR
+// (or /tmp); "" when that is the same directory. `cublasspy run` looks for traces there too.
+std::string fallback_trace_path(const std::string& path);
+
+class TraceMapping {
+ public:
+  // Maps `bytes` of zeroed memory read-write: a new file at `requested` (never following a
+  // symlink, never clobbering an existing file: a suffix is added; the blocks reserved, so a
+  // full disk fails here, not later with SIGBUS), else at fallback_trace_path(requested), else
+  // anonymous memory. Fills `result` (all but ok) and returns the mapping's start; nullptr,
+  // leaving the current mapping as it was, when there is no memory either.
+  char* create(const std::string& requested, uint64_t bytes, OpenResult& result);
+
+  char* base() const { return base_; }
+  uint64_t bytes() const { return bytes_; }
+
+  // The child of a fork must not write its parent's file: unmaps the child's view and forgets it.
+  void abandon();
+
+  // Async-signal-safe, for the SIGBUS handler: when `address` lies in the file mapping (someone
+  // truncated the file under the running process), replaces the whole mapping with anonymous
+  // memory at the same address, so the faulting store can be retried and the recording goes on
+  // in memory. True when the fault is the trace's and the store may be retried; false when it
+  // is not ours or the memory could not be replaced.
+  bool detach_on_fault(const void* address);
+  // True once after a detach (the warning is given outside the signal handler). Cheap: one
+  // relaxed load when nothing happened.
+  bool detached_unreported() const { return detach_unreported_.load(std::memory_order_relaxed); }
+  bool take_detach_notice() { return detach_unreported_.exchange(false); }
+
+ private:
+  // 24 bytes, in this order: the writer holds one beside the fields claim() reads, so that
+  // detached_unreported(), which the shim asks on every call, reads the same cache line.
+  char* base_ = nullptr;
+  uint64_t bytes_ = 0;
+  enum DetachState : int { kAttached = 0, kDetaching = 1, kDetached = 2, kDetachFailed = 3 };
+  std::atomic<int> detach_state_{kAttached};
+  bool file_backed_ = false;
+  std::atomic<bool> detach_unreported_{false};
+};
+
+}  // namespace cublasspy
