@@ -299,6 +299,8 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, std::string& e
     // Before version 3 the table held names only: what they mean is derived here, once, so
     // every reader of the table finds fields by role whatever the version.
     if (h.format_version < 3) derive_roles_from_names(f);
+    // Before version 11 it did not say what a function means: derived the same way.
+    if (h.format_version < 11) derive_traits_from_names(f);
   }
 
   t.quiescent_ = access == Access::kAuto && writer_gone(t.base_, t.process_);

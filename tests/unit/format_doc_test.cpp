@@ -201,7 +201,8 @@ const std::vector<FieldFact> kFields = {
     CBS_FIELD(FunctionEntry, arg_count),
     CBS_FIELD(FunctionEntry, family),
     CBS_FIELD(FunctionEntry, library),
-    CBS_FIELD(FunctionEntry, pad),
+    CBS_FIELD(FunctionEntry, element_type),
+    CBS_FIELD(FunctionEntry, traits),
     CBS_FIELD(FunctionEntry, args),
 
     CBS_FIELD(ArgDescriptor, name),
@@ -320,6 +321,11 @@ const std::vector<FieldFact> kFields = {
 #define CBS_LIBRARY_VALUES(X)                                                                  \
   X(Library, kUnknown) X(Library, kCublas) X(Library, kCublasLt) X(Library, kCudart)          \
   X(Library, kCuda) X(Library, kSystem)
+#define CBS_TRAIT_VALUES(X)                                                                    \
+  X(Trait, kEnumeratesDevices) X(Trait, kSetupCall) X(Trait, kCreatesHandle)                   \
+  X(Trait, kSelectsDevice) X(Trait, kAllocatesDevice) X(Trait, kWaitsForDevice)                \
+  X(Trait, kWaitsForStream) X(Trait, kQueriesStream) X(Trait, kConfiguresAlgo)                 \
+  X(Trait, kInt32Sizes) X(Trait, kQuantized) X(Trait, kFixedElementType)
 #define CBS_RECORD_STATE_VALUES(X)                                                             \
   X(RecordState, kEmpty) X(RecordState, kWriting) X(RecordState, kInFlight)                    \
   X(RecordState, kCompleted)
@@ -352,6 +358,10 @@ constexpr bool listed(format::ArgKind v) {
 }
 constexpr bool listed(format::ArgRole v) {
   switch (v) { CBS_ARG_ROLE_VALUES(CBS_CASE) return true; }
+  return false;
+}
+constexpr bool listed(format::Trait::Bits v) {
+  switch (v) { case format::Trait::kNone: CBS_TRAIT_VALUES(CBS_CASE) return true; }
   return false;
 }
 constexpr bool listed(format::Library v) {
@@ -395,7 +405,8 @@ static_assert(listed(format::Family::kOther) && listed(format::ArgKind::kNone) &
               listed(format::RecordState::kEmpty) && listed(format::kFlagNested) &&
               listed(format::EndState::kRunning) && listed(format::SideKind::kNone) &&
               listed(format::kGroupAlphaKnown) && listed(format::LauncherWait::kNone) &&
-              listed(format::kEmulationAttached) && listed(format::FailureSiteState::kFree));
+              listed(format::kEmulationAttached) && listed(format::FailureSiteState::kFree) &&
+              listed(format::Trait::kSetupCall));
 
 struct EnumFact {
   std::string enumeration, name;
@@ -404,7 +415,7 @@ struct EnumFact {
 #define CBS_ENUM_FACT(E, n) EnumFact{#E, #n, static_cast<uint64_t>(format::E::n)},
 const std::vector<EnumFact> kEnumValues = {
     CBS_FAMILY_VALUES(CBS_ENUM_FACT) CBS_ARG_KIND_VALUES(CBS_ENUM_FACT)
-    CBS_ARG_ROLE_VALUES(CBS_ENUM_FACT) CBS_LIBRARY_VALUES(CBS_ENUM_FACT)
+    CBS_ARG_ROLE_VALUES(CBS_ENUM_FACT) CBS_LIBRARY_VALUES(CBS_ENUM_FACT) CBS_TRAIT_VALUES(CBS_ENUM_FACT)
     CBS_RECORD_STATE_VALUES(CBS_ENUM_FACT) CBS_RECORD_FLAGS_VALUES(CBS_ENUM_FACT)
     CBS_END_STATE_VALUES(CBS_ENUM_FACT) CBS_SIDE_KIND_VALUES(CBS_ENUM_FACT)
     CBS_GEMM_GROUP_FLAGS_VALUES(CBS_ENUM_FACT) CBS_LAUNCHER_WAIT_VALUES(CBS_ENUM_FACT)

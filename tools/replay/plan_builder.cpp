@@ -58,8 +58,8 @@ CallKind kind_of(const format::FunctionEntry& entry) {
 }
 
 // What alpha and beta point to, for the cuBLAS entry points: the compute type's scalar for the
-// Ex forms (cuBLAS's table), else the type the name implies (cublasXtSgemm as cublasSgemm).
-int scalar_type_of(const std::string& name, int compute_type, int c_type) {
+// Ex forms (cuBLAS's table), else the element type the prototype fixes (cublasXtSgemm's float).
+int scalar_type_of(const format::FunctionEntry& entry, int compute_type, int c_type) {
   const bool complex = is_complex(static_cast<DataType>(c_type));
   switch (compute_type) {
     case 64: case 65: return kR16F;                            // COMPUTE_16F
@@ -68,8 +68,8 @@ int scalar_type_of(const std::string& name, int compute_type, int c_type) {
     case -1: break;
     default: return complex ? kC32F : kR32F;                   // the 32F family
   }
-  DataType t = implied_type(name.c_str());
-  return t == DataType::kUnknown ? kR32F : static_cast<int>(t);
+  const int fixed = format::fixed_element_type(entry);
+  return fixed < 0 ? kR32F : fixed;
 }
 
 class Builder {
@@ -183,7 +183,8 @@ class Builder {
                     "damaged, or the call is invalid: cuBLAS rejects a negative batch count)");
     }
     p_.batch = members;
-    const bool uint8_bias = p_.function == "cublasUint8gemmBias";
+    p_.quantized = format::has_trait(call_.function, format::Trait::kQuantized);
+    const bool uint8_bias = p_.quantized;
     const char* names[3] = {"a", "b", "c"};
     for (int i = 0; i < 3; ++i) {
       const Matrix& mat = g.op[i];
@@ -210,7 +211,7 @@ class Builder {
     if (uint8_bias) {
       p_.scalar_type = kR32F;  // no alpha or beta: biases, a multiplier and a shift instead
     } else {
-      p_.scalar_type = scalar_type_of(p_.function, g.compute_type, static_cast<int>(g.op[2].type));
+      p_.scalar_type = scalar_type_of(*call_.function, g.compute_type, static_cast<int>(g.op[2].type));
       if (p_.kind == CallKind::kGemmGrouped) {
         scalars(groups_alpha_known_, groups_beta_known_);
         if (groups_alpha_known_) p_.alpha = {p_.groups.front().alpha, 0};
@@ -658,7 +659,8 @@ ToleranceInputs tolerance_inputs_for(const ReplayPlan& p) {
   t.input_type = p.operand("a") ? p.operand("a")->data_type : kR32F;
   t.compute_type = p.compute_type;
   t.math_mode = p.math_mode;
-  t.half_accumulate = p.function.rfind("cublasHgemm", 0) == 0;
+  // Hgemm-style entry points: half elements, and no compute type to widen the sums.
+  t.half_accumulate = p.compute_type == -1 && t.input_type == kR16F && p.kind != CallKind::kLtMatmul;
   t.k = p.k;
   for (const GroupPlan& g : p.groups) t.k = std::max(t.k, g.k);  // grouped: the longest sums
   return t;
@@ -668,7 +670,8 @@ std::optional<uint64_t> workspace_before(const TraceFile& trace, uint64_t handle
   std::optional<uint64_t> found;
   trace.for_each_call([&](const CallView& c) {
     if (c.seq >= seq || c.failed() || c.in_flight()) return;
-    if (std::string_view(c.function_name()) != "cublasSetWorkspace_v2") return;
+    // cublasSetWorkspace: the handle call that sets a workspace's size.
+    if (c.function == nullptr || c.function->family != static_cast<uint16_t>(Family::kHandle)) return;
     if (c.arg(ArgRole::kHandle).value_or(0) != handle) return;
     auto bytes = c.arg(ArgRole::kWorkspaceBytes);
     if (bytes && *bytes != format::kArgUnset) found = *bytes;
