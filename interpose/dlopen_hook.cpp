@@ -223,7 +223,7 @@ extern "C" void* cublasspy_glibc_dlopen() {
 // The recorder the entry point jumps to for a CUDA library: the recording every wrapper shares
 // (hook_expansion.h), around LoadAsCaller. Reached by a jump, so its return address is the
 // program's.
-#define CBS_DEFINE_LOAD_RECORDER(lib_, ret_, fn_, fail_, family_, ...)                    \
+#define CBS_DEFINE_LOAD_RECORDER(lib_, ret_, fn_, fail_, family_, traits_, ...)                    \
   extern "C" ret_ cublasspy_##fn_##_record(CBS_MAP_COMMA(CBS_PARAM, __VA_ARGS__)) {       \
     ::cublasspy::LoadAsCaller call_as_caller(__builtin_return_address(0));                \
     CBS_RECORD_CALL(ret_, fn_, fail_, call_as_caller, __VA_ARGS__)                        \

@@ -70,7 +70,7 @@ extern const HookInfo kErrorTextHooks[] = {CUBLASSPY_ERROR_TEXT_HOOKS(CBS_HOOK_I
 // The code is each function's first parameter. While the real call runs the thread counts as
 // inside an intercepted call: a runtime that asks the driver for the text (through the hooked
 // cuGetErrorString) is not the program reporting twice.
-#define CBS_DEFINE_ERROR_TEXT_WRAPPER(lib_, ret_, fn_, fail_, family_, ...)                      \
+#define CBS_DEFINE_ERROR_TEXT_WRAPPER(lib_, ret_, fn_, fail_, family_, traits_, ...)                      \
   CUBLASSPY_EXPORT ret_ fn_(CBS_MAP_COMMA(CBS_PARAM, __VA_ARGS__)) {                             \
     using Real = CBS_REAL_TYPE(ret_, __VA_ARGS__);                                               \
     static_assert(sizeof(static_cast<Real>(&::fn_)) != 0,                                        \

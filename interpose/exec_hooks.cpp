@@ -78,7 +78,7 @@ extern const HookInfo kExecHooks[] = {CUBLASSPY_EXEC_HOOKS(CBS_HOOK_INFO)};
 }  // namespace cublasspy
 
 // glibc declares the exec functions noexcept (__THROW); so are the wrappers.
-#define CBS_DEFINE_EXEC_WRAPPER(lib_, ret_, fn_, fail_, family_, ...)                           \
+#define CBS_DEFINE_EXEC_WRAPPER(lib_, ret_, fn_, fail_, family_, traits_, ...)                           \
   CUBLASSPY_EXPORT ret_ fn_(CBS_MAP_COMMA(CBS_PARAM, __VA_ARGS__)) noexcept {                   \
     using Real = CBS_REAL_TYPE(ret_, __VA_ARGS__);                                              \
     static_assert(sizeof(static_cast<Real>(&::fn_)) != 0,                                       \

@@ -72,7 +72,7 @@ using ::cublasspy::Role;
 // function. The cast of &::fn_ to the hook list's type selects the header's declaration of
 // exactly that type, or fails to compile: the list cannot drift from the CUDA headers.
 // (cublasGemmEx also has an inline C++ overload in cublas_api.h, hence a cast, not decltype.)
-#define CBS_DEFINE_WRAPPER(lib_, ret_, fn_, fail_, family_, ...)                                \
+#define CBS_DEFINE_WRAPPER(lib_, ret_, fn_, fail_, family_, traits_, ...)                                \
   CUBLASSPY_EXPORT ret_ fn_(CBS_MAP_COMMA(CBS_PARAM, __VA_ARGS__)) {                            \
     using Real = CBS_REAL_TYPE(ret_, __VA_ARGS__);                                              \
     static_assert(sizeof(static_cast<Real>(&::fn_)) != 0,                                       \
@@ -83,7 +83,7 @@ using ::cublasspy::Role;
 #define CBS_MAP_SEMI_PLUS(...) CBS_MAP_SPACE(CBS_DERIVED, __VA_ARGS__)
 
 // The address table entry of a hook (same cast as above).
-#define CBS_HOOK_INFO(lib_, ret_, fn_, fail_, family_, ...) \
+#define CBS_HOOK_INFO(lib_, ret_, fn_, fail_, family_, traits_, ...) \
   {#fn_, ::cublasspy::Library::lib_,                        \
    reinterpret_cast<void*>(static_cast<CBS_REAL_TYPE(ret_, __VA_ARGS__)>(&::fn_))},
 

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "hook_expansion.h"
+#include "prototype_traits.h"
 #include "shim_guard.h"
 #include "spec/per_thread_runtime.h"
 #include "spec/slot_names.h"
@@ -64,12 +65,15 @@ std::atomic<bool> g_table_ready{false};
   describe_param(entry, #name, tags::tag::kind, tags::tag::role),        \
       tags::describe_placeholders(entry, tags::tag::kSlots - 1)
 #define CBS_DESCRIBE_DERIVED(type, name, tag) tags::tag::describe(entry, #name)
-#define CBS_FILL(lib_, ret_, fn_, fail_, family_, ...)                       \
+#define CBS_DESCRIBE_PROTOTYPE(type, name, tag) describe_prototype<type, tags::tag>(entry)
+#define CBS_FILL(lib_, ret_, fn_, fail_, family_, traits_, ...)                       \
   {                                                                          \
     format::FunctionEntry& entry = g_table[index++];                         \
     std::strncpy(entry.name, #fn_, sizeof entry.name - 1);                   \
     entry.family = static_cast<uint16_t>(Family::family_);                   \
     entry.library = static_cast<uint8_t>(format::Library::lib_);             \
+    entry.traits = static_cast<uint16_t>(traits_);                           \
+    CBS_MAP_SEMI(CBS_DESCRIBE_PROTOTYPE, __VA_ARGS__)                        \
     CBS_MAP_SEMI(CBS_DESCRIBE, __VA_ARGS__)                                  \
     CBS_MAP_SEMI(CBS_DESCRIBE_DERIVED, __VA_ARGS__)                          \
     if constexpr (kReturnsValue<ret_> && !is_exec_family(Family::family_)) { \

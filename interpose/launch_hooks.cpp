@@ -260,7 +260,7 @@ bool takes_fail_index(void* real) {
 }  // namespace cublasspy
 
 #define CBS_LAUNCH_ARG(type, name, tag) ::cublasspy::tags::tag::launch(lc, name)
-#define CBS_DEFINE_LAUNCH_WRAPPER(lib_, ret_, fn_, fail_, family_, ...)                        \
+#define CBS_DEFINE_LAUNCH_WRAPPER(lib_, ret_, fn_, fail_, family_, traits_, ...)                        \
   CUBLASSPY_EXPORT ret_ fn_(CBS_MAP_COMMA(CBS_PARAM, __VA_ARGS__)) {                            \
     using Real = CBS_REAL_TYPE(ret_, __VA_ARGS__);                                              \
     static_assert(sizeof(static_cast<Real>(&::fn_)) != 0,                                       \
@@ -280,7 +280,7 @@ CBS_ONE_PROTOTYPE_LAUNCH_HOOKS(CBS_DEFINE_LAUNCH_WRAPPER)
 // of the caller's frame) is read, never written, and a CUDA 13 real function ignores it. The
 // symbol is the hook's own name (the asm label): the C++ name cannot be, as the header declares
 // that name with CUDA 13's prototype alone.
-#define CBS_DEFINE_BATCH_WRAPPER(lib_, ret_, fn_, fail_, family_, ...)                         \
+#define CBS_DEFINE_BATCH_WRAPPER(lib_, ret_, fn_, fail_, family_, traits_, ...)                         \
   CUBLASSPY_EXPORT ret_ cbs_batch_##fn_(CBS_MAP_COMMA(CBS_PARAM, __VA_ARGS__), uintptr_t stream_if_12_8) \
       __asm__(#fn_);                                                                            \
   ret_ cbs_batch_##fn_(CBS_MAP_COMMA(CBS_PARAM, __VA_ARGS__), uintptr_t stream_if_12_8) {      \

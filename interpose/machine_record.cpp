@@ -158,10 +158,6 @@ void record_memory(Runtime& rt) {
   rt.writer.append_process_entry("machine.memory", value);
 }
 
-bool is_create(uint16_t id) {
-  return id == static_cast<uint16_t>(FnId::kcublasCreate_v2) || id == static_cast<uint16_t>(FnId::kcublasLtCreate);
-}
-
 }  // namespace
 
 void record_machine_evidence(Runtime& rt, uint16_t id, int status, bool setup_call, std::atomic<bool>& process_section_busy) {
@@ -187,7 +183,7 @@ void record_machine_evidence(Runtime& rt, uint16_t id, int status, bool setup_ca
     source.driver_library = driver[0] != '\0' ? driver : nullptr;
     collect_machine_state(source, sink);
     // CUBLAS_STATUS_NOT_INITIALIZED (1), CUBLAS_STATUS_ALLOC_FAILED (3).
-    if (is_create(id) && (status == 1 || status == 3)) record_memory(rt);
+    if (hook_has_trait(id, Trait::kCreatesHandle) && (status == 1 || status == 3)) record_memory(rt);
   }
   ts.internal--;
   process_section_busy.store(false);

@@ -62,10 +62,10 @@ void note_first_async_error(Runtime& rt, uint64_t seq, int code) {
 }
 
 
-// The set-up calls whose first failure records the machine's state (docs/FORMAT.md).
+// The set-up calls whose first failure records the machine's state (docs/FORMAT.md): those of
+// is_setup_call, a device made current, a handle created.
 bool is_evidence_call(uint16_t id) {
-  return is_setup_call(id) || id == static_cast<uint16_t>(FnId::kcudaSetDevice) ||
-         id == static_cast<uint16_t>(FnId::kcublasLtCreate);
+  return hook_has_trait(id, Trait::kSetupCall | Trait::kSelectsDevice | Trait::kCreatesHandle);
 }
 
 }  // namespace

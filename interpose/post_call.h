@@ -15,14 +15,10 @@ struct PostCallOutcome {
   bool finding = false;        // a check or scan flagged the call (CUBLASSPY_ON_ERROR applies)
 };
 
-// The set-up calls, whose outcome the report needs (versions, libraries, the device ready).
-// Programs with the static runtime are seen only at the driver: cuInit, cuDeviceGetCount.
-constexpr bool is_setup_call(uint16_t id) {
-  return id == static_cast<uint16_t>(FnId::kcudaGetDeviceCount) ||
-         id == static_cast<uint16_t>(FnId::kcublasCreate_v2) ||
-         id == static_cast<uint16_t>(FnId::kcuInit) ||
-         id == static_cast<uint16_t>(FnId::kcuDeviceGetCount);
-}
+// The set-up calls, whose outcome the report needs (versions, libraries, the device ready):
+// Trait::kSetupCall in the hook list. Programs with the static runtime are seen only at the
+// driver: cuInit, cuDeviceGetCount.
+constexpr bool is_setup_call(uint16_t id) { return hook_has_trait(id, Trait::kSetupCall); }
 
 void before_real_call(Runtime& rt, CallContext& ctx);
 void after_scalars_read(Runtime& rt, CallContext& ctx);

@@ -102,6 +102,12 @@ def tag_for(ctype, name, is_array):
     return with_role("Int", name)
 
 
+# The traits column: what the hook list says of a GEMM beyond its family (format::Trait). Their
+# element types and 32-bit sizes come from the prototypes, not from here.
+def traits(fn):
+    return "Trait::kQuantized" if fn.startswith("cublasUint8gemmBias") else "Trait::kNone"
+
+
 def family(fn):
     if "Grouped" in fn:
         return "kGemmGrouped"
@@ -124,16 +130,16 @@ def entries(header, ret):
 
 
 def print_legacy():
-    lines = ["  X(kCublas, void, %s, 0, kLegacyGemm, %s)" % e for e in entries("cublas.h", "void")]
+    lines = ["  X(kCublas, void, %s, 0, kLegacyGemm, Trait::kNone, %s)" % e for e in entries("cublas.h", "void")]
     print(" \\\n".join(lines))
 
 
 def print_main():
     for fn, args in entries("cublas_api.h", "cublasStatus_t"):
-        print("  X(kCublas, cublasStatus_t, %s, CBS_STATUS_FAIL, %s, %s) \\" % (fn, family(fn), args))
+        print("  X(kCublas, cublasStatus_t, %s, CBS_STATUS_FAIL, %s, %s, %s) \\" % (fn, family(fn), traits(fn), args))
     print("  /* cublasXt (host-memory GEMMs spread over devices) */ \\")
     for fn, args in entries("cublasXt.h", "cublasStatus_t"):
-        print("  X(kCublas, cublasStatus_t, %s, CBS_STATUS_FAIL, %s, %s) \\" % (fn, family(fn), args))
+        print("  X(kCublas, cublasStatus_t, %s, CBS_STATUS_FAIL, %s, %s, %s) \\" % (fn, family(fn), traits(fn), args))
 
 
 def check_list(path):

@@ -100,7 +100,7 @@ RequestedConfiguration requested_configuration(const CallView& call) {
   picked.erase("algo_id");
   picked.erase("algo_config");
   for (const std::string& piece : argument_pieces(picked)) r.text += (r.text.empty() ? "" : ", ") + piece;
-  if (lt_matmul && std::string(call.function_name()) == "cublasLtMatmul") {
+  if (lt_matmul && call.function != nullptr && call.function->family == static_cast<uint16_t>(format::Family::kLtMatmul)) {
     r.text += (r.text.empty() ? "" : "; ") +
               (r.preset_algo ? "the preset algorithm " + r.algo : std::string("no preset algorithm (cuBLASLt's own choice)"));
   }

@@ -21,11 +21,7 @@ namespace {
 constexpr int kNoDevice = 100;       // cudaErrorNoDevice == CUDA_ERROR_NO_DEVICE
 constexpr int kInvalidDevice = 101;  // cudaErrorInvalidDevice == CUDA_ERROR_INVALID_DEVICE
 
-bool is_enumeration(const CallView& c) {
-  const char* fn = c.function_name();
-  return std::strcmp(fn, "cudaGetDeviceCount") == 0 || std::strcmp(fn, "cuInit") == 0 ||
-         std::strcmp(fn, "cuDeviceGetCount") == 0;
-}
+bool is_enumeration(const CallView& c) { return format::has_trait(c.function, format::Trait::kEnumeratesDevices); }
 
 struct Enumeration {
   const CallView* first_failure = nullptr;  // the first failing enumeration call
@@ -39,7 +35,7 @@ Enumeration enumeration_of(const TraceFacts& f) {
   for (const CallView& c : f.device_calls) {
     if (c.state != format::RecordState::kCompleted) continue;
     const int status = c.rec().status;
-    if (std::strcmp(c.function_name(), "cudaSetDevice") == 0) {
+    if (format::has_trait(c.function, format::Trait::kSelectsDevice)) {
       if (status == kInvalidDevice && e.bad_set_device == nullptr) e.bad_set_device = &c;
       continue;
     }

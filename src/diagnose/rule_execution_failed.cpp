@@ -36,7 +36,7 @@ bool explained_by_findings(const CallView& c) {
 // found no earlier GPU fault, or a finding before this one would have explained the failure).
 std::string cublas_advice(const CallView& c, int status, bool synced) {
   // The algorithm calls of cuBLASLt reject an algorithm, not a matrix.
-  if (status == 7 && std::strncmp(c.function_name(), "cublasLtMatmulAlgo", 18) == 0) {
+  if (status == 7 && format::has_trait(c.function, format::Trait::kConfiguresAlgo)) {
     return "cuBLASLt rejected the algorithm: cublasLtMatmulAlgoInit takes only an id that "
            "cublasLtMatmulAlgoGetIds lists for the same compute, scale and A/B/C/D types (on this "
            "GPU and library version); cublasLtMatmulAlgoConfigSetAttribute only values within what "
@@ -110,8 +110,7 @@ std::string refused_configuration_advice(const CallView& c, const RequestedConfi
   const bool lt = c.library() == format::Library::kCublasLt;
   std::string advice;
   auto add = [&](const std::string& s) { advice += (advice.empty() ? "" : " ") + s; };
-  if (std::strncmp(c.function_name(), "cublasLtMatmulAlgo", 18) == 0 &&
-      std::strcmp(c.function_name(), "cublasLtMatmulAlgoGetHeuristic") != 0) {
+  if (format::has_trait(c.function, format::Trait::kConfiguresAlgo)) {
     add("cuBLASLt refused the algorithm for these types: cublasLtMatmulAlgoInit takes only an id that "
         "cublasLtMatmulAlgoGetIds lists for the same compute, scale and A/B/C/D types (on this GPU and library "
         "version), and cublasLtMatmulAlgoCheck accepts only a configuration within what "
@@ -169,7 +168,7 @@ std::string cuda_advice(const CallView& c, int status, bool synced) {
       return fmt::format("The GPU ran out of memory{}. See what holds it in `nvidia-smi`, free "
                          "cached blocks (torch.cuda.empty_cache()), lower the batch size, and "
                          "against fragmentation set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.",
-                         std::strcmp(c.function_name(), "cudaMalloc") == 0
+                         format::has_trait(c.function, format::Trait::kAllocatesDevice)
                              ? fmt::format(" (the request was {} bytes)", c.arg(format::ArgRole::kByteCount).value_or(0))
                              : "");
     case 101:

@@ -12,9 +12,7 @@
 namespace cublasspy::diagnoses {
 namespace {
 
-bool is_create(const CallView& c) {
-  return std::strcmp(c.function_name(), "cublasCreate_v2") == 0 || std::strcmp(c.function_name(), "cublasLtCreate") == 0;
-}
+bool is_create(const CallView& c) { return format::has_trait(c.function, format::Trait::kCreatesHandle); }
 
 }  // namespace
 

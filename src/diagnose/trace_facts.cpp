@@ -28,13 +28,8 @@ std::string text_arg(const CallView& call, format::ArgRole role) {
   return std::string(begin, strnlen(begin, room));
 }
 
-// `name` is `base` or its per-thread-default-stream form (`base`_ptsz), which waits alike.
-bool is_named(const char* name, const char* base) {
-  const size_t n = std::strlen(base);
-  return std::strncmp(name, base, n) == 0 && (name[n] == '\0' || std::strcmp(name + n, "_ptsz") == 0);
-}
-
-bool is_function(const CallView& call, const char* name) { return is_named(call.function_name(), name); }
+using format::has_trait;
+using format::Trait;
 
 bool has_nonfinite(const format::RecordSlot& slot) {
   if ((slot.call.flags & format::kFlagScanned) == 0) return false;
@@ -145,7 +140,7 @@ void FactsGatherer::add(const CallView& call) {
     f.reported_errors.push_back(call);
   }
   if (family == format::Family::kDevice) f.device_calls.push_back(call);
-  if (is_function(call, "cublasCreate_v2") || is_function(call, "cublasLtCreate")) {
+  if (has_trait(call.function, Trait::kCreatesHandle)) {
     f.handle_creates.push_back(call);
   }
   // Findings are read through the function's argument table: a record without one (a torn or
@@ -196,13 +191,13 @@ void FactsGatherer::add(const CallView& call) {
     since_sync_total_ = 0;
     last_clean_sync_ = call;
     // cudaStreamSynchronize and a synced GEMM wait for their stream; cudaMemcpy for the legacy one.
-    const bool waits_for_stream = is_function(call, "cudaStreamSynchronize") || synced_clean;
+    const bool waits_for_stream = has_trait(call.function, Trait::kWaitsForStream) || synced_clean;
     clean_waits_.push_back({rec.start_ns, rec.stream, !waits_for_stream || rec.stream == 0});
   }
 
   if (rec.status != 0) {
     f.failed_total++;
-    if (is_function(call, "cudaMalloc") && f.failed_memory.size() < kKeepFindings) {
+    if (has_trait(call.function, Trait::kAllocatesDevice) && f.failed_memory.size() < kKeepFindings) {
       f.failed_memory.push_back(call);
     }
     auto key = std::make_pair(std::string(call.function_name()), static_cast<int>(rec.status));
@@ -215,14 +210,9 @@ void FactsGatherer::add(const CallView& call) {
 namespace {
 
 // How the launch ring's waits and queries (family kSync) bear on the suspects of an error.
-bool waits_for_device(const LaunchView& l) {
-  return std::strcmp(l.function_name(), "cudaDeviceSynchronize") == 0 ||
-         std::strcmp(l.function_name(), "cuCtxSynchronize") == 0;
-}
-bool waits_for_stream(const LaunchView& l) {
-  const char* name = l.function_name();
-  return is_named(name, "cudaStreamQuery") || is_named(name, "cuStreamQuery") || is_named(name, "cuStreamSynchronize");
-}
+bool waits_for_device(const LaunchView& l) { return has_trait(l.function, Trait::kWaitsForDevice); }
+// A query that found the stream done bounds the suspects as a wait does.
+bool waits_for_stream(const LaunchView& l) { return has_trait(l.function, Trait::kWaitsForStream | Trait::kQueriesStream); }
 bool is_ring_wait(const LaunchView& l) {
   return l.function != nullptr && static_cast<format::Family>(l.function->family) == format::Family::kSync;
 }

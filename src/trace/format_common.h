@@ -57,7 +57,11 @@ inline constexpr uint32_t kEndianMark = 0x01020304;  // reads 0x04030201 on the 
 //      (RecordSlot::workspace, workspace_bytes, bytes [712, 728), kFlagWorkspaceKnown); a
 //      setter's record written after a failure or by the fatal-signal handler is flagged
 //      kFlagUnchangedSetter. Older traces read as having no such counts and no workspace.
-inline constexpr uint32_t kFormatVersion = 10;
+//  11  what a function means: FunctionEntry::traits (Trait, bytes [54, 56) of an entry) and
+//      FunctionEntry::element_type (byte 53), from the hook list, so that readers know a
+//      set-up call, a wait or a GEMM's element type without its name. Older traces have them
+//      derived from their names when read (roles_from_names.h).
+inline constexpr uint32_t kFormatVersion = 11;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 
 inline constexpr uint32_t kHeaderBytes = 4096;

@@ -107,15 +107,51 @@ struct ArgDescriptor {
 static_assert(sizeof(ArgDescriptor) == 32);
 static_assert(offsetof(ArgDescriptor, role) == 25);
 
+// FunctionEntry::traits (version 11): what a function means beyond its family and its slots'
+// roles, which readers would otherwise know only from its name. Each hook-list entry names its
+// own (the column after the family); kInt32Sizes is derived from the prototype. Stable bits:
+// append only.
+struct Trait {
+  enum Bits : uint16_t {
+    kNone = 0,
+    kEnumeratesDevices = 1 << 0,  // counts or initializes the devices (cudaGetDeviceCount, cuInit)
+    kSetupCall = 1 << 1,          // its outcome says whether the stack is ready: the shim records
+                                  // versions, libraries and the machine at its first failure
+    kCreatesHandle = 1 << 2,      // creates a cuBLAS or cuBLASLt handle
+    kSelectsDevice = 1 << 3,      // makes a device current (cudaSetDevice)
+    kAllocatesDevice = 1 << 4,    // allocates device memory (cudaMalloc): its failure is memory
+    kWaitsForDevice = 1 << 5,     // waits for all work of the device (cudaDeviceSynchronize)
+    kWaitsForStream = 1 << 6,     // waits for the work of one stream (cudaStreamSynchronize)
+    kQueriesStream = 1 << 7,      // asks whether a stream's work is done (cudaStreamQuery)
+    kConfiguresAlgo = 1 << 8,     // lists, initializes, configures or checks a cuBLASLt algorithm
+    kInt32Sizes = 1 << 9,         // its sizes (m, n, k or their arrays) are 32-bit integers
+    kQuantized = 1 << 10,         // biases, a multiplier and a shift in place of alpha and beta
+                                  // (cublasUint8gemmBias)
+    kFixedElementType = 1 << 11,  // the prototype fixes the matrices' type: element_type holds it
+  };
+};
+
 struct FunctionEntry {
   char name[kFunctionNameBytes];  // exported symbol name, "" for unused ids
   uint16_t arg_count;
   uint16_t family;                // format::Family below (gemm, lt_matmul, ...)
   uint8_t library;                // format::Library (version 3)
-  uint8_t pad[3];
+  // With Trait::kFixedElementType, the cudaDataType_t of the matrices that the prototype fixes
+  // (cublasSgemm: CUDA_R_32F, cublasUint8gemmBias: CUDA_R_8U); else 0, and the arguments say
+  // (version 11). A flag, not a reserved value: zero bytes must not read as CUDA_R_32F (0).
+  uint8_t element_type;
+  uint16_t traits;                // Trait bits (version 11)
   ArgDescriptor args[kMaxArgs];
 };
 static_assert(offsetof(FunctionEntry, library) == 52);
+static_assert(offsetof(FunctionEntry, element_type) == 53 && offsetof(FunctionEntry, traits) == 54);
+constexpr bool has_trait(const FunctionEntry* entry, uint16_t trait) {
+  return entry != nullptr && (entry->traits & trait) != 0;
+}
+// The cudaDataType_t the function's prototype fixes for its matrices, -1 where its arguments say.
+constexpr int fixed_element_type(const FunctionEntry& entry) {
+  return (entry.traits & Trait::kFixedElementType) != 0 ? entry.element_type : -1;
+}
 static_assert(sizeof(FunctionEntry) == 56 + 32 * kMaxArgs);
 
 // FunctionEntry::family: lets a reader group functions without knowing their names. Stable

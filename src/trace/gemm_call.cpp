@@ -56,30 +56,6 @@ void apply_plane_offsets(const int64_t* offsets, GemmCall& g) {
   if (g.output_is_c && offsets[3] == 0) g.op[3].plane_offset = g.op[2].plane_offset;
 }
 
-DataType implied_type(const char* function_name) {
-  std::string_view n(function_name);
-  if (n.rfind("cublas", 0) != 0) return DataType::kUnknown;
-  std::string_view rest = n.substr(6);
-  // cublasXtSgemm computes what cublasSgemm does, on host memory.
-  if (rest.rfind("Xt", 0) == 0) rest.remove_prefix(2);
-  if (rest.size() < 5) return DataType::kUnknown;
-  if (rest.substr(1, 4) != "gemm") return DataType::kUnknown;
-  switch (rest[0]) {
-    case 'S': return DataType::kR32F;
-    case 'D': return DataType::kR64F;
-    case 'C': return DataType::kC32F;
-    case 'Z': return DataType::kC64F;
-    case 'H': return DataType::kR16F;
-    default: return DataType::kUnknown;
-  }
-}
-
-bool has_32bit_sizes(const char* function_name) {
-  const std::string_view n(function_name);
-  if (n.rfind("cublas", 0) != 0 || n.rfind("cublasLt", 0) == 0 || n.rfind("cublasXt", 0) == 0) return false;
-  return n.size() < 3 || n.substr(n.size() - 3) != "_64";
-}
-
 int slot_with_role(const format::FunctionEntry& entry, format::ArgRole role) {
   for (uint16_t i = 0; i < entry.arg_count && i < format::kMaxArgs; ++i) {
     if (entry.args[i].role == static_cast<uint8_t>(role)) return i;
@@ -211,8 +187,9 @@ GemmSlots gemm_slots(const format::FunctionEntry& entry) {
   s.grouped = entry.family == static_cast<uint16_t>(format::Family::kGemmGrouped);
   // Grouped GEMMs pass arrays of pointers too: reading them as matrices scans pointer bytes.
   s.pointer_arrays = s.grouped || entry.family == static_cast<uint16_t>(format::Family::kGemmBatched);
-  s.implied = implied_type(entry.name);
-  s.index32 = has_32bit_sizes(entry.name);
+  const int fixed = format::fixed_element_type(entry);
+  s.implied = fixed < 0 ? DataType::kUnknown : static_cast<DataType>(fixed);
+  s.index32 = (entry.traits & format::Trait::kInt32Sizes) != 0;
   return s;
 }
 

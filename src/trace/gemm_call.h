@@ -116,14 +116,4 @@ GemmCall group_call(const GemmCall& first, const format::GemmGroup& group, int64
 // The first slot of `entry` with `role`, -1 when it has none.
 int slot_with_role(const format::FunctionEntry& entry, format::ArgRole role);
 
-// For cublasSgemm-style entry points that carry no data-type arguments: the implied type of the
-// operands from the function name (S -> R_32F, D -> R_64F, C -> C_32F, Z -> C_64F, H -> R_16F),
-// for the cublasXt forms too. The precision letter is in the name only: the function table has
-// no operand types for these entry points.
-DataType implied_type(const char* function_name);
-
-// Whether a GEMM entry point takes 32-bit sizes: a cuBLAS one (not cuBLASLt, not cublasXt) whose
-// name does not end in _64.
-bool has_32bit_sizes(const char* function_name);
-
 }  // namespace cublasspy

@@ -52,7 +52,8 @@
 
 #define CUBLASSPY_FORMAT_FIELDS_FunctionEntry(F) \
   F(FunctionEntry, name) F(FunctionEntry, arg_count) F(FunctionEntry, family) \
-  F(FunctionEntry, library) F(FunctionEntry, pad) F(FunctionEntry, args)
+  F(FunctionEntry, library) F(FunctionEntry, element_type) \
+  F(FunctionEntry, traits) F(FunctionEntry, args)
 
 #define CUBLASSPY_FORMAT_FIELDS_ArgDescriptor(F) \
   F(ArgDescriptor, name) F(ArgDescriptor, kind) F(ArgDescriptor, role) F(ArgDescriptor, pad)

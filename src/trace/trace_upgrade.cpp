@@ -47,6 +47,9 @@ void upgrade_function(FunctionEntry& f, uint32_t version) {
   // Version 3: before it the table held names only. What they mean is derived here, once, so
   // every reader of the table finds fields by role whatever the version.
   if (version < 3) derive_roles_from_names(f);
+  // Version 11: before it the table did not say what a function means (its traits, its fixed
+  // element type): derived the same way, from the name and the roles.
+  if (version < 11) derive_traits_from_names(f);
 }
 
 void upgrade_record(RecordSlot& slot, uint32_t version) {

@@ -11,10 +11,10 @@
 #   tests/fuzz/make_corpus.sh BUILD_DIR
 #
 # BUILD_DIR is an ordinary build with the tests (the stand-in and the programs built). The
-# files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt to v9-*.cbt: traces of
-# format versions 1 to 9, kept as they were written, since the reader goes on reading those
-# versions (tests/hardening/reader_*_test.cpp read them; copy a few current traces to v10-*
-# before regenerating for version 11).
+# files replace tests/fuzz/corpus/trace_reader/*.cbt, except v1-*.cbt to v10-*.cbt: traces of
+# format versions 1 to 10, kept as they were written, since the reader goes on reading those
+# versions (tests/hardening/reader_*_test.cpp read them; copy a few current traces to v11-*
+# before regenerating for version 12).
 set -euo pipefail
 build="$(cd "${1:?usage: make_corpus.sh BUILD_DIR}" && pwd)"
 out="$(cd "$(dirname "$0")" && pwd)/corpus/trace_reader"
@@ -22,7 +22,7 @@ programs="$build/test-programs"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
-find "$out" -name '*.cbt' ! -name 'v1-*' ! -name 'v2-*' ! -name 'v3-*' ! -name 'v4-*' ! -name 'v5-*' ! -name 'v6-*' ! -name 'v7-*' ! -name 'v8-*' ! -name 'v9-*' -delete
+find "$out" -name '*.cbt' ! -name 'v1-*' ! -name 'v2-*' ! -name 'v3-*' ! -name 'v4-*' ! -name 'v5-*' ! -name 'v6-*' ! -name 'v7-*' ! -name 'v8-*' ! -name 'v9-*' ! -name 'v10-*' -delete
 
 # trace NAME [VAR=VALUE...] -- PROGRAM ARGS...: runs PROGRAM under the shim, keeps its trace.
 trace() {

@@ -6,11 +6,13 @@
 #include <cstddef>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "spec/hook_list.h"
 #include "trace/call_text.h"
 #include "trace/gemm_groups.h"
 #include "trace/trace_reader.h"
@@ -34,6 +36,8 @@ std::string as_version_2(std::string bytes) {
   for (uint32_t f = 0; f < h.function_count; ++f) {
     char* entry = bytes.data() + h.functions_offset + f * sizeof(format::FunctionEntry);
     entry[offsetof(format::FunctionEntry, library)] = 0;
+    // Nor what a function means (version 11).
+    std::memset(entry + offsetof(format::FunctionEntry, element_type), 0, 3);
     for (uint32_t a = 0; a < format::kMaxArgs; ++a) {
       entry[offsetof(format::FunctionEntry, args) + a * sizeof(format::ArgDescriptor) +
             offsetof(format::ArgDescriptor, role)] = 0;
@@ -310,6 +314,54 @@ TEST(ReaderVersions, FormatVersionNineTracesStillRead) {
   auto storm = TraceFile::open(kCorpus + "v9-failure_sites_storm.cbt", error);
   ASSERT_TRUE(storm) << error;
   EXPECT_FALSE(storm->failure_sites().empty());
+}
+
+// Traces a version 10 writer wrote (v10-*.cbt, copies of the corpus of format 10) say nothing of
+// what their functions mean: the reader derives the traits and element types from the names
+// (trace/roles_from_names.h), and they must be what a version 11 writer writes for the same
+// functions (the corpus trace of the same name, written anew), and what the hook list's traits
+// column says.
+#define CBS_LISTED_TRAITS(lib_, ret_, fn_, fail_, family_, traits_, ...) {#fn_, static_cast<uint16_t>(traits_)},
+const std::map<std::string, uint16_t> kListedTraits = {CUBLASSPY_ALL_HOOKS(CBS_LISTED_TRAITS)};
+#undef CBS_LISTED_TRAITS
+
+TEST(ReaderVersions, FormatVersionTenTracesHaveTheirTraitsDerived) {
+  int compared = 0, with_traits = 0, with_element = 0;
+  for (const char* name : {"sgemm_loop_exited.cbt", "launches_pending_error.cbt", "located_failure.cbt",
+                           "threads_checks_scans.cbt", "no_driver.cbt", "lt_matmul_row_major.cbt",
+                           "gemm_ex_half_nested.cbt"}) {
+    std::string error;
+    auto old = TraceFile::open(kCorpus + "v10-" + name, error);
+    ASSERT_TRUE(old) << error;
+    EXPECT_EQ(old->header().format_version, 10u) << name;
+    auto now = TraceFile::open(kCorpus + name, error);
+    ASSERT_TRUE(now) << error;
+    EXPECT_EQ(now->header().format_version, format::kFormatVersion) << name;
+    std::map<std::string, const format::FunctionEntry*> written;
+    for (uint16_t id = 0; id < now->function_count(); ++id) {
+      const format::FunctionEntry& e = now->function(id);
+      if (e.name[0] == '\0') continue;
+      written[e.name] = &e;
+      // The writer's traits are the list's, with those the prototype gives.
+      auto listed = kListedTraits.find(e.name);
+      ASSERT_NE(listed, kListedTraits.end()) << e.name;
+      EXPECT_EQ(e.traits & ~(format::Trait::kInt32Sizes | format::Trait::kFixedElementType), listed->second) << e.name;
+    }
+    for (uint16_t id = 0; id < old->function_count(); ++id) {
+      const format::FunctionEntry& e = old->function(id);
+      auto it = written.find(e.name);
+      if (e.name[0] == '\0' || it == written.end()) continue;
+      EXPECT_EQ(e.traits, it->second->traits) << name << ": " << e.name;
+      EXPECT_EQ(e.element_type, it->second->element_type) << name << ": " << e.name;
+      compared++;
+      with_traits += e.traits != 0;
+      with_element += format::fixed_element_type(e) >= 0;
+    }
+  }
+  // Enough of the table to mean something: the GEMMs' element types and sizes, the set-up calls.
+  EXPECT_GT(compared, 100);
+  EXPECT_GT(with_traits, 20);
+  EXPECT_GT(with_element, 10);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ struct ListedHook {
   format::Library library;
   format::Family family;
 };
-#define FT_HOOK(lib_, ret_, fn_, fail_, family_, ...) ListedHook{#fn_, format::Library::lib_, format::Family::family_},
+#define FT_HOOK(lib_, ret_, fn_, fail_, family_, traits_, ...) ListedHook{#fn_, format::Library::lib_, format::Family::family_},
 const ListedHook kListed[] = {CUBLASSPY_ALL_HOOKS(FT_HOOK)};
 #undef FT_HOOK
 // The waits and queries recorded in the launch ring came after version 3, like the launches.

@@ -180,7 +180,7 @@ class Call {
 #define RT_ARG(type, name, tag) type name = call.argument<type, ::cublasspy::tags::tag>()
 // One function per hook: make the arguments, call the hook through the header's declaration of
 // exactly the hook list's type (cublasGemmEx also has a C++ overload), record the out-values.
-#define RT_DEFINE_CALL(lib_, ret_, fn_, fail_, family_, ...)                       \
+#define RT_DEFINE_CALL(lib_, ret_, fn_, fail_, family_, traits_, ...)                       \
   void roundtrip_##fn_(::roundtrip::Recorder& recorder) {                         \
     ::roundtrip::Call call(recorder, #fn_, 0 CBS_MAP_SPACE(RT_SLOTS, __VA_ARGS__)); \
     CBS_MAP_SEMI(RT_ARG, __VA_ARGS__)                                             \
@@ -188,4 +188,4 @@ class Call {
     call.invoke([&] { return static_cast<Real>(&::fn_)(CBS_MAP_COMMA(RT_NAME, __VA_ARGS__)); }); \
     call.finish();                                                                \
   }
-#define RT_INVOKE(lib_, ret_, fn_, fail_, family_, ...) roundtrip_##fn_(recorder);
+#define RT_INVOKE(lib_, ret_, fn_, fail_, family_, traits_, ...) roundtrip_##fn_(recorder);

@@ -32,7 +32,7 @@ const char* const kHooks[] = {CUBLASSPY_HOOKS(RT_HOOK_NAME) CUBLASSPY_LEGACY_HOO
 
 // The parameter count of each hook, from the list itself.
 #define RT_ONE(...) +1
-#define RT_HOOK_ARITY(lib_, ret_, fn_, fail_, family_, ...) {#fn_, 0 CBS_MAP_SPACE(RT_ONE, __VA_ARGS__)},
+#define RT_HOOK_ARITY(lib_, ret_, fn_, fail_, family_, traits_, ...) {#fn_, 0 CBS_MAP_SPACE(RT_ONE, __VA_ARGS__)},
 const std::map<std::string, int> kArity = {CUBLASSPY_HOOKS(RT_HOOK_ARITY) CUBLASSPY_LEGACY_HOOKS(RT_HOOK_ARITY)};
 #undef RT_HOOK_ARITY
 #undef RT_ONE

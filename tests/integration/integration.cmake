@@ -203,11 +203,14 @@ add_dependencies(shim_hook_roundtrip_test cublasspy shim_hook_roundtrip)
 gtest_discover_tests(shim_hook_roundtrip_test TEST_PREFIX shim. DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 60)
 
-# Every GEMM entry point of the real libraries is hooked (the lead's script), and the hook list's
-# GEMM entries are what scripts/gen_gemm_hooks.py writes from the CUDA headers (no hand edits).
+# Every GEMM entry point of the real libraries and every entry of the hook list is hooked
+# (check_hook_coverage.py, which reads the list through hook_manifest), and the hook list's GEMM
+# entries are what scripts/gen_gemm_hooks.py writes from the CUDA headers (no hand edits).
+add_executable(hook_manifest ${SHIM_IT_DIR}/hook_manifest.cpp)
+target_link_libraries(hook_manifest PRIVATE cublasspy_spec)
 add_test(NAME shim.gemm_hooks_generated
          COMMAND ${CUBLASSPY_TEST_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/gen_gemm_hooks.py
                  --check ${PROJECT_SOURCE_DIR}/src/spec/hook_list.h ${CUBLASSPY_CUBLASLT_H})
 add_test(NAME shim.hook_coverage
          COMMAND ${CUBLASSPY_TEST_PYTHON} ${SHIM_IT_DIR}/check_hook_coverage.py
-                 $<TARGET_FILE:cublasspy> ${CUBLASSPY_CUDA_LIBDIR})
+                 $<TARGET_FILE:cublasspy> ${CUBLASSPY_CUDA_LIBDIR} $<TARGET_FILE:hook_manifest>)

@@ -10,7 +10,7 @@ cublasspy_test_program(replay_subjects
   ${CBS_REPLAY_TESTS}/programs/replay_subjects_legacy.cpp
   ${CBS_REPLAY_TESTS}/programs/gemm_arguments.cpp)
 target_include_directories(replay_subjects PRIVATE ${CBS_REPLAY_TESTS}/programs)
-target_link_libraries(replay_subjects PRIVATE cublasspy_replay_common)
+target_link_libraries(replay_subjects PRIVATE cublasspy_replay_common cublasspy_trace_reader)
 
 # Unit tests: codec, tolerances, host reference, verdicts, plans, call adapters.
 add_executable(replay_unit_test

@@ -40,6 +40,7 @@ std::vector<format::FunctionEntry> function_table() {
   t[0].family = 1;
   t[0].library = static_cast<uint8_t>(format::Library::kCudart);
   describe(t[0], "count", ArgKind::kStatusOut, R::kDeviceCount);
+  t[0].traits = format::Trait::kEnumeratesDevices | format::Trait::kSetupCall;
   std::strcpy(t[1].name, "cublasCgemm_v2");
   t[1].family = 3;
   t[1].library = static_cast<uint8_t>(format::Library::kCublas);
@@ -51,6 +52,8 @@ std::vector<format::FunctionEntry> function_table() {
            {"beta", ArgKind::kPointer, R::kBeta}, {"c", ArgKind::kPointer, R::kC}, {"ldc", ArgKind::kInt, R::kLdc}}) {
     describe(t[1], name, kind, role);
   }
+  t[1].element_type = 4;  // CUDA_C_32F, as the shim's table says of cuComplex operands
+  t[1].traits = format::Trait::kFixedElementType | format::Trait::kInt32Sizes;
   std::strcpy(t[2].name, "cublasLtMatmulDescSetAttribute");
   t[2].family = 8;
   t[2].library = static_cast<uint8_t>(format::Library::kCublasLt);
@@ -66,6 +69,7 @@ std::vector<format::FunctionEntry> function_table() {
   t[4].family = 1;
   t[4].library = static_cast<uint8_t>(format::Library::kCuda);
   describe(t[4], "flags", ArgKind::kUInt, R::kNone);
+  t[4].traits = format::Trait::kEnumeratesDevices | format::Trait::kSetupCall;
   return t;
 }
 

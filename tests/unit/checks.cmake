@@ -7,7 +7,7 @@
 include(GoogleTest)
 
 add_executable(checks_test ${CMAKE_CURRENT_LIST_DIR}/checks_test.cpp)
-target_link_libraries(checks_test PRIVATE cublasspy_checks GTest::gtest_main)
+target_link_libraries(checks_test PRIVATE cublasspy_checks cublasspy_trace_reader GTest::gtest_main)
 target_compile_options(checks_test PRIVATE -Wall -Wextra)
 gtest_discover_tests(checks_test TEST_PREFIX checks.)
 

@@ -10,6 +10,7 @@
 
 #include "checks/check_ids.h"
 #include "trace/gemm_call.h"
+#include "trace/roles_from_names.h"
 #include "checks/operand_checks.h"
 
 namespace cublasspy {
@@ -55,8 +56,26 @@ struct CallBuilder {
     ptr("handle", handle, 0x1234).op("transa", R::kTransA, ta).op("transb", R::kTransB, tb);
     return num("m", R::kM, m).num("n", R::kN, n).num("k", R::kK, k);
   }
-  GemmCall call() const { return gemm_from_record(entry, rec); }
+  // What the shim's function table says of the function (its traits, its element type), as a
+  // reader derives it from the name for a trace that does not say it (roles_from_names.h).
+  GemmCall call() const {
+    format::FunctionEntry described = entry;
+    derive_traits_from_names(described);
+    return gemm_from_record(described, rec);
+  }
 };
+
+// A function entry named `function`, with an m slot, as the reader completes it from the name.
+format::FunctionEntry named_entry(const char* function) {
+  CallBuilder cb(function, kFamilyGemm);
+  cb.num("m", R::kM, 4);
+  derive_traits_from_names(cb.entry);
+  return cb.entry;
+}
+int element_type_named(const char* function) { return format::fixed_element_type(named_entry(function)); }
+bool sizes_are_32bit(const char* function) {
+  return (named_entry(function).traits & format::Trait::kInt32Sizes) != 0;
+}
 
 constexpr uint64_t kAlpha = 0x7ffc00001000, kBeta = 0x7ffc00001008;
 
@@ -190,12 +209,12 @@ constexpr uint32_t kOverflow = check_bit(CheckId::kSizeOverflow);
 TEST(OperandTypes, CublasXtFormsHaveTheTypeTheirNameImplies) {
   // cublasXtDgemm computes what cublasDgemm does, so its operands are CUDA_R_64F in the report,
   // the checks and the diagnoses, as cublasDgemm's are.
-  EXPECT_EQ(implied_type("cublasXtSgemm"), DataType::kR32F);
-  EXPECT_EQ(implied_type("cublasXtDgemm"), DataType::kR64F);
-  EXPECT_EQ(implied_type("cublasXtCgemm"), DataType::kC32F);
-  EXPECT_EQ(implied_type("cublasXtZgemm"), DataType::kC64F);
-  EXPECT_EQ(implied_type("cublasXtCreate"), DataType::kUnknown);
-  EXPECT_EQ(implied_type("cublasXt"), DataType::kUnknown);
+  EXPECT_EQ(element_type_named("cublasXtSgemm"), kR32F);
+  EXPECT_EQ(element_type_named("cublasXtDgemm"), kR64F);
+  EXPECT_EQ(element_type_named("cublasXtCgemm"), 4);  // CUDA_C_32F
+  EXPECT_EQ(element_type_named("cublasXtZgemm"), kC64F);
+  EXPECT_EQ(element_type_named("cublasXtCreate"), -1);
+  EXPECT_EQ(element_type_named("cublasXt"), -1);
   CallBuilder cb("cublasXtDgemm", kFamilyGemm);
   cb.head(0, 0, 4, 4, 4, R::kXtHandle).ptr("alpha", R::kAlpha, kAlpha).ptr("a", R::kA, kA).num("lda", R::kLda, 4);
   cb.ptr("b", R::kB, kB).num("ldb", R::kLdb, 4).ptr("beta", R::kBeta, kBeta).ptr("c", R::kC, kC).num("ldc", R::kLdc, 4);
@@ -739,11 +758,11 @@ TEST(SizeOverflow, SizesThatOverflow64BitsAreStillFlaggedNotWrapped) {
 }
 
 TEST(SizeOverflow, CublasLtAndCublasXtTakeWideSizes) {
-  EXPECT_TRUE(has_32bit_sizes("cublasGemmEx"));
-  EXPECT_TRUE(has_32bit_sizes("cublasSgemmStridedBatched"));
-  EXPECT_FALSE(has_32bit_sizes("cublasGemmEx_64"));
-  EXPECT_FALSE(has_32bit_sizes("cublasLtMatmul"));
-  EXPECT_FALSE(has_32bit_sizes("cublasXtSgemm"));
+  EXPECT_TRUE(sizes_are_32bit("cublasGemmEx"));
+  EXPECT_TRUE(sizes_are_32bit("cublasSgemmStridedBatched"));
+  EXPECT_FALSE(sizes_are_32bit("cublasGemmEx_64"));
+  EXPECT_FALSE(sizes_are_32bit("cublasLtMatmul"));
+  EXPECT_FALSE(sizes_are_32bit("cublasXtSgemm"));
 }
 
 TEST(CheckGemm, ShapeChecksNeedNoDriver) {

@@ -114,6 +114,11 @@ const std::vector<FieldFact> kFields = {CUBLASSPY_FORMAT_STRUCTS(CBS_STRUCT_FIEL
   X(ArgRole, kBatchMode) X(ArgRole, kLtAlgoId) \
   X(ArgRole, kGraphExec) X(ArgRole, kGraphExecMade) X(ArgRole, kGraphMade)                     \
   X(ArgRole, kExecTarget) X(ArgRole, kReportedStatus)
+#define CBS_TRAIT_VALUES(X)                                                                    \
+  X(Trait, kEnumeratesDevices) X(Trait, kSetupCall) X(Trait, kCreatesHandle)                   \
+  X(Trait, kSelectsDevice) X(Trait, kAllocatesDevice) X(Trait, kWaitsForDevice)                \
+  X(Trait, kWaitsForStream) X(Trait, kQueriesStream) X(Trait, kConfiguresAlgo)                 \
+  X(Trait, kInt32Sizes) X(Trait, kQuantized) X(Trait, kFixedElementType)
 #define CBS_LIBRARY_VALUES(X)                                                                  \
   X(Library, kUnknown) X(Library, kCublas) X(Library, kCublasLt) X(Library, kCudart)          \
   X(Library, kCuda) X(Library, kSystem)
@@ -150,6 +155,10 @@ constexpr bool listed(format::ArgKind v) {
 }
 constexpr bool listed(format::ArgRole v) {
   switch (v) { CBS_ARG_ROLE_VALUES(CBS_CASE) return true; }
+  return false;
+}
+constexpr bool listed(format::Trait::Bits v) {
+  switch (v) { case format::Trait::kNone: CBS_TRAIT_VALUES(CBS_CASE) return true; }
   return false;
 }
 constexpr bool listed(format::Library v) {
@@ -198,7 +207,7 @@ static_assert(listed(format::Family::kOther) && listed(format::ArgKind::kNone) &
               listed(format::EndState::kRunning) && listed(format::SideKind::kNone) &&
               listed(format::kGroupAlphaKnown) && listed(format::LauncherWait::kNone) &&
               listed(format::kEmulationAttached) && listed(format::FailureSiteState::kFree) &&
-              listed(format::kLaunchSynced));
+              listed(format::kLaunchSynced) && listed(format::Trait::kSetupCall));
 
 struct EnumFact {
   std::string enumeration, name;
@@ -207,7 +216,7 @@ struct EnumFact {
 #define CBS_ENUM_FACT(E, n) EnumFact{#E, #n, static_cast<uint64_t>(format::E::n)},
 const std::vector<EnumFact> kEnumValues = {
     CBS_FAMILY_VALUES(CBS_ENUM_FACT) CBS_ARG_KIND_VALUES(CBS_ENUM_FACT)
-    CBS_ARG_ROLE_VALUES(CBS_ENUM_FACT) CBS_LIBRARY_VALUES(CBS_ENUM_FACT)
+    CBS_ARG_ROLE_VALUES(CBS_ENUM_FACT) CBS_LIBRARY_VALUES(CBS_ENUM_FACT) CBS_TRAIT_VALUES(CBS_ENUM_FACT)
     CBS_RECORD_STATE_VALUES(CBS_ENUM_FACT) CBS_RECORD_FLAGS_VALUES(CBS_ENUM_FACT)
     CBS_END_STATE_VALUES(CBS_ENUM_FACT) CBS_SIDE_KIND_VALUES(CBS_ENUM_FACT)
     CBS_GEMM_GROUP_FLAGS_VALUES(CBS_ENUM_FACT) CBS_LAUNCHER_WAIT_VALUES(CBS_ENUM_FACT)

@@ -270,7 +270,7 @@ class CppWriter {
   }
 
   void scalars() {
-    if (p_.function == "cublasUint8gemmBias") return;
+    if (p_.quantized) return;
     const std::string ctype = scalar_ctype(p_.scalar_type);
     if (legacy()) {
       out_ << "\n  // alpha and beta, passed by value\n"

@@ -11,7 +11,7 @@ namespace {
 // The hook list's parameter triples name their tags (Alpha<ScalarType::kF32>, ...); only the
 // type and the name are used here, as text.
 #define RS_PARAM(type, name, tag) ParamSignature{#type, #name, slot_name(#name)}
-#define RS_ENTRY(lib_, ret_, fn_, fail_, family_, ...)                          \
+#define RS_ENTRY(lib_, ret_, fn_, fail_, family_, traits_, ...)                          \
   FunctionSignature{#fn_, #ret_, #lib_, Family::family_,                        \
                     std::vector<ParamSignature>{CBS_MAP_COMMA(RS_PARAM, __VA_ARGS__)}},
 

@@ -129,7 +129,8 @@ ToleranceInputs tolerance_inputs_for(const ReplayPlan& p) {
   t.input_type = p.operand("a") ? p.operand("a")->data_type : CUDA_R_32F;
   t.compute_type = p.compute_type;
   t.math_mode = p.math_mode;
-  t.half_accumulate = p.function.rfind("cublasHgemm", 0) == 0;
+  // Hgemm-style entry points: half elements, and no compute type to widen the sums.
+  t.half_accumulate = p.compute_type == -1 && t.input_type == CUDA_R_16F && p.kind != CallKind::kLtMatmul;
   t.k = p.k;
   for (const GroupPlan& g : p.groups) t.k = std::max(t.k, g.k);  // grouped: the longest sums
   return t;
@@ -139,7 +140,8 @@ std::optional<uint64_t> workspace_before(const TraceFile& trace, uint64_t handle
   std::optional<uint64_t> found;
   trace.for_each_call([&](const CallView& c) {
     if (c.seq >= seq || c.failed() || c.in_flight()) return;
-    if (std::string_view(c.function_name()) != "cublasSetWorkspace_v2") return;
+    // cublasSetWorkspace: the handle call that sets a workspace's size.
+    if (c.function == nullptr || c.function->family != static_cast<uint16_t>(Family::kHandle)) return;
     if (c.arg(ArgRole::kHandle).value_or(0) != handle) return;
     auto bytes = c.arg(ArgRole::kWorkspaceBytes);
     if (bytes && *bytes != format::kArgUnset) found = *bytes;

@@ -36,7 +36,7 @@ struct PlanResult {
   std::vector<std::string> dumped_operands;
 };
 
-// The workspace size set with cublasSetWorkspace_v2 on `handle` before call `seq`, if the
+// The workspace size set with cublasSetWorkspace_v2 (the handle call with a workspace size) on `handle` before call `seq`, if the
 // trace still holds that call.
 std::optional<uint64_t> workspace_before(const TraceFile& trace, uint64_t handle, uint64_t seq);
 

@@ -12,18 +12,18 @@ namespace cublasspy::replay {
 namespace {
 
 // What alpha and beta point to, for the cuBLAS entry points: the compute type's scalar for the
-// Ex forms (cuBLAS's table), else the type the name implies (cublasXtSgemm as cublasSgemm).
-int scalar_type_of(const std::string& name, int compute_type, int c_type) {
+// Ex forms (cuBLAS's table), else the element type the prototype fixes (cublasXtSgemm's float).
+int scalar_type_of(const format::FunctionEntry& entry, int compute_type, int c_type) {
   const bool complex = is_complex(static_cast<DataType>(c_type));
   switch (compute_type) {
     case CUBLAS_COMPUTE_16F: case CUBLAS_COMPUTE_16F_PEDANTIC: return CUDA_R_16F;
     case CUBLAS_COMPUTE_64F: case CUBLAS_COMPUTE_64F_PEDANTIC: return complex ? CUDA_C_64F : CUDA_R_64F;
     case CUBLAS_COMPUTE_32I: case CUBLAS_COMPUTE_32I_PEDANTIC: return CUDA_R_32I;
-    case -1: break;  // none recorded: the name says
+    case -1: break;  // none recorded: the prototype says
     default: return complex ? CUDA_C_32F : CUDA_R_32F;  // the 32F family
   }
-  DataType t = implied_type(name.c_str());
-  return t == DataType::kUnknown ? CUDA_R_32F : static_cast<int>(t);
+  const int fixed = format::fixed_element_type(entry);
+  return fixed < 0 ? CUDA_R_32F : fixed;
 }
 
 }  // namespace
@@ -60,7 +60,8 @@ void PlanBuilder::build_cublas() {
                   "damaged, or the call is invalid: cuBLAS rejects a negative batch count)");
   }
   p_.batch = members;
-  const bool uint8_bias = p_.function == "cublasUint8gemmBias";
+  p_.quantized = format::has_trait(call_.function, format::Trait::kQuantized);
+  const bool uint8_bias = p_.quantized;
   const char* names[3] = {"a", "b", "c"};
   for (int i = 0; i < 3; ++i) {
     const Matrix& mat = g.op[i];
@@ -87,7 +88,7 @@ void PlanBuilder::build_cublas() {
   if (uint8_bias) {
     p_.scalar_type = CUDA_R_32F;  // no alpha or beta: biases, a multiplier and a shift instead
   } else {
-    p_.scalar_type = scalar_type_of(p_.function, g.compute_type, static_cast<int>(g.op[2].type));
+    p_.scalar_type = scalar_type_of(*call_.function, g.compute_type, static_cast<int>(g.op[2].type));
     if (p_.kind == CallKind::kGemmGrouped) {
       scalars(groups_alpha_known_, groups_beta_known_);
       if (groups_alpha_known_) p_.alpha = {p_.groups.front().alpha, 0};

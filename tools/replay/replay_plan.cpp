@@ -188,6 +188,7 @@ void from_json(const nlohmann::json& j, OperandPlan& p) {
 
 void to_json(nlohmann::json& j, const ReplayPlan& p) {
   j = nlohmann::json{{"function", p.function},
+                     {"quantized", p.quantized},
                      {"kind", call_kind_name(p.kind)},
                      {"call_seq", p.call_seq},
                      {"values", p.values},
@@ -222,6 +223,7 @@ void to_json(nlohmann::json& j, const ReplayPlan& p) {
 
 void from_json(const nlohmann::json& j, ReplayPlan& p) {
   j.at("function").get_to(p.function);
+  if (j.contains("quantized")) j.at("quantized").get_to(p.quantized);
   if (!parse_call_kind(j.at("kind").get<std::string>(), p.kind)) {
     throw std::invalid_argument("unknown call kind " + j.at("kind").dump());
   }

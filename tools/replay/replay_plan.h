@@ -98,6 +98,8 @@ struct GroupPlan {
 
 struct ReplayPlan {
   std::string function;      // exported name, resolved by dlsym in the runner
+  bool quantized = false;    // biases, a multiplier and a shift in place of alpha and beta
+                             // (cublasUint8gemmBias: Trait::kQuantized)
   CallKind kind = CallKind::kGemm;
   uint64_t call_seq = 0;     // for messages
 

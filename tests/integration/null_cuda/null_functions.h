@@ -67,7 +67,7 @@ R success() {
 
 #define NULL_PARAM(type, name, tag) type name
 #define NULL_TOUCH(type, name, tag) ::null_cuda::touch<::cublasspy::tags::tag>(name)
-#define NULL_DEFINE(lib_, ret_, fn_, fail_, family_, ...)                                \
+#define NULL_DEFINE(lib_, ret_, fn_, fail_, family_, traits_, ...)                                \
   NULL_IF_##lib_(extern "C" __attribute__((visibility("default"))) ret_ fn_(            \
       CBS_MAP_COMMA(NULL_PARAM, __VA_ARGS__)) {                                          \
     CBS_MAP_SEMI(NULL_TOUCH, __VA_ARGS__)                                                \

@@ -2,11 +2,29 @@
 
 #include "gemm_arguments.h"
 
+#include <cstring>
+
+#include "trace/roles_from_names.h"
+
 namespace subjects {
 
 using cublasspy::replay::encode_part;
 using cublasspy::replay::fill_seeded;
 using cublasspy::replay::SeededValues;
+
+namespace {
+
+// The element type an entry point's prototype fixes (cublasSgemm: CUDA_R_32F), known here by its
+// name the way the reader knows it for traces that do not say it (roles_from_names.h).
+DataType named_type(const std::string& fn) {
+  cublasspy::format::FunctionEntry entry{};
+  std::strncpy(entry.name, fn.c_str(), sizeof entry.name - 1);
+  cublasspy::derive_traits_from_names(entry);
+  const int fixed = cublasspy::format::fixed_element_type(entry);
+  return fixed < 0 ? DataType::kUnknown : static_cast<DataType>(fixed);
+}
+
+}  // namespace
 
 Types types_for(const std::string& fn) {
   if (fn.find("SgemmEx") != std::string::npos) return {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
@@ -18,7 +36,7 @@ Types types_for(const std::string& fn) {
     if (fn.size() > 3 && fn.substr(fn.size() - 3) == "_64") return {CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F};
     return {CUDA_R_16F, CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F};
   }
-  cudaDataType t = static_cast<cudaDataType>(cublasspy::implied_type(fn.c_str()));
+  cudaDataType t = static_cast<cudaDataType>(named_type(fn));
   return {t, t, t, CUBLAS_COMPUTE_32F};
 }
 
@@ -79,7 +97,7 @@ const E* Arguments::host_array(std::initializer_list<E> values) {
 
 // alpha/beta in the entry point's scalar type (two of them for grouped calls, same values).
 const void* Arguments::scalar(double value) {
-  DataType t = cublasspy::implied_type(fn_.c_str());
+  DataType t = named_type(fn_);
   if (fn_.rfind("cublasGemm", 0) == 0) t = cublasspy::is_complex(element_type('c')) ? DataType::kC32F : DataType::kR32F;
   if (t == DataType::kUnknown) t = DataType::kR32F;
   const int bytes = cublasspy::element_bytes(t);

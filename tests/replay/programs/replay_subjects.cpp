@@ -76,8 +76,8 @@ constexpr bool stand_in_lacks(std::string_view fn) {
 #define SUBJECT_IF_kLibraryLoad SUBJECT_NO
 #define SUBJECT_IF_kSync SUBJECT_NO
 #define SUBJECT_IF_kMemory SUBJECT_NO
-#define SUBJECT_DEFINE_ENTRY(lib_, ret_, fn_, fail_, family_, ...) SUBJECT_IF_##family_(SUBJECT_DEFINE(ret_, fn_, __VA_ARGS__))
-#define SUBJECT_INVOKE_ENTRY(lib_, ret_, fn_, fail_, family_, ...) SUBJECT_IF_##family_(SUBJECT_INVOKE(ret_, fn_, __VA_ARGS__))
+#define SUBJECT_DEFINE_ENTRY(lib_, ret_, fn_, fail_, family_, traits_, ...) SUBJECT_IF_##family_(SUBJECT_DEFINE(ret_, fn_, __VA_ARGS__))
+#define SUBJECT_INVOKE_ENTRY(lib_, ret_, fn_, fail_, family_, traits_, ...) SUBJECT_IF_##family_(SUBJECT_INVOKE(ret_, fn_, __VA_ARGS__))
 
 CUBLASSPY_HOOKS(SUBJECT_DEFINE_ENTRY)
 

@@ -86,7 +86,7 @@ int call_with_status(Fn fn, Args... args) {
 
 // Only the families a replay re-executes get an adapter. A family added to the hook list
 // without a line here fails to compile, so nobody forgets to decide.
-#define RA_ENTRY(lib_, ret_, fn_, fail_, family_, ...) RA_IF_##family_(RA_ADAPTER(lib_, ret_, fn_, family_, __VA_ARGS__))
+#define RA_ENTRY(lib_, ret_, fn_, fail_, family_, traits_, ...) RA_IF_##family_(RA_ADAPTER(lib_, ret_, fn_, family_, __VA_ARGS__))
 #define RA_YES(...) __VA_ARGS__
 #define RA_NO(...)
 #define RA_IF_kGemm RA_YES
