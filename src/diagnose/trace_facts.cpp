@@ -29,7 +29,7 @@ std::string text_arg(const CallView& call, format::ArgRole role) {
 }
 
 using format::has_trait;
-using format::Trait;
+namespace Trait = format::Trait;
 
 bool has_nonfinite(const format::RecordSlot& slot) {
   if ((slot.call.flags & format::kFlagScanned) == 0) return false;

@@ -39,7 +39,7 @@
 namespace cublasspy {
 using Family = format::Family;  // FunctionEntry::family: lets a reader group functions
 using Role = format::ArgRole;   // ArgDescriptor::role: what a slot means (the tags' Int<Role::kM>)
-using Trait = format::Trait;    // FunctionEntry::traits: what the function means (the traits column)
+namespace Trait = format::Trait;  // FunctionEntry::traits: what the function means (the traits column)
 }  // namespace cublasspy
 
 #define CBS_STATUS_FAIL CUBLAS_STATUS_NOT_INITIALIZED

@@ -109,9 +109,10 @@ static_assert(offsetof(ArgDescriptor, role) == 25);
 
 // FunctionEntry::traits (version 11): what a function means beyond its family and its slots'
 // roles, which readers would otherwise know only from its name. Each hook-list entry names its
-// own (the column after the family); kInt32Sizes is derived from the prototype. Stable bits:
-// append only.
-struct Trait {
+// own (the column after the family); kInt32Sizes and kFixedElementType come from the prototype. Stable bits:
+// append only. A namespace, not a struct: Trait::kSetupCall reads the same, and the format has
+// no struct without fields.
+namespace Trait {
   enum Bits : uint16_t {
     kNone = 0,
     kEnumeratesDevices = 1 << 0,  // counts or initializes the devices (cudaGetDeviceCount, cuInit)
@@ -129,7 +130,7 @@ struct Trait {
                                   // (cublasUint8gemmBias)
     kFixedElementType = 1 << 11,  // the prototype fixes the matrices' type: element_type holds it
   };
-};
+}  // namespace Trait
 
 struct FunctionEntry {
   char name[kFunctionNameBytes];  // exported symbol name, "" for unused ids

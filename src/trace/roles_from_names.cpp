@@ -74,7 +74,7 @@ struct NamedTraits {
   std::string_view name;
   uint16_t traits;
 };
-using format::Trait;
+namespace Trait = format::Trait;
 constexpr NamedTraits kTraits[] = {
     {"cudaGetDeviceCount", Trait::kEnumeratesDevices | Trait::kSetupCall},
     {"cuInit", Trait::kEnumeratesDevices | Trait::kSetupCall},

@@ -481,8 +481,20 @@ TEST(FormatDoc, EveryConstantIsDocumentedWithItsValue) {
 // What trace_format.h declares at namespace level, read from its text: the names `pattern`'s
 // first group matches.
 std::set<std::string> declared_in_header(const char* pattern) {
-  const std::string header = cublasspy::markdown::read_file(CUBLASSPY_FORMAT_HEADER);
-  EXPECT_FALSE(header.empty()) << "cannot read " << CUBLASSPY_FORMAT_HEADER;
+  // The header is an umbrella: its sections are the headers it includes from its own folder.
+  const std::string umbrella = cublasspy::markdown::read_file(CUBLASSPY_FORMAT_HEADER);
+  EXPECT_FALSE(umbrella.empty()) << "cannot read " << CUBLASSPY_FORMAT_HEADER;
+  const std::string folder = std::string(CUBLASSPY_FORMAT_HEADER).substr(0, std::string(CUBLASSPY_FORMAT_HEADER).rfind('/') + 1);
+  std::string header = umbrella;
+  const std::regex section(R"re(#include "trace/(format_\w+\.h)")re");
+  int sections = 0;
+  for (auto it = std::sregex_iterator(umbrella.begin(), umbrella.end(), section); it != std::sregex_iterator(); ++it) {
+    const std::string text = cublasspy::markdown::read_file((folder + (*it)[1].str()).c_str());
+    EXPECT_FALSE(text.empty()) << "cannot read " << folder << (*it)[1];
+    header += "\n" + text;
+    sections++;
+  }
+  EXPECT_GT(sections, 0) << CUBLASSPY_FORMAT_HEADER << " includes no format_*.h section";
   const std::regex re(pattern);
   std::set<std::string> out;
   for (auto it = std::sregex_iterator(header.begin(), header.end(), re); it != std::sregex_iterator(); ++it) {
