@@ -9,7 +9,7 @@
 #include <cublas_api.h>
 
 #include "checks/check_ids.h"
-#include "gemm_groups.h"
+#include "group_recording.h"
 #include "handle_registry.h"
 #include "real_functions.h"
 #include "trace/gemm_call.h"

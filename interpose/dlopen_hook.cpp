@@ -20,7 +20,7 @@
 
 #include "hook_expansion.h"
 #include "shim_guard.h"
-#include "shim_driver.h"
+#include "driver_table.h"
 #include "trace/process_info.h"
 
 extern "C" __attribute__((visibility("hidden"), used)) int cublasspy_dlopen_wanted(const char* name);

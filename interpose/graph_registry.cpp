@@ -7,7 +7,7 @@
 
 #include "runtime.h"
 #include "shadow_table.h"
-#include "shim_driver.h"
+#include "driver_table.h"
 #include "trace/trace_format.h"
 
 namespace cublasspy {
@@ -57,7 +57,7 @@ uint64_t capture_of(uint64_t stream) {
   ThreadState& ts = thread_state();
   ts.internal++;
   DriverApi scratch;
-  const uint64_t id = capture_id_from(shim_driver(scratch), reinterpret_cast<CUstream>(stream));
+  const uint64_t id = capture_id_from(driver_table(scratch), reinterpret_cast<CUstream>(stream));
   ts.internal--;
   return id;
 }
@@ -117,7 +117,7 @@ std::optional<CapturedOperand> find_freed_operand(uint64_t capture_id) {
   ThreadState& ts = thread_state();
   ts.internal++;
   DriverApi scratch;
-  const auto address_range = shim_driver(scratch).mem_get_address_range;
+  const auto address_range = driver_table(scratch).mem_get_address_range;
   std::optional<CapturedOperand> freed;
   for (const CapturedOperand& o : operands) {
     CUdeviceptr base = 0;

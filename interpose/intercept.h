@@ -15,7 +15,7 @@
 #include "call_locations.h"
 #include "captured_gemm.h"
 #include "graph_registry.h"
-#include "gemm_groups.h"
+#include "group_recording.h"
 #include "hook_table.h"
 #include "post_call.h"
 #include "runtime.h"

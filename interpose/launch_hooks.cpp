@@ -25,7 +25,7 @@
 #include "graph_registry.h"
 #include "hook_expansion.h"
 #include "real_functions.h"
-#include "shim_driver.h"
+#include "driver_table.h"
 #include "shim_guard.h"
 #include "spec/per_thread_runtime.h"
 
@@ -76,7 +76,7 @@ void name_from_stub(void* context, char* out, size_t size) {
 // runtime's cudaFuncGetName, which takes a handle in place of the entry function.
 void name_from_handle(void* context, char* out, size_t size) {
   DriverApi scratch;
-  if (ask_name([&]() -> const DriverApi& { return shim_driver(scratch); }, &DriverApi::kernel_get_name,
+  if (ask_name([&]() -> const DriverApi& { return driver_table(scratch); }, &DriverApi::kernel_get_name,
                static_cast<CUkernel>(context), CUDA_SUCCESS, out, size)) {
     return;
   }
@@ -86,7 +86,7 @@ void name_from_handle(void* context, char* out, size_t size) {
 // A driver kernel's name, from cuFuncGetName (CUDA 12.3 and later drivers; older: "").
 void name_from_function(void* context, char* out, size_t size) {
   DriverApi scratch;
-  ask_name([&]() -> const DriverApi& { return shim_driver(scratch); }, &DriverApi::func_get_name,
+  ask_name([&]() -> const DriverApi& { return driver_table(scratch); }, &DriverApi::func_get_name,
            static_cast<CUfunction>(context), CUDA_SUCCESS, out, size);
 }
 

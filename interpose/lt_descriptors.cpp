@@ -6,7 +6,7 @@
 
 #include "hook_table.h"
 #include "runtime.h"
-#include "shim_driver.h"
+#include "driver_table.h"
 
 namespace cublasspy {
 namespace {

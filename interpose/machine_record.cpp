@@ -12,7 +12,7 @@
 
 #include "hook_table.h"
 #include "real_functions.h"
-#include "shim_driver.h"
+#include "driver_table.h"
 #include "spec/hook_list.h"
 #include "trace/machine_evidence.h"
 
@@ -144,7 +144,7 @@ void record_libraries(Runtime& rt, const LoadedLibraries& loaded) {
 // free memory says so, if a context is current to ask.
 void record_memory(Runtime& rt) {
   DriverApi scratch;
-  const DriverApi& d = shim_driver(scratch);
+  const DriverApi& d = driver_table(scratch);
   if (d.ctx_get_current == nullptr || d.mem_get_info == nullptr) return;
   CUcontext ctx = nullptr;
   if (d.ctx_get_current(&ctx) != CUDA_SUCCESS || ctx == nullptr) {

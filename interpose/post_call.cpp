@@ -4,14 +4,14 @@
 
 #include "checks/check_ids.h"
 #include "common/cuda_errors.h"
-#include "driver_checks.h"
+#include "live_checks.h"
 #include "spec/hook_list.h"
-#include "operand_dump.h"
-#include "operand_scan.h"
+#include "live_dump.h"
+#include "live_scan.h"
 #include "hook_table.h"
 #include "load_failure_record.h"
 #include "machine_record.h"
-#include "shim_driver.h"
+#include "driver_table.h"
 #include "trace/process_info.h"
 
 namespace cublasspy {
@@ -24,7 +24,7 @@ void read_versions(Runtime& rt) {
   int v = 0;
   if (h->driver_version < 0) {
     DriverApi scratch;
-    const auto get_version = shim_driver(scratch).driver_get_version;
+    const auto get_version = driver_table(scratch).driver_get_version;
     if (get_version != nullptr && get_version(&v) == CUDA_SUCCESS) h->driver_version = v;
   }
   if (h->runtime_version < 0) {

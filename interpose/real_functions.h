@@ -45,12 +45,12 @@ int variant_of_caller(Library lib, const void* return_address);
 
 // A handle of `lib` as the program loaded it (the first loaded of its majors, .13 first),
 // opened RTLD_NOLOAD: never loading it. nullptr when it is not loaded; dlclose() it after use.
-// The shim's own CUDA calls find their functions through it (shim_driver.cpp).
+// The shim's own CUDA calls find their functions through it (driver_table.cpp).
 void* open_loaded(Library lib);
 
 // A function of an already-loaded library, for the resolvers outside the hook list
 // (driver_entry_points.cpp: their real functions, and which of them the driver handed out);
-// uncached, so callers keep the result. The shim's own calls go through shim_driver.h instead.
+// uncached, so callers keep the result. The shim's own calls go through driver_table.h instead.
 void* find_loaded_symbol(Library lib, const char* name);
 
 // Whether `real`, a loaded library's function `name`, is that library's definition of `name`

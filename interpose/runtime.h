@@ -84,7 +84,7 @@ class Runtime {
 };
 
 // Bumped by a successful cudaMalloc or cudaFree, the only allocation calls the shim hooks
-// (driver_checks.h): the per-thread cache of pointer attributes compares it.
+// (live_checks.h): the per-thread cache of pointer attributes compares it.
 std::atomic<uint64_t>& allocation_generation();
 
 // The state runtime() and ensure_trace() read, for their usual case inline (runtime.cpp).

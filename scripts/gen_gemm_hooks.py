@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the GEMM entries of the hook list (src/spec/hook_list.h syntax) from the CUDA headers,
+"""Prints the GEMM entries of the hook list (src/spec/gemm_hooks.h) from the CUDA headers,
 choosing each argument's tag, and with it its role (what the slot means to a reader: Int<Role::kM>
 is the GEMM's m), by the argument's name and type. The GEMM lines of the list are this script's
 output: when a new cuBLAS adds entry points, or a tag or role changes, change this script and
@@ -7,9 +7,9 @@ regenerate them rather than editing them by hand (the entries are still reviewed
 what is compiled).
 
 usage: scripts/gen_gemm_hooks.py [--legacy] [/usr/local/cuda/include] > /tmp/entries.txt
-       scripts/gen_gemm_hooks.py --check src/spec/hook_list.h [/usr/local/cuda/include]
+       scripts/gen_gemm_hooks.py --check src/spec/gemm_hooks.h [/usr/local/cuda/include]
   default:   the v2 API's GEMMs (cublas_api.h), then cublasXt's (cublasXt.h), in header order:
-             the lines of CUBLASSPY_HOOKS from the "cuBLAS GEMMs" comment to CUBLASSPY_LT_HOOKS
+             the lines of CUBLASSPY_GEMM_HOOKS (src/spec/gemm_hooks.h)
   --legacy:  the v1 API's GEMMs (cublas.h): the lines of CUBLASSPY_LEGACY_HOOKS
   --check:   exits 1, naming the first difference, unless the list holds both outputs as they
              are (ctest shim.gemm_hooks_generated)

@@ -2,7 +2,7 @@
 // (gemm_call.h) and, for the checks that need it, what the driver says about each address.
 // Each check is one function that returns its first finding; check_gemm() runs them all and
 // fills the record's check_bits/check_detail (layout in check_ids.h). The shim feeds the driver
-// through PointerQuery (interpose/driver_checks.cpp); the tests feed a fake. docs/CHECKS.md
+// through PointerQuery (interpose/live_checks.cpp); the tests feed a fake. docs/CHECKS.md
 // states each rule.
 //
 // Nothing here allocates: the checks run before every GEMM in check mode (budget: < 1 us).

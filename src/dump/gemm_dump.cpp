@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/cuda_names.h"
-#include "driver/stream_wait.h"
+#include "cuda_driver/stream_wait.h"
 #include "dump/npy_writer.h"
 
 namespace cublasspy {

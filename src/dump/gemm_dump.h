@@ -1,7 +1,7 @@
 // CUBLASSPY_DUMP for one GEMM: each operand's exact strided extent copied out of device memory
 // into `<prefix>.<a|b|c|d>.npy`, with `<prefix>.<a|b|c|d>.json` beside it naming the shape, ld,
 // stride and type (docs/SCAN.md shows how to view the flat array as the matrix). Runtime-free,
-// like gemm_scan.h: operand_dump.cpp feeds it from the live shim, the tests from a fake driver.
+// like gemm_scan.h: live_dump.cpp feeds it from the live shim, the tests from a fake driver.
 #pragma once
 
 #include <atomic>
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "trace/gemm_call.h"
-#include "scan/scan_driver.h"
+#include "scan/device_reader.h"
 
 namespace cublasspy {
 

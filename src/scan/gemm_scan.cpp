@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "driver/stream_wait.h"
+#include "cuda_driver/stream_wait.h"
 #include "scan/host_scan.h"
 
 namespace cublasspy {

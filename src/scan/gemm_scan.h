@@ -1,6 +1,6 @@
 // CUBLASSPY_SCAN for one GEMM: which operands are scanned when, on the GPU (the embedded kernel,
 // launched on the call's stream) or on the host (operand copied out, host_scan.h), and how the
-// summaries are filled. Knows nothing of the shim's runtime: operand_scan.cpp feeds it from a
+// summaries are filled. Knows nothing of the shim's runtime: live_scan.cpp feeds it from a
 // live call, the tests from a fake driver.
 #pragma once
 
@@ -10,7 +10,7 @@
 #include "settings/config.h"
 #include "trace/gemm_call.h"
 #include "scan/scan_kernel_body.h"
-#include "scan/scan_driver.h"
+#include "scan/device_reader.h"
 #include "trace/trace_format.h"
 
 namespace cublasspy {

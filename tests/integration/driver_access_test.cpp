@@ -1,5 +1,5 @@
-// How the shim reaches the driver for its own calls (src/driver/driver_api.h,
-// interpose/shim_driver.cpp): from the libcuda the program loaded, never loading one itself,
+// How the shim reaches the driver for its own calls (src/cuda_driver/driver_api.h,
+// interpose/driver_table.cpp): from the libcuda the program loaded, never loading one itself,
 // and what the checks, scans and CUBLASSPY_SYNC do while there is none. The subject links only
 // the null cuBLAS (no libcuda needed); LD_LIBRARY_PATH offers the stand-in's libcuda, so a shim
 // that loaded one would find it.

@@ -210,7 +210,7 @@ add_executable(hook_manifest ${SHIM_IT_DIR}/hook_manifest.cpp)
 target_link_libraries(hook_manifest PRIVATE cublasspy_spec)
 add_test(NAME shim.gemm_hooks_generated
          COMMAND ${CUBLASSPY_TEST_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/gen_gemm_hooks.py
-                 --check ${PROJECT_SOURCE_DIR}/src/spec/hook_list.h ${CUBLASSPY_CUBLASLT_H})
+                 --check ${PROJECT_SOURCE_DIR}/src/spec/gemm_hooks.h ${CUBLASSPY_CUBLASLT_H})
 add_test(NAME shim.hook_coverage
          COMMAND ${CUBLASSPY_TEST_PYTHON} ${SHIM_IT_DIR}/check_hook_coverage.py
                  $<TARGET_FILE:cublasspy> ${CUBLASSPY_CUDA_LIBDIR} $<TARGET_FILE:hook_manifest>)

@@ -1,8 +1,8 @@
-// The shim's side of CUBLASSPY_CHECK=1 (interpose/driver_checks.cpp) against a fake driver
+// The shim's side of CUBLASSPY_CHECK=1 (interpose/live_checks.cpp) against a fake driver
 // table: how cuPointerGetAttributes answers are read, cached per thread and dropped when the
 // allocation generation moves, that the shim's own driver calls are marked internal, what a
-// table missing a function answers (driver/driver_api.h), and that run_checks() writes its
-// findings into the record. The few shim functions it needs (thread_state, shim_driver, the
+// table missing a function answers (cuda_driver/driver_api.h), and that run_checks() writes its
+// findings into the record. The few shim functions it needs (thread_state, driver_table, the
 // function table) are stubbed here.
 #include <gtest/gtest.h>
 
@@ -14,10 +14,10 @@
 
 #include "checks/check_ids.h"
 #include "spec/hook_list.h"
-#include "driver_checks.h"
+#include "live_checks.h"
 #include "hook_table.h"
 #include "runtime.h"
-#include "shim_driver.h"
+#include "driver_table.h"
 
 namespace {
 
@@ -84,16 +84,16 @@ cublasspy::DriverApi fake_driver() {
   api.device_get_attribute = fake_device_get_attribute;
   return api;
 }
-cublasspy::DriverApi g_shim_driver = fake_driver();
+cublasspy::DriverApi g_driver_table = fake_driver();
 
 }  // namespace
 
-// The shim functions interpose/driver_checks.cpp relies on.
+// The shim functions interpose/live_checks.cpp relies on.
 namespace cublasspy {
 namespace detail {
 constinit __attribute__((tls_model("initial-exec"))) thread_local ThreadState t_state;  // thread_state()'s
 }
-const DriverApi& shim_driver(DriverApi&) { return g_shim_driver; }
+const DriverApi& driver_table(DriverApi&) { return g_driver_table; }
 const format::FunctionEntry* function_table() { return g_table; }
 std::atomic<uint64_t>& allocation_generation() {
   static std::atomic<uint64_t> generation{0};
@@ -119,7 +119,7 @@ class DriverQuery : public ::testing::Test {
     g_device = 0;
     note_allocation_change();  // each test starts with an empty cache
     g_pointer_calls = 0;
-    g_shim_driver = fake_driver();
+    g_driver_table = fake_driver();
   }
   DriverApi api = fake_driver();
   DriverPointerQuery q{api};
@@ -303,7 +303,7 @@ TEST_F(RunChecks, FindingsGoIntoTheRecord) {
 }
 
 TEST_F(RunChecks, WithoutTheDriverOnlyTheArgumentChecksRun) {
-  g_shim_driver = DriverApi{};  // no libcuda loaded
+  g_driver_table = DriverApi{};  // no libcuda loaded
   g_device = 0;                 // would be a device mismatch
   rec.args[8] = 3;              // lda below m
   EXPECT_TRUE(run_checks(rt, ctx));

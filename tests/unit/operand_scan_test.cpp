@@ -1,4 +1,4 @@
-// The scan and dump engines (src/scan/gemm_scan, gemm_dump, scan_driver) against a fake CUDA
+// The scan and dump engines (src/scan/gemm_scan, gemm_dump, device_reader) against a fake CUDA
 // driver whose "device" memory is host memory, like the stand-in's. The fake can refuse the
 // kernel (the stand-in's CUDA_ERROR_NO_BINARY_FOR_GPU: the host path) or accept it, in which case
 // cuLaunchKernel runs the kernel's per-thread loop on the CPU, thread by thread: the launcher's
@@ -21,7 +21,7 @@
 #include "dump/npy_writer.h"
 #include "scan/host_scan.h"
 #include "scan/scan_kernel_body.h"
-#include "scan/scan_driver.h"
+#include "scan/device_reader.h"
 
 namespace cublasspy {
 namespace {

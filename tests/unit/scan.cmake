@@ -1,7 +1,7 @@
 # CUBLASSPY_SCAN and CUBLASSPY_DUMP (included by tests/CMakeLists.txt). ctest names: scan.<Suite>.<Test>.
 #   scan_test: the element rules (every fp16/bf16/fp8 code against the stand-in's decoders), the
 #              host scan, the kernel's per-thread loop run on the CPU, the .npy writer; and the
-#              scan/dump engines (src/scan/gemm_scan, scan_driver, src/dump/gemm_dump)
+#              scan/dump engines (src/scan/gemm_scan, device_reader, src/dump/gemm_dump)
 #              against a fake driver, including the kernel path with the loop run by a fake
 #              cuLaunchKernel. The kernel itself is compiled by the build when nvcc exists.
 include(GoogleTest)

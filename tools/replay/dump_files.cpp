@@ -14,7 +14,7 @@ bool OperandDump::holds_result() const {
 
 std::string dump_path(const std::string& trace_path, uint64_t seq, const std::string& operand, const char* extension,
                       size_t group) {
-  // As interpose/operand_dump.cpp names them.
+  // As interpose/live_dump.cpp names them.
   const std::string group_part = group == 0 ? "" : ".group" + std::to_string(group);
   return trace_path + ".call" + std::to_string(seq) + group_part + "." + operand + extension;
 }

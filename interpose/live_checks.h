@@ -1,6 +1,6 @@
 // CUBLASSPY_CHECK=1 inside the shim: runs the checks of src/checks/operand_checks.h before a GEMM and
 // writes the findings into its record. The driver answers the memory questions
-// (cuPointerGetAttributes, cuCtxGetDevice, cuDeviceGetAttribute of src/driver/driver_api.h); the
+// (cuPointerGetAttributes, cuCtxGetDevice, cuDeviceGetAttribute of src/cuda_driver/driver_api.h); the
 // answers are cached, because the same few allocations come back call after call.
 #pragma once
 
@@ -9,7 +9,7 @@
 
 #include "call_context.h"
 #include "checks/operand_checks.h"
-#include "driver/driver_api.h"
+#include "cuda_driver/driver_api.h"
 #include "runtime.h"
 
 namespace cublasspy {

@@ -1,4 +1,4 @@
-#include "shim_driver.h"
+#include "driver_table.h"
 
 #include <dlfcn.h>
 
@@ -117,7 +117,7 @@ constinit LoadedTable<CublasLtApi> g_cublaslt;
 
 }  // namespace
 
-const DriverApi& shim_driver(DriverApi& scratch) { return g_driver.get(scratch); }
+const DriverApi& driver_table(DriverApi& scratch) { return g_driver.get(scratch); }
 const RuntimeApi& shim_runtime(RuntimeApi& scratch) { return g_runtime.get(scratch); }
 const CublasLtApi& shim_cublaslt(CublasLtApi& scratch) { return g_cublaslt.get(scratch); }
 
@@ -127,7 +127,7 @@ StreamWait shim_wait_for_stream(uint64_t stream) {
   ThreadState& ts = thread_state();
   ts.internal++;
   DriverApi scratch;
-  const StreamWait w = wait_for_stream(shim_driver(scratch), stream);
+  const StreamWait w = wait_for_stream(driver_table(scratch), stream);
   ts.internal--;
   return w;
 }

@@ -1,4 +1,4 @@
-#include "gemm_groups.h"
+#include "group_recording.h"
 
 #include <atomic>
 #include <cstddef>

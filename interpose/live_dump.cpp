@@ -1,11 +1,11 @@
-#include "operand_dump.h"
+#include "live_dump.h"
 
 #include <cstdlib>
 
 #include "dump/gemm_dump.h"
 #include "hook_table.h"
-#include "operand_scan.h"
-#include "shim_driver.h"
+#include "live_scan.h"
+#include "driver_table.h"
 #include "shim_log.h"
 
 namespace cublasspy {
@@ -32,7 +32,7 @@ void dump_operands(Runtime& rt, CallContext& ctx, bool failed_or_flagged) {
   ts.internal++;  // the shim's own driver calls: never recorded
   GemmDumpResult result;
   DriverApi scratch;
-  if (const DriverApi& api = shim_driver(scratch); api.can_copy()) {
+  if (const DriverApi& api = driver_table(scratch); api.can_copy()) {
     if (ctx.groups != nullptr && ctx.groups->read) {
       // A grouped GEMM: each group's operands, the first group's under the call's own prefix
       // (as before groups were recorded), group i's (from 1) under <prefix>.group<i>.

@@ -3,7 +3,7 @@
 // looks up a CUDA function to call it itself.
 //
 // Three tables, one per library the functions come from. The shim fills them from the libraries
-// the program has loaded (interpose/shim_driver.{h,cpp}): lazily, on first use, never loading a
+// the program has loaded (interpose/driver_table.{h,cpp}): lazily, on first use, never loading a
 // library, never initializing CUDA on the program's behalf, never in a constructor. The tests
 // fill them with fakes, and the engines that use them (src/scan, src/dump) take a table, so they
 // never see how it was filled.
@@ -27,8 +27,8 @@ namespace cublasspy {
 // maps the API name to one.
 struct DriverApi {
   // --- Reading operands: CUBLASSPY_SCAN and CUBLASSPY_DUMP (src/scan/gemm_scan.cpp,
-  // scan_driver.cpp, src/dump/gemm_dump.cpp, driven by interpose/operand_scan.cpp and
-  // operand_dump.cpp). Without any one of the first three (can_copy()), nothing is scanned or
+  // device_reader.cpp, src/dump/gemm_dump.cpp, driven by interpose/live_scan.cpp and
+  // live_dump.cpp). Without any one of the first three (can_copy()), nothing is scanned or
   // dumped, and the log says so once.
 
   // cuCtxGetCurrent: the context a scan runs in; the scan kernel is loaded once per context.
@@ -44,7 +44,7 @@ struct DriverApi {
   // break the capture). Missing: streams are taken as not capturing.
   decltype(&::cuStreamIsCapturing) stream_is_capturing = nullptr;
   // cuThreadExchangeStreamCaptureMode: the shim's own waits, copies and launches run in the
-  // relaxed capture mode (driver/stream_wait.h), so that they never invalidate another thread's
+  // relaxed capture mode (cuda_driver/stream_wait.h), so that they never invalidate another thread's
   // global-mode capture. Missing: the thread's mode is left as it is.
   decltype(&::cuThreadExchangeStreamCaptureMode) thread_exchange_capture_mode = nullptr;
   // cuGetErrorName: names the driver's errors in the log. Missing: the number alone.
@@ -67,7 +67,7 @@ struct DriverApi {
   decltype(&::cuMemsetD8Async) memset_d8_async = nullptr;
   decltype(&::cuMemcpyDtoHAsync_v2) memcpy_dtoh_async = nullptr;
 
-  // --- The memory questions of CUBLASSPY_CHECK (interpose/driver_checks.cpp).
+  // --- The memory questions of CUBLASSPY_CHECK (interpose/live_checks.cpp).
 
   // cuPointerGetAttributes: the kind, device and allocation of each operand address (cached per
   // thread). Missing: every address is "not known" and the memory checks (pointer mode, host

@@ -2,8 +2,8 @@
 // through the driver's copy (which reports a bad address as an error code), never by
 // dereferencing a device pointer on the host.
 //
-// The driver functions come from the table of src/driver/driver_api.h, filled by the shim from
-// the libcuda the program loaded (interpose/shim_driver.h) and by the tests with fakes; nothing
+// The driver functions come from the table of src/cuda_driver/driver_api.h, filled by the shim from
+// the libcuda the program loaded (interpose/driver_table.h) and by the tests with fakes; nothing
 // here knows about the shim's runtime, so the tests link it alone.
 #pragma once
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "driver/driver_api.h"
+#include "cuda_driver/driver_api.h"
 #include "trace/gemm_call.h"
 
 namespace cublasspy {

@@ -1,11 +1,11 @@
-#include "operand_scan.h"
+#include "live_scan.h"
 
 #include "common/cuda_names.h"
 #include "gemm_view.h"
 #include "scan/gemm_scan.h"
 #include "scan/host_scan.h"
 #include "scan/scan_fatbin.h"
-#include "shim_driver.h"
+#include "driver_table.h"
 #include "shim_log.h"
 
 namespace cublasspy {
@@ -143,7 +143,7 @@ bool scan_operands(Runtime& rt, CallContext& ctx, bool before_call) {
   ts.internal++;  // the driver calls below are the shim's own: never recorded
   GemmScanResult result;
   DriverApi scratch;
-  const DriverApi& api = shim_driver(scratch);
+  const DriverApi& api = driver_table(scratch);
   if (api.can_copy()) {
     if (ctx.groups != nullptr && ctx.groups->read) {
       result = scan_groups(api, *g, *ctx.groups, request, ctx.scan);

@@ -1,9 +1,9 @@
-#include "scan/scan_driver.h"
+#include "scan/device_reader.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "driver/stream_wait.h"
+#include "cuda_driver/stream_wait.h"
 
 namespace cublasspy {
 namespace {

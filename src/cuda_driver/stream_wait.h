@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "driver/driver_api.h"
+#include "cuda_driver/driver_api.h"
 
 namespace cublasspy {
 

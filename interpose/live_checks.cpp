@@ -1,9 +1,9 @@
-#include "driver_checks.h"
+#include "live_checks.h"
 
 #include <cuda.h>
 
 #include "gemm_view.h"
-#include "shim_driver.h"
+#include "driver_table.h"
 
 namespace cublasspy {
 namespace {
@@ -133,7 +133,7 @@ bool run_checks(Runtime&, CallContext& ctx) {
   const GemmCall* call = gemm_view(ctx);
   if (call == nullptr) return false;
   DriverApi scratch;
-  const DriverApi& api = shim_driver(scratch);
+  const DriverApi& api = driver_table(scratch);
   DriverPointerQuery query(api);
   CheckFindings found = check_gemm(*call, rec.pointer_mode, current_device(api), query);
   if (found.bits == 0) return false;
@@ -149,7 +149,7 @@ bool run_group_checks(Runtime&, CallContext& ctx) {
   const GemmCall* first = gemm_view(ctx);
   if (first == nullptr) return false;
   DriverApi scratch;
-  const DriverApi& api = shim_driver(scratch);
+  const DriverApi& api = driver_table(scratch);
   DriverPointerQuery query(api);
   const int device = current_device(api);
   bool flagged = false;

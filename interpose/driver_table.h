@@ -1,11 +1,11 @@
-// The shim's tables of src/driver/driver_api.h (every CUDA function the shim calls for its own
-// use), filled from the libraries the program has loaded by shim_driver.cpp.
+// The shim's tables of src/cuda_driver/driver_api.h (every CUDA function the shim calls for its own
+// use), filled from the libraries the program has loaded by driver_table.cpp.
 #pragma once
 
 #include <cstdint>
 
-#include "driver/driver_api.h"
-#include "driver/stream_wait.h"
+#include "cuda_driver/driver_api.h"
+#include "cuda_driver/stream_wait.h"
 
 namespace cublasspy {
 
@@ -21,11 +21,11 @@ namespace cublasspy {
 // constructor.
 //
 // Callers keep thread_state().internal raised while calling through a table.
-const DriverApi& shim_driver(DriverApi& scratch);
+const DriverApi& driver_table(DriverApi& scratch);
 const RuntimeApi& shim_runtime(RuntimeApi& scratch);
 const CublasLtApi& shim_cublaslt(CublasLtApi& scratch);
 
-// CUBLASSPY_SYNC's wait for a program's stream (driver/stream_wait.h: never a capturing one),
+// CUBLASSPY_SYNC's wait for a program's stream (cuda_driver/stream_wait.h: never a capturing one),
 // through the driver table, as the shim's own call (thread_state().internal raised).
 StreamWait shim_wait_for_stream(uint64_t stream);
 
