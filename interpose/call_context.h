@@ -12,7 +12,7 @@
 #include "group_recording.h"
 #include "handle_registry.h"
 #include "real_functions.h"
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 #include "trace/trace_format.h"
 
 namespace cublasspy {

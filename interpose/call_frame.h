@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "trace/call_clock.h"
+#include "clock/call_clock.h"
 #include "call_context.h"
 #include "call_locations.h"
 #include "hook_table.h"

@@ -11,7 +11,7 @@
 
 #include "libc_symbol.h"
 #include "load_failure_record.h"
-#include "trace/library_resolution.h"
+#include "machine/library_resolution.h"
 
 namespace {
 

@@ -21,7 +21,7 @@
 #include "hook_expansion.h"
 #include "shim_guard.h"
 #include "driver_table.h"
-#include "trace/process_info.h"
+#include "machine/process_info.h"
 
 extern "C" __attribute__((visibility("hidden"), used)) int cublasspy_dlopen_wanted(const char* name);
 extern "C" __attribute__((visibility("hidden"), used)) void* cublasspy_glibc_dlopen();

@@ -1,10 +1,10 @@
 // The GEMM a live call makes, in the normalized shape the checks, scans and dumps reason about
-// (trace/gemm_call.h). Built at most once per call, from the record, through the slots its
+// (gemm/gemm_call.h). Built at most once per call, from the record, through the slots its
 // function's roles name (found once per function and kept), and handed to all three.
 #pragma once
 
 #include "call_context.h"
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 
 namespace cublasspy {
 

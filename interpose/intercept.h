@@ -9,7 +9,7 @@
 #include <string>
 #include <type_traits>
 
-#include "trace/call_clock.h"
+#include "clock/call_clock.h"
 #include "call_context.h"
 #include "call_frame.h"
 #include "call_locations.h"

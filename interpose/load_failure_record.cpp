@@ -12,8 +12,8 @@
 #include "post_call.h"
 #include "runtime.h"
 #include "shim_guard.h"
-#include "trace/library_resolution.h"
-#include "trace/machine_evidence.h"
+#include "machine/library_resolution.h"
+#include "machine/machine_evidence.h"
 
 namespace cublasspy {
 namespace {

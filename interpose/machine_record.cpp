@@ -14,7 +14,7 @@
 #include "real_functions.h"
 #include "driver_table.h"
 #include "spec/hook_list.h"
-#include "trace/machine_evidence.h"
+#include "machine/machine_evidence.h"
 
 namespace cublasspy {
 namespace {

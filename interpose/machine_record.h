@@ -1,12 +1,12 @@
 // The machine evidence of a failed set-up call, into the trace's process section: the state of
-// the machine (src/trace/machine_evidence.h), the versions and origins of the loaded libcublas,
+// the machine (src/machine/machine_evidence.h), the versions and origins of the loaded libcublas,
 // libcublasLt and libcudart, and, when cublasCreate fails for memory, the device's free memory.
 #pragma once
 
 #include <cstdlib>
 
 #include "runtime.h"
-#include "trace/machine_evidence.h"
+#include "machine/machine_evidence.h"
 
 namespace cublasspy {
 

@@ -12,7 +12,7 @@
 #include "load_failure_record.h"
 #include "machine_record.h"
 #include "driver_table.h"
-#include "trace/process_info.h"
+#include "machine/process_info.h"
 
 namespace cublasspy {
 namespace {

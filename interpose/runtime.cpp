@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "common/cuda_names.h"
-#include "trace/call_clock.h"
+#include "clock/call_clock.h"
 #include "fatal_signals.h"
 #include "hook_table.h"
-#include "trace/path_template.h"
-#include "trace/process_info.h"
+#include "settings/path_template.h"
+#include "machine/process_info.h"
 #include "exec_hooks.h"
 #include "post_call.h"
 #include "shim_guard.h"

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "call_frame.h"
-#include "trace/call_clock.h"
+#include "clock/call_clock.h"
 
 namespace cublasspy {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 #include "trace/trace_format.h"
 
 namespace cublasspy {

@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "checks/check_ids.h"
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 
 namespace cublasspy {
 

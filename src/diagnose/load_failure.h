@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/diagnosis.h"
-#include "trace/library_resolution.h"
+#include "machine/library_resolution.h"
 
 namespace cublasspy::diagnoses {
 

@@ -1,4 +1,4 @@
-// The machine evidence (src/trace/machine_evidence.h, the "machine.*" entries of a trace's
+// The machine evidence (src/machine/machine_evidence.h, the "machine.*" entries of a trace's
 // process section, docs/FORMAT.md) read back, and the findings it proves. One piece serves the
 // trace rules (rule_machine.cpp: the evidence of the machine the trace was recorded on, wherever
 // it is read) and `cublasspy doctor` (the same collector run on the machine it examines).

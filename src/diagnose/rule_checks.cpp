@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "checks/check_ids.h"
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 #include "diagnose/rule.h"
 
 namespace cublasspy::diagnoses {

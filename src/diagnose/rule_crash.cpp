@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "trace/process_end.h"
-#include "trace/process_info.h"
+#include "machine/process_info.h"
 #include "diagnose/rule.h"
 
 namespace cublasspy::diagnoses {

@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "trace/process_info.h"
+#include "machine/process_info.h"
 #include "diagnose/advice.h"
 #include "diagnose/rule.h"
 

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 #include "diagnose/rule.h"
 #include "scan/host_scan.h"
 

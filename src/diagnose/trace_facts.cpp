@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 #include "trace/graph_summary.h"
 #include "scan/host_scan.h"
 

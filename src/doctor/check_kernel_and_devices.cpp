@@ -3,7 +3,7 @@
 // From the field reports of "CUDA unknown error" (device-node permissions, containers, MIG, a
 // kernel update that left the module behind) and of multi-GPU hosts in containers
 // (docs/DIAGNOSES.md). The module, the nodes and the container markers are the machine evidence
-// the shim records in a trace (trace/machine_evidence.h, read back by diagnose/machine_state.h):
+// the shim records in a trace (machine/machine_evidence.h, read back by diagnose/machine_state.h):
 // one collector, so doctor and the report see the same machine.
 #include <algorithm>
 #include <regex>

@@ -4,7 +4,7 @@
 
 #include "common/diagnosis_ids.h"
 #include "diagnose/machine_state.h"
-#include "trace/machine_evidence.h"
+#include "machine/machine_evidence.h"
 
 namespace cublasspy::doctor {
 

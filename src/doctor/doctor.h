@@ -96,7 +96,7 @@ struct MachineFacts {
   LibraryFacts libraries;
   VisibleDeviceFacts visible;
   DriverProbe probe;
-  // The machine evidence (trace/machine_evidence.h), as a trace would hold it.
+  // The machine evidence (machine/machine_evidence.h), as a trace would hold it.
   std::vector<std::pair<std::string, std::string>> evidence;
 };
 

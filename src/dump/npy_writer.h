@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 
 namespace cublasspy {
 

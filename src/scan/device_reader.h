@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cuda_driver/driver_api.h"
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 
 namespace cublasspy {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "settings/config.h"
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 #include "scan/scan_kernel_body.h"
 #include "scan/device_reader.h"
 #include "trace/trace_format.h"

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "element_rules.h"
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 #include "trace/trace_format.h"
 
 namespace cublasspy {

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "trace/process_info.h"
+#include "machine/process_info.h"
 #include "trace/trace_upgrade.h"
 #include "trace/trace_validation.h"
 

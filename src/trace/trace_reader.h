@@ -13,7 +13,7 @@
 
 #include "common/cuda_errors.h"
 #include "common/cuda_names.h"
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 #include "trace/trace_format.h"
 
 namespace cublasspy {

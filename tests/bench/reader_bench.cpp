@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/process_info.h"
+#include "machine/process_info.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_writer.h"
 

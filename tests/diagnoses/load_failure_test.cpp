@@ -1,5 +1,5 @@
 // A load that failed on a CUDA library's copy (src/diagnose/load_failure.h, the shim's dlerror
-// record, src/trace/library_resolution.h): the loader's error read, the copies of a soname found
+// record, src/machine/library_resolution.h): the loader's error read, the copies of a soname found
 // in the loader's order in a fake tree and in this machine's ld.so cache, the finding's words,
 // and a real run in which the real libcublas finds the stand-in's libcublasLt already loaded.
 #include <sys/stat.h>
@@ -13,7 +13,7 @@
 #include "diagnose/load_failure.h"
 #include "support/diagnose_helpers.h"
 #include "support/process.h"
-#include "trace/library_resolution.h"
+#include "machine/library_resolution.h"
 
 namespace cublasspy::test {
 namespace {

@@ -1,4 +1,4 @@
-// The machine evidence (src/trace/machine_evidence.h) and the findings drawn from it
+// The machine evidence (src/machine/machine_evidence.h) and the findings drawn from it
 // (src/diagnose/machine_state.h): the collector on fake /proc and /dev trees, then real runs
 // under the shim on the stand-in, each recorded on a fake machine (CUBLASSPY_MACHINE_ROOT) and
 // diagnosed from its trace alone.
@@ -15,7 +15,7 @@
 #include "doctor/python_env.h"
 #include "support/diagnose_helpers.h"
 #include "support/fake_tree.h"
-#include "trace/machine_evidence.h"
+#include "machine/machine_evidence.h"
 
 namespace cublasspy::test {
 namespace {

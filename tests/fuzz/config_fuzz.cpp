@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "settings/config.h"
-#include "trace/path_template.h"
+#include "settings/path_template.h"
 
 namespace {
 

@@ -124,7 +124,7 @@ foreach(target trace_reader config)
   set_tests_properties(hardening.fuzz_corpus.${target} PROPERTIES TIMEOUT 300)
 endforeach()
 target_link_libraries(hardening_fuzz_trace_reader PRIVATE cublasspy_tools)
-target_link_libraries(hardening_fuzz_config PRIVATE cublasspy_settings cublasspy_trace)
+target_link_libraries(hardening_fuzz_config PRIVATE cublasspy_settings)
 
 # No trace or dump committed outside tests/ (one with a developer's environment once was).
 add_test(NAME hardening.repository.NoTraceOutsideTests

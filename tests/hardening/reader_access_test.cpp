@@ -17,7 +17,7 @@
 
 #include <gtest/gtest.h>
 
-#include "trace/process_info.h"
+#include "machine/process_info.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_writer.h"
 

@@ -12,7 +12,7 @@
 
 #include "spec/hook_list.h"
 #include "support/shim_tests.h"
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 #include "trace/roles_from_names.h"
 
 namespace cublasspy::integration {

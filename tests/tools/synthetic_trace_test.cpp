@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "checks/check_ids.h"
-#include "trace/process_info.h"
+#include "machine/process_info.h"
 #include "report/report_model.h"
 #include "report/report_text.h"
 #include "support/tool_tests.h"

@@ -1,6 +1,6 @@
 // The call timestamps must stay CLOCK_MONOTONIC (traces of several processes are merged on them)
 // and durations must be right, whether the TSC path or the clock_gettime fallback serves them.
-#include "trace/call_clock.h"
+#include "clock/call_clock.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

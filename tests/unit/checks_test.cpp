@@ -9,7 +9,7 @@
 #include <string>
 
 #include "checks/check_ids.h"
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 #include "trace/roles_from_names.h"
 #include "checks/operand_checks.h"
 

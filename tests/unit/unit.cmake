@@ -1,5 +1,5 @@
 # Unit tests of core pieces that need no program under the shim.
-#   call_clock_test:   the TSC-backed call timestamps (src/trace/call_clock) against clock_gettime
+#   call_clock_test:   the TSC-backed call timestamps (src/clock/call_clock) against clock_gettime
 #   shadow_table_test: interpose/shadow_table.h, the handle and descriptor shadow table
 #   handle_lookup_test: interpose/runtime.h's find_handle, the per-thread memory of a look-up
 #   format_doc_test:   docs/FORMAT.md's tables against src/trace/trace_format.h
@@ -8,7 +8,7 @@
 include(GoogleTest)
 
 add_executable(call_clock_test ${CMAKE_CURRENT_LIST_DIR}/call_clock_test.cpp)
-target_link_libraries(call_clock_test PRIVATE cublasspy_trace GTest::gtest_main Threads::Threads)
+target_link_libraries(call_clock_test PRIVATE cublasspy_clock GTest::gtest_main Threads::Threads)
 target_compile_options(call_clock_test PRIVATE -Wall -Wextra)
 gtest_discover_tests(call_clock_test TEST_PREFIX unit.)
 

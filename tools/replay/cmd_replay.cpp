@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 #include "replay/emitters.h"
 #include "replay/plan_builder.h"
 #include "replay/replay_output.h"

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 
 namespace cublasspy::replay {
 

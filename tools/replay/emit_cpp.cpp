@@ -12,7 +12,7 @@
 #include "common/cuda_names.h"
 #include "replay/cpp_prelude.h"
 #include "replay/emitters.h"
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 #include "replay/hook_signatures.h"
 #include "trace/trace_reader.h"
 

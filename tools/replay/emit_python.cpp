@@ -8,7 +8,7 @@
 
 #include "common/cuda_names.h"
 #include "replay/emitters.h"
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 #include "trace/trace_reader.h"
 
 namespace cublasspy::replay {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "replay/plan_builder.h"
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 
 namespace cublasspy::replay {
 

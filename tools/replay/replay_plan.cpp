@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 
 namespace cublasspy::replay {
 namespace {

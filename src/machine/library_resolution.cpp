@@ -1,4 +1,4 @@
-#include "trace/library_resolution.h"
+#include "machine/library_resolution.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,7 +11,7 @@
 #include <cstring>
 #include <initializer_list>
 
-#include "trace/machine_evidence.h"
+#include "machine/machine_evidence.h"
 
 namespace cublasspy {
 namespace {

@@ -1,4 +1,4 @@
-#include "trace/gemm_call.h"
+#include "gemm/gemm_call.h"
 
 #include <string_view>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "trace/process_info.h"
+#include "machine/process_info.h"
 
 #include <cctype>
 #include <climits>

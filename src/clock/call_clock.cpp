@@ -1,4 +1,4 @@
-#include "trace/call_clock.h"
+#include "clock/call_clock.h"
 
 #include <cstdint>
 

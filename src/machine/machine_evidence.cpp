@@ -1,4 +1,4 @@
-#include "trace/machine_evidence.h"
+#include "machine/machine_evidence.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "trace/path_template.h"
+#include "settings/path_template.h"
 
 #include <charconv>
 #include <string>
