@@ -1,7 +1,7 @@
 // A cublasLtMatmul's preset algorithm (lt_tags.h, LtAlgoArg): its 64 bytes, which replay
 // passes back to the library unchanged. Only the library can read them (the layout of
 // cublasLtMatmulAlgo_t is private to cuBLASLt); the readers ask it afterwards
-// (src/trace/lt_algo_config.h), so a matmul pays for a copy, not for a library call: the id's
+// (src/present/lt_algo_config.h), so a matmul pays for a copy, not for a library call: the id's
 // slot stays unset (traces of format version 5 written before that hold the id there).
 #include <cstring>
 

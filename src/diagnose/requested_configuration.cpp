@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "trace/call_text.h"
+#include "present/call_text.h"
 
 namespace cublasspy::diagnoses {
 namespace {

@@ -65,9 +65,6 @@ struct CallView {
   // The record's status by name, in the words of the function's library:
   // "CUBLAS_STATUS_EXECUTION_FAILED", "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE".
   std::string status_name() const;
-  // The call on one line, as the report lists it: "cublasSgemm_v2(handle=0x55d0..., transa=N,
-  // ..., ldc=4) -> CUBLAS_STATUS_NOT_INITIALIZED (1)" (call_text.h).
-  std::string text() const;
 };
 
 // Whether call `a` began before call `b` of the same process: the order for_each_call visits

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "support/diagnose_helpers.h"
+#include "present/call_text.h"
 #include "trace/graph_summary.h"
 
 namespace cublasspy::test {
@@ -90,10 +91,10 @@ TEST(Graphs, CaptureAndReplaysAreUnchangedUnderEveryMode) {
     EXPECT_EQ(graphs[0].execs.size(), 1u);
     EXPECT_EQ(graphs[0].launches, 3u);
     EXPECT_EQ(graphs[0].captured_calls, std::vector<uint64_t>{gemms[0].seq});
-    EXPECT_NE(gemms[0].text().find(fmt::format(", captured into a CUDA graph (capture {}): it runs at the graph's launches",
+    EXPECT_NE(call_line(gemms[0]).find(fmt::format(", captured into a CUDA graph (capture {}): it runs at the graph's launches",
                                                gemms[0].slot.capture_id)),
               std::string::npos)
-        << gemms[0].text();
+        << call_line(gemms[0]);
   }
 }
 

@@ -15,9 +15,9 @@
 #include "support/diagnose_helpers.h"
 #include "support/process.h"
 #include "dump/npy_writer.h"
-#include "trace/call_text.h"
+#include "present/call_text.h"
 #include "trace/gemm_groups.h"
-#include "trace/lt_algo_config.h"
+#include "present/lt_algo_config.h"
 
 namespace cublasspy::test {
 namespace {
@@ -84,7 +84,7 @@ nlohmann::json reported_call(const TracedRun& run, uint64_t seq) {
 // A call's record, and the CUBLASSPY_CHECK bits of it, are clean; status 0.
 void expect_succeeded(const TracedRun& run, const std::string& function) {
   const CallView call = the_call(run, function);
-  EXPECT_EQ(call.rec().status, 0) << call.text();
+  EXPECT_EQ(call.rec().status, 0) << call_line(call);
 }
 
 void expect_clean(const TracedRun& run, const std::string& function) {
@@ -92,11 +92,11 @@ void expect_clean(const TracedRun& run, const std::string& function) {
   auto found = run.diagnose();
   EXPECT_TRUE(found.empty()) << explain(run, found);
   const CallView call = the_call(run, function);
-  EXPECT_EQ(call.rec().check_bits, 0u) << call.text();
-  ASSERT_TRUE(call.rec().flags & format::kFlagScanned) << "the call was not scanned: " << call.text();
+  EXPECT_EQ(call.rec().check_bits, 0u) << call_line(call);
+  ASSERT_TRUE(call.rec().flags & format::kFlagScanned) << "the call was not scanned: " << call_line(call);
   for (int op = 0; op < 4; ++op) {
     const format::ScanSummary& s = call.slot.scan[op];
-    EXPECT_EQ(s.nan_count + s.pos_inf_count + s.neg_inf_count, 0u) << "operand " << op << ": " << call.text();
+    EXPECT_EQ(s.nan_count + s.pos_inf_count + s.neg_inf_count, 0u) << "operand " << op << ": " << call_line(call);
   }
 }
 
@@ -106,10 +106,10 @@ TEST(Samples, GroupedFp32RecordsScansAndDumpsEveryGroup) {
   expect_clean(run, "cublasSgemmGroupedBatched");
   const CallView call = the_call(run, "cublasSgemmGroupedBatched");
   // Every group is scanned: A's largest element, 9, is in the second group. C is not read.
-  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 9.0) << call.text();
-  EXPECT_LT(call.slot.scan[2].max_abs_finite, 0.0) << "C was scanned although every beta is 0: " << call.text();
+  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 9.0) << call_line(call);
+  EXPECT_LT(call.slot.scan[2].max_abs_finite, 0.0) << "C was scanned although every beta is 0: " << call_line(call);
   const std::optional<GemmGroups> groups = groups_of(run, call);
-  ASSERT_TRUE(groups.has_value()) << "no group table for " << call.text();
+  ASSERT_TRUE(groups.has_value()) << "no group table for " << call_line(call);
   EXPECT_EQ(groups->group_count, 2);
   EXPECT_EQ(groups->problem_count, 3);
   ASSERT_EQ(groups->groups.size(), 2u);
@@ -165,21 +165,21 @@ TEST(Samples, GroupedWithoutSideAreaStillScansEveryGroup) {
   expect_clean(run, "cublasSgemmGroupedBatched");
   const CallView call = the_call(run, "cublasSgemmGroupedBatched");
   EXPECT_FALSE(groups_of(run, call).has_value());
-  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 9.0) << call.text();
-  EXPECT_TRUE(contains(call.text(), "m=2")) << call.text();
-  EXPECT_TRUE(contains(call.text(), "alpha=1")) << call.text();
+  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 9.0) << call_line(call);
+  EXPECT_TRUE(contains(call_line(call), "m=2")) << call_line(call);
+  EXPECT_TRUE(contains(call_line(call), "alpha=1")) << call_line(call);
 }
 
 TEST(Samples, GroupedFp16SeveralGroupsNaNCWithBetaZeroHasNoFinding) {
   TracedRun run = run_sample("--grouped-fp16");
   expect_clean(run, "cublasGemmGroupedBatchedEx");
   const CallView call = the_call(run, "cublasGemmGroupedBatchedEx");
-  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 1.0) << call.text();
-  EXPECT_EQ(call.slot.scan[1].max_abs_finite, 1.0) << call.text();
+  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 1.0) << call_line(call);
+  EXPECT_EQ(call.slot.scan[1].max_abs_finite, 1.0) << call_line(call);
   // The output: 4 in the first group's problems, 2 in the second's.
-  EXPECT_EQ(call.slot.scan[3].max_abs_finite, 4.0) << call.text();
+  EXPECT_EQ(call.slot.scan[3].max_abs_finite, 4.0) << call_line(call);
   const std::optional<GemmGroups> groups = groups_of(run, call);
-  ASSERT_TRUE(groups.has_value()) << "no group table for " << call.text();
+  ASSERT_TRUE(groups.has_value()) << "no group table for " << call_line(call);
   ASSERT_EQ(groups->groups.size(), 2u);
   EXPECT_EQ(groups->problem_count, 3);
   EXPECT_EQ(groups->groups[1].m, 2);
@@ -200,19 +200,19 @@ TEST(Samples, LtPresetAlgorithmIsRecordedAndReplayed) {
   }
   // The stand-in lists ids 0, 1, 6: the program takes the last.
   const CallView init = the_call(run, "cublasLtMatmulAlgoInit");
-  EXPECT_TRUE(contains(init.text(), "algo_id=6")) << init.text();
+  EXPECT_TRUE(contains(call_line(init), "algo_id=6")) << call_line(init);
   const CallView get = the_call(run, "cublasLtMatmulAlgoConfigGetAttribute");
-  EXPECT_TRUE(contains(get.text(), "attr=CUBLASLT_ALGO_CONFIG_ID")) << get.text();
-  EXPECT_TRUE(contains(get.text(), "value=6")) << get.text();
+  EXPECT_TRUE(contains(call_line(get), "attr=CUBLASLT_ALGO_CONFIG_ID")) << call_line(get);
+  EXPECT_TRUE(contains(call_line(get), "value=6")) << call_line(get);
   // Attribute values CUDA names print as names.
   const CallView epilogue = the_call(run, "cublasLtMatmulDescSetAttribute");
-  EXPECT_TRUE(contains(epilogue.text(), "attr=CUBLASLT_MATMUL_DESC_EPILOGUE")) << epilogue.text();
-  EXPECT_TRUE(contains(epilogue.text(), "value=CUBLASLT_EPILOGUE_DEFAULT")) << epilogue.text();
+  EXPECT_TRUE(contains(call_line(epilogue), "attr=CUBLASLT_MATMUL_DESC_EPILOGUE")) << call_line(epilogue);
+  EXPECT_TRUE(contains(call_line(epilogue), "value=CUBLASLT_EPILOGUE_DEFAULT")) << call_line(epilogue);
   const CallView order = the_call(run, "cublasLtMatrixLayoutSetAttribute");
-  EXPECT_TRUE(contains(order.text(), "attr=CUBLASLT_MATRIX_LAYOUT_ORDER")) << order.text();
-  EXPECT_TRUE(contains(order.text(), "value=CUBLASLT_ORDER_COL")) << order.text();
+  EXPECT_TRUE(contains(call_line(order), "attr=CUBLASLT_MATRIX_LAYOUT_ORDER")) << call_line(order);
+  EXPECT_TRUE(contains(call_line(order), "value=CUBLASLT_ORDER_COL")) << call_line(order);
   const CallView ids = the_call(run, "cublasLtMatmulAlgoGetIds");
-  EXPECT_TRUE(contains(ids.text(), "return_algo_count=3")) << ids.text();
+  EXPECT_TRUE(contains(call_line(ids), "return_algo_count=3")) << call_line(ids);
   const CallView matmul = the_call(run, "cublasLtMatmul");
   const nlohmann::json args = reported_call(run, matmul.seq)["args"];
   EXPECT_EQ(args["algo_id"], 6) << args.dump();
@@ -326,8 +326,8 @@ TEST(Samples, LtDgemmPresetAlgoSplitKHasNoFinding) {
   expect_clean(run, "cublasLtMatmul");
   expect_succeeded(run, "cublasLtMatmulAlgoInit");
   const CallView init = the_call(run, "cublasLtMatmulAlgoInit");
-  EXPECT_TRUE(contains(init.text(), "algo_id=10")) << init.text();
-  EXPECT_TRUE(contains(init.text(), "compute_type=CUBLAS_COMPUTE_64F")) << init.text();
+  EXPECT_TRUE(contains(call_line(init), "algo_id=10")) << call_line(init);
+  EXPECT_TRUE(contains(call_line(init), "compute_type=CUBLAS_COMPUTE_64F")) << call_line(init);
   const CallView matmul = the_call(run, "cublasLtMatmul");
   const nlohmann::json args = reported_call(run, matmul.seq)["args"];
   EXPECT_EQ(args["algo_id"], 10) << args.dump();
@@ -342,14 +342,14 @@ TEST(Samples, LtIgemmTensorTiledOrdersHaveNoFinding) {
   TracedRun run = run_sample("--lt-igemm-tensor");
   expect_clean(run, "cublasLtMatmul");
   const CallView matmul = the_call(run, "cublasLtMatmul");
-  EXPECT_TRUE(contains(matmul.text(), "a_order=CUBLASLT_ORDER_COL32")) << matmul.text();
-  EXPECT_TRUE(contains(matmul.text(), "b_order=CUBLASLT_ORDER_COL4_4R2_8C")) << matmul.text();
+  EXPECT_TRUE(contains(call_line(matmul), "a_order=CUBLASLT_ORDER_COL32")) << call_line(matmul);
+  EXPECT_TRUE(contains(call_line(matmul), "b_order=CUBLASLT_ORDER_COL4_4R2_8C")) << call_line(matmul);
   int transforms = 0;
   for (const TraceFile& t : run.opened) {
     t.for_each_call([&](const CallView& c) {
       if (std::string(c.function_name()) == "cublasLtMatrixTransform") {
         ++transforms;
-        EXPECT_EQ(c.rec().status, 0) << c.text();
+        EXPECT_EQ(c.rec().status, 0) << call_line(c);
       }
     });
   }
@@ -360,7 +360,7 @@ TEST(Samples, GemmExAutotuneIsAccepted) {
   TracedRun run = run_sample("--gemm-autotune");
   expect_clean(run, "cublasGemmEx");
   const CallView call = the_call(run, "cublasGemmEx");
-  EXPECT_TRUE(contains(call.text(), "algo=CUBLAS_GEMM_AUTOTUNE")) << call.text();
+  EXPECT_TRUE(contains(call_line(call), "algo=CUBLAS_GEMM_AUTOTUNE")) << call_line(call);
 }
 
 TEST(Samples, LtHeuristicAutotuningLoopHasNoFinding) {
@@ -376,8 +376,8 @@ TEST(Samples, LtHeuristicAutotuningLoopHasNoFinding) {
     t.for_each_call([&](const CallView& c) {
       if (std::string(c.function_name()) != "cublasLtMatmul") return;
       ++matmuls;
-      EXPECT_EQ(c.rec().status, 0) << c.text();
-      EXPECT_TRUE(contains(c.text(), "algo_id=0")) << c.text();
+      EXPECT_EQ(c.rec().status, 0) << call_line(c);
+      EXPECT_TRUE(contains(call_line(c), "algo_id=0")) << call_line(c);
     });
   }
   EXPECT_GE(matmuls, 4);
@@ -392,17 +392,17 @@ TEST(Samples, LtCIsDWithAnotherLayoutAndBetaZeroHasNoFinding) {
   auto found = run.diagnose();
   EXPECT_TRUE(found.empty()) << explain(run, found);
   const CallView matmul = the_call(run, "cublasLtMatmul");
-  EXPECT_EQ(matmul.rec().check_bits, 0u) << matmul.text();
-  EXPECT_TRUE(contains(matmul.text(), "ldc=8") && contains(matmul.text(), "ldd=4") &&
-              contains(matmul.text(), "beta=0"))
-      << matmul.text();
+  EXPECT_EQ(matmul.rec().check_bits, 0u) << call_line(matmul);
+  EXPECT_TRUE(contains(call_line(matmul), "ldc=8") && contains(call_line(matmul), "ldd=4") &&
+              contains(call_line(matmul), "beta=0"))
+      << call_line(matmul);
 }
 
 TEST(Samples, FailedAlgoInitBeforeAnAbortIsNamed) {
   TracedRun run = run_sample("--lt-bad-algo");
   EXPECT_NE(run.exit_code, 0) << run.output;
   const CallView init = the_call(run, "cublasLtMatmulAlgoInit");
-  EXPECT_EQ(init.rec().status, CUBLAS_STATUS_INVALID_VALUE) << init.text();
+  EXPECT_EQ(init.rec().status, CUBLAS_STATUS_INVALID_VALUE) << call_line(init);
   auto found = run.diagnose();
   std::vector<const Diagnosis*> named;
   for (const Diagnosis& d : found) {
@@ -418,10 +418,10 @@ TEST(Samples, LtPointerArrayBatchHasNoFinding) {
   TracedRun run = run_sample("--lt-pointer-array");
   expect_clean(run, "cublasLtMatmul");
   const CallView call = the_call(run, "cublasLtMatmul");
-  EXPECT_EQ(call.arg(format::ArgRole::kBatchMode), std::optional<uint64_t>(1)) << call.text();
-  EXPECT_TRUE(call.gemm().pointer_arrays) << call.text();
+  EXPECT_EQ(call.arg(format::ArgRole::kBatchMode), std::optional<uint64_t>(1)) << call_line(call);
+  EXPECT_TRUE(call.gemm().pointer_arrays) << call_line(call);
   // Member 1's A is all 2.0: the scan went through the array to both members.
-  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 2.0) << call.text();
+  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 2.0) << call_line(call);
   const nlohmann::json a = dump_meta(run, call.seq, 'a');
   ASSERT_FALSE(a.is_null()) << "no dump of A";
   EXPECT_EQ(a["pointer_array"], true) << a.dump();
@@ -435,15 +435,15 @@ TEST(Samples, LtNvfp4BlockScaledHasNoFinding) {
   TracedRun run = run_sample("--lt-nvfp4");
   expect_clean(run, "cublasLtMatmul");
   const CallView call = the_call(run, "cublasLtMatmul");
-  EXPECT_EQ(call.rec().status, 0) << call.text();
-  EXPECT_TRUE(contains(call.text(), "CUDA_R_4F_E2M1")) << call.text();
+  EXPECT_EQ(call.rec().status, 0) << call_line(call);
+  EXPECT_TRUE(contains(call_line(call), "CUDA_R_4F_E2M1")) << call_line(call);
   const GemmCall g = call.gemm();
   EXPECT_TRUE(g.op[0].packed_fp4);
   EXPECT_EQ(g.op[0].rows, 128);  // k = 256 elements: 128 bytes a column
   EXPECT_EQ(g.op[0].extent_bytes(), 256u * 64 / 2);
   EXPECT_EQ(g.op[3].extent_bytes(), 64u * 128 / 2);
   for (int op : {0, 1, 3}) EXPECT_LT(call.slot.scan[op].max_abs_finite, 0.0) << "operand " << op << " scanned";
-  EXPECT_EQ(call.slot.scan[2].max_abs_finite, 2.0) << call.text();
+  EXPECT_EQ(call.slot.scan[2].max_abs_finite, 2.0) << call_line(call);
   for (char operand : {'a', 'b', 'd'}) {
     const nlohmann::json meta = dump_meta(run, call.seq, operand);
     ASSERT_FALSE(meta.is_null()) << "no dump of " << operand;
@@ -460,8 +460,8 @@ TEST(Samples, LtMxfp8BlockScaledHasNoFinding) {
   expect_clean(run, "cublasLtMatmul");
   const CallView call = the_call(run, "cublasLtMatmul");
   // e4m3 A is scanned as e4m3 (its pattern's largest code, 0x4f, is 7.5): the block scales are not applied.
-  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 7.5) << call.text();
-  EXPECT_GE(call.slot.scan[3].max_abs_finite, 0.0) << call.text();
+  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 7.5) << call_line(call);
+  EXPECT_GE(call.slot.scan[3].max_abs_finite, 0.0) << call_line(call);
   const nlohmann::json d = dump_meta(run, call.seq, 'd');
   ASSERT_FALSE(d.is_null()) << "no dump of D";
   EXPECT_EQ(d["type"], "CUDA_R_8F_E4M3") << d.dump();
@@ -472,7 +472,7 @@ TEST(Samples, LtMxfp8BlockScaledHasNoFinding) {
 TEST(Samples, LtNvfp4ShortOperandIsOutOfBounds) {
   TracedRun run = run_sample("--lt-nvfp4-short-a");
   const CallView call = the_call(run, "cublasLtMatmul");
-  EXPECT_NE(call.rec().check_bits, 0u) << call.text();
+  EXPECT_NE(call.rec().check_bits, 0u) << call_line(call);
   auto found = run.diagnose();
   ASSERT_TRUE(has_id(found, "operand-out-of-bounds")) << explain(run, found);
   for (const auto& d : found) {
@@ -520,12 +520,12 @@ TEST(Samples, LtPlanarComplexHasNoFindingAndScansAndDumpsBothPlanes) {
   const CallView call = the_call(run, "cublasLtMatmul");
   for (int op = 0; op < 4; ++op) EXPECT_EQ(call.slot.plane_offset[op], -32) << "operand " << op;
   EXPECT_EQ(call.gemm().op[0].plane_offset, -32);
-  EXPECT_TRUE(contains(call.text(), "plane_offset_a=-32")) << call.text();
+  EXPECT_TRUE(contains(call_line(call), "plane_offset_a=-32")) << call_line(call);
   EXPECT_EQ(reported_call(run, call.seq)["args"]["plane_offset_c"], -32);
   // A is 1+2i: its largest part is in the imaginary plane; B is 1-1i; D is 12+4i.
-  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 2.0) << call.text();
-  EXPECT_EQ(call.slot.scan[1].max_abs_finite, 1.0) << call.text();
-  EXPECT_EQ(call.slot.scan[3].max_abs_finite, 12.0) << call.text();
+  EXPECT_EQ(call.slot.scan[0].max_abs_finite, 2.0) << call_line(call);
+  EXPECT_EQ(call.slot.scan[1].max_abs_finite, 1.0) << call_line(call);
+  EXPECT_EQ(call.slot.scan[3].max_abs_finite, 12.0) << call_line(call);
   // The dumps hold the complex values as (re, im) pairs; the JSON gives the plane offset.
   const nlohmann::json a = dump_meta(run, call.seq, 'a');
   ASSERT_FALSE(a.is_null()) << "no dump of A";
@@ -557,10 +557,10 @@ TEST(Samples, LtPlanarComplexNaNInTheImaginaryPlaneIsFound) {
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const CallView call = the_call(run, "cublasLtMatmul");
   const format::ScanSummary& a = call.slot.scan[0];
-  EXPECT_EQ(a.nan_count, 1u) << call.text();
-  EXPECT_EQ(a.first_row, 1u) << call.text();
-  EXPECT_EQ(a.first_col, 2u) << call.text();
-  EXPECT_EQ(call.slot.scan[1].nan_count, 0u) << call.text();
+  EXPECT_EQ(a.nan_count, 1u) << call_line(call);
+  EXPECT_EQ(a.first_row, 1u) << call_line(call);
+  EXPECT_EQ(a.first_col, 2u) << call_line(call);
+  EXPECT_EQ(call.slot.scan[1].nan_count, 0u) << call_line(call);
   auto found = run.diagnose();
   EXPECT_TRUE(has_id(found, "non-finite-input")) << explain(run, found);
   EXPECT_FALSE(has_id(found, "operand-out-of-bounds")) << explain(run, found);
@@ -573,7 +573,7 @@ TEST(Samples, LtRefusedPresetAlgorithmIsConfigurationNotSupported) {
   TracedRun run = run_sample("--lt-refused-algo");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const CallView matmul = the_call(run, "cublasLtMatmul");
-  EXPECT_EQ(matmul.rec().status, CUBLAS_STATUS_NOT_SUPPORTED) << matmul.text();
+  EXPECT_EQ(matmul.rec().status, CUBLAS_STATUS_NOT_SUPPORTED) << call_line(matmul);
   prefer_cublaslt_for_algorithms(standin_dir() + "/libcublasLt.so.13");
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "configuration-not-supported");
@@ -609,7 +609,7 @@ TEST(Samples, LtForcedRefusalsNameTheBatchMode) {
   for (const auto& [status, id] : {std::pair{15, "configuration-not-supported"}, std::pair{8, "arch-mismatch"}}) {
     TracedRun run = run_sample("--lt-pointer-array", {{"STANDIN_FAIL", "cublasLtMatmul:1:" + std::to_string(status)}});
     const CallView matmul = the_call(run, "cublasLtMatmul");
-    EXPECT_EQ(matmul.rec().status, status) << matmul.text();
+    EXPECT_EQ(matmul.rec().status, status) << call_line(matmul);
     auto found = run.diagnose();
     const Diagnosis& d = the_finding(found, id);
     EXPECT_EQ(d.call, matmul.seq) << explain(run, found);
@@ -638,11 +638,11 @@ TEST(Samples, LtEmulatedDgemmRecordsItsVersionsAndEmulationSettings) {
   expect_clean(run, "cublasLtMatmul");
   // The versions a program checks first: the value returned is on the record, status 0.
   const CallView version = the_call(run, "cublasLtGetVersion");
-  EXPECT_EQ(version.rec().status, 0) << version.text();
-  EXPECT_TRUE(contains(version.text(), "returned=130")) << version.text();
-  EXPECT_TRUE(contains(the_call(run, "cublasLtGetCudartVersion").text(), "returned=130")) << run.output;
+  EXPECT_EQ(version.rec().status, 0) << call_line(version);
+  EXPECT_TRUE(contains(call_line(version), "returned=130")) << call_line(version);
+  EXPECT_TRUE(contains(call_line(the_call(run, "cublasLtGetCudartVersion")), "returned=130")) << run.output;
   const CallView property = the_call(run, "cublasLtGetProperty");
-  EXPECT_TRUE(contains(property.text(), "value=13")) << property.text();
+  EXPECT_TRUE(contains(call_line(property), "value=13")) << call_line(property);
   // The emulation descriptor: initialized on the stack, each attribute named with its value.
   expect_succeeded(run, "cublasLtEmulationDescInit_internal");
   const std::vector<CallView> sets = calls_named(run, "cublasLtEmulationDescSetAttribute");
@@ -654,20 +654,20 @@ TEST(Samples, LtEmulatedDgemmRecordsItsVersionsAndEmulationSettings) {
       "attr=CUBLASLT_EMULATION_DESC_FIXEDPOINT_MAX_MANTISSA_BIT_COUNT", "value=55",
       "attr=CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET", "value=0"};
   for (size_t i = 0; i < sets.size(); ++i) {
-    EXPECT_EQ(sets[i].rec().status, 0) << sets[i].text();
-    EXPECT_TRUE(contains(sets[i].text(), kExpected[2 * i])) << sets[i].text();
-    EXPECT_TRUE(contains(sets[i].text(), kExpected[2 * i + 1])) << sets[i].text();
+    EXPECT_EQ(sets[i].rec().status, 0) << call_line(sets[i]);
+    EXPECT_TRUE(contains(call_line(sets[i]), kExpected[2 * i])) << call_line(sets[i]);
+    EXPECT_TRUE(contains(call_line(sets[i]), kExpected[2 * i + 1])) << call_line(sets[i]);
   }
   const CallView get = the_call(run, "cublasLtEmulationDescGetAttribute");
-  EXPECT_TRUE(contains(get.text(), "value=55")) << get.text();
+  EXPECT_TRUE(contains(call_line(get), "value=55")) << call_line(get);
   // The matmul descriptor takes it, and the matmul records the emulated compute type.
   bool attached = false;
   for (const CallView& c : calls_named(run, "cublasLtMatmulDescSetAttribute")) {
-    attached = attached || contains(c.text(), "attr=CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR");
+    attached = attached || contains(call_line(c), "attr=CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR");
   }
   EXPECT_TRUE(attached) << run.output;
   const CallView matmul = the_call(run, "cublasLtMatmul");
-  EXPECT_TRUE(contains(matmul.text(), "compute_type=CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT")) << matmul.text();
+  EXPECT_TRUE(contains(call_line(matmul), "compute_type=CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT")) << call_line(matmul);
   // The settings it ran with are on the matmul's record (format version 7), by name.
   const format::LtEmulation& e = matmul.slot.lt_emulation;
   EXPECT_EQ(e.flags, format::kEmulationAttached | format::kEmulationKnown);
@@ -677,12 +677,12 @@ TEST(Samples, LtEmulatedDgemmRecordsItsVersionsAndEmulationSettings) {
   EXPECT_EQ(e.max_mantissa_bits, 55);
   EXPECT_EQ(e.mantissa_bit_offset, 0);
   EXPECT_EQ(e.mantissa_bit_count_pointer, 0u);
-  EXPECT_TRUE(contains(matmul.text(),
+  EXPECT_TRUE(contains(call_line(matmul),
                        "emulation={strategy=CUBLAS_EMULATION_STRATEGY_EAGER "
                        "special_values=CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT "
                        "mantissa_control=CUDA_EMULATION_MANTISSA_CONTROL_FIXED max_mantissa_bits=55 "
                        "mantissa_bit_offset=0}"))
-      << matmul.text();
+      << call_line(matmul);
   const nlohmann::json args = reported_call(run, matmul.seq)["args"];
   ASSERT_TRUE(args["emulation"].is_object()) << args.dump();
   EXPECT_EQ(args["emulation"]["strategy"], "CUBLAS_EMULATION_STRATEGY_EAGER") << args.dump();
@@ -709,10 +709,10 @@ TEST(Samples, LtEmulationDefaultsAndNoneAreRecorded) {
   EXPECT_EQ(e.max_mantissa_bits, 0);
   EXPECT_EQ(e.mantissa_bit_offset, 3);
   EXPECT_NE(e.mantissa_bit_count_pointer, 0u);
-  EXPECT_TRUE(contains(matmuls[0].text(), "mantissa_bit_count_pointer=0x")) << matmuls[0].text();
+  EXPECT_TRUE(contains(call_line(matmuls[0]), "mantissa_bit_count_pointer=0x")) << call_line(matmuls[0]);
   // The second matmul's descriptor has its emulation descriptor detached again (NULL).
   EXPECT_EQ(matmuls[1].slot.lt_emulation.flags, 0u);
-  EXPECT_FALSE(contains(matmuls[1].text(), "emulation=")) << matmuls[1].text();
+  EXPECT_FALSE(contains(call_line(matmuls[1]), "emulation=")) << call_line(matmuls[1]);
   EXPECT_FALSE(reported_call(run, matmuls[1].seq)["args"].contains("emulation"));
 }
 

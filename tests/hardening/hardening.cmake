@@ -105,7 +105,7 @@ endif()
 add_executable(hardening_writer_test ${HARDENING_DIR}/writer_threads_test.cpp
                                      ${HARDENING_DIR}/reader_access_test.cpp
                                      ${HARDENING_DIR}/reader_versions_test.cpp)
-target_link_libraries(hardening_writer_test PRIVATE cublasspy_trace_reader cublasspy_spec GTest::gtest_main Threads::Threads)
+target_link_libraries(hardening_writer_test PRIVATE cublasspy_present cublasspy_spec GTest::gtest_main Threads::Threads)
 target_compile_options(hardening_writer_test PRIVATE -Wall -Wextra)
 target_compile_definitions(hardening_writer_test PRIVATE CUBLASSPY_FUZZ_CORPUS="${HARDENING_FUZZ_DIR}/corpus")
 gtest_discover_tests(hardening_writer_test TEST_PREFIX hardening. DISCOVERY_TIMEOUT 60

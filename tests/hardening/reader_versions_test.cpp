@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "spec/hook_list.h"
-#include "trace/call_text.h"
+#include "present/call_text.h"
 #include "trace/gemm_groups.h"
 #include "trace/trace_reader.h"
 
@@ -110,7 +110,7 @@ TEST_P(ReaderVersionTwo, GivesWhatVersionThreeGives) {
     EXPECT_EQ(n.library(), o.library()) << what;
     EXPECT_NE(o.library(), format::Library::kUnknown) << what;
     EXPECT_EQ(n.status_name(), o.status_name()) << what;
-    EXPECT_EQ(n.text(), o.text()) << what;
+    EXPECT_EQ(call_line(n), call_line(o)) << what;
     const GemmCall g = n.gemm();
     gemms += g.valid;
     expect_same_gemm(g, o.gemm(), what);
@@ -142,14 +142,14 @@ TEST(ReaderVersions, FormatVersionTwoTracesStillRead) {
     int gemms = 0, loads = 0;
     trace->for_each_call([&](const CallView& c) {
       EXPECT_NE(c.library(), format::Library::kUnknown) << name << ": " << c.function_name();
-      EXPECT_EQ(c.text().rfind(std::string(c.function_name()) + "(", 0), 0u) << name << ": " << c.text();
+      EXPECT_EQ(call_line(c).rfind(std::string(c.function_name()) + "(", 0), 0u) << name << ": " << call_line(c);
       // A nested cuBLASLt matmul's descriptors are made inside cuBLAS, partly unknown to the
       // shim: only the GEMMs the program made are whole.
       if (format::is_gemm_family(c.function->family) && (c.rec().flags & format::kFlagNested) == 0) {
         const GemmCall g = c.gemm();
-        ASSERT_TRUE(g.valid) << name << ": " << c.text();
+        ASSERT_TRUE(g.valid) << name << ": " << call_line(c);
         ++gemms;
-        EXPECT_GT(g.m, 0) << name << ": " << c.text();
+        EXPECT_GT(g.m, 0) << name << ": " << call_line(c);
         EXPECT_GT(g.n, 0) << name;
         EXPECT_GT(g.k, 0) << name;
         for (int i = 0; i < 3; ++i) {
@@ -180,12 +180,12 @@ TEST(ReaderVersions, FormatVersionFourTracesStillRead) {
     EXPECT_EQ(trace->header().format_version, 4u) << name;
     int gemms = 0;
     trace->for_each_call([&](const CallView& c) {
-      EXPECT_EQ(c.text().rfind(std::string(c.function_name()) + "(", 0), 0u) << name << ": " << c.text();
-      EXPECT_FALSE(gemm_groups_of(*trace, c).has_value()) << name << ": " << c.text();
+      EXPECT_EQ(call_line(c).rfind(std::string(c.function_name()) + "(", 0), 0u) << name << ": " << call_line(c);
+      EXPECT_FALSE(gemm_groups_of(*trace, c).has_value()) << name << ": " << call_line(c);
       if (format::is_gemm_family(c.function->family) && (c.rec().flags & format::kFlagNested) == 0) {
-        ASSERT_TRUE(c.gemm().valid) << name << ": " << c.text();
+        ASSERT_TRUE(c.gemm().valid) << name << ": " << call_line(c);
         ++gemms;
-        EXPECT_FALSE(call_arguments(c).contains("algo_preset")) << name << ": " << c.text();
+        EXPECT_FALSE(call_arguments(c).contains("algo_preset")) << name << ": " << call_line(c);
       }
     });
     EXPECT_GT(gemms, 0) << name;
@@ -211,7 +211,7 @@ TEST(ReaderVersions, FormatVersionFiveTracesStillRead) {
     if (std::string(name) == "v5-launches_pending_error.cbt") { EXPECT_GT(summed, 0u) << name; }
     int calls = 0;
     trace->for_each_call([&](const CallView& c) {
-      EXPECT_EQ(c.text().rfind(std::string(c.function_name()) + "(", 0), 0u) << name << ": " << c.text();
+      EXPECT_EQ(call_line(c).rfind(std::string(c.function_name()) + "(", 0), 0u) << name << ": " << call_line(c);
       ++calls;
     });
     EXPECT_GT(calls, 0) << name;
@@ -229,9 +229,9 @@ TEST(ReaderVersions, FormatVersionSixTracesStillRead) {
     EXPECT_EQ(trace->header().format_version, 6u) << name;
     int calls = 0;
     trace->for_each_call([&](const CallView& c) {
-      EXPECT_EQ(c.slot.lt_emulation.flags, 0u) << name << ": " << c.text();
-      EXPECT_EQ(c.text().find("emulation="), std::string::npos) << name << ": " << c.text();
-      EXPECT_EQ(c.text().rfind(std::string(c.function_name()) + "(", 0), 0u) << name << ": " << c.text();
+      EXPECT_EQ(c.slot.lt_emulation.flags, 0u) << name << ": " << call_line(c);
+      EXPECT_EQ(call_line(c).find("emulation="), std::string::npos) << name << ": " << call_line(c);
+      EXPECT_EQ(call_line(c).rfind(std::string(c.function_name()) + "(", 0), 0u) << name << ": " << call_line(c);
       ++calls;
     });
     EXPECT_GT(calls, 0) << name;
@@ -252,8 +252,8 @@ TEST(ReaderVersions, FormatVersionSevenTracesStillRead) {
     EXPECT_EQ(trace->header().stale_replays, 0u) << name;
     int calls = 0, faults = 0;
     trace->for_each_call([&](const CallView& c) {
-      EXPECT_EQ(c.slot.capture_id, 0u) << name << ": " << c.text();
-      EXPECT_EQ(c.text().rfind(std::string(c.function_name()) + "(", 0), 0u) << name << ": " << c.text();
+      EXPECT_EQ(c.slot.capture_id, 0u) << name << ": " << call_line(c);
+      EXPECT_EQ(call_line(c).rfind(std::string(c.function_name()) + "(", 0), 0u) << name << ": " << call_line(c);
       faults += c.async_fault();
       ++calls;
     });
@@ -277,7 +277,7 @@ TEST(ReaderVersions, FormatVersionEightTracesStillRead) {
     EXPECT_TRUE(trace->failure_sites().empty()) << name;
     int calls = 0;
     trace->for_each_call([&](const CallView& c) {
-      EXPECT_EQ(c.slot.failure_site, 0u) << name << ": " << c.text();
+      EXPECT_EQ(c.slot.failure_site, 0u) << name << ": " << call_line(c);
       ++calls;
     });
     EXPECT_GT(calls, 0) << name;

@@ -12,6 +12,7 @@
 
 #include "checks/check_ids.h"
 #include "machine/process_info.h"
+#include "present/call_text.h"
 #include "report/report_model.h"
 #include "report/report_text.h"
 #include "support/tool_tests.h"
@@ -310,7 +311,7 @@ TEST(SyntheticTrace, DiagnosesAreOrderedBySeverityInTheText) {
   EXPECT_NE(out.find("advice:   install a driver"), std::string::npos) << out;
 }
 
-// CallView::text() and the report's call list are one formatter (trace/call_text.h): the same
+// call_line() and the report's call list are one formatter (present/call_text.h): the same
 // line either way, and the status named in its library's words.
 TEST(SyntheticTrace, CallTextIsTheReportsLine) {
   ScratchDir dir;
@@ -335,7 +336,7 @@ TEST(SyntheticTrace, CallTextIsTheReportsLine) {
   ASSERT_EQ(opened.traces.size(), 1u);
   std::vector<std::string> from_views, status_names;
   opened.traces[0].for_each_call([&](const CallView& c) {
-    from_views.push_back(c.text());
+    from_views.push_back(call_line(c));
     status_names.push_back(c.status_name());
   });
   ASSERT_EQ(from_views.size(), 3u);

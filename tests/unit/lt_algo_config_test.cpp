@@ -1,8 +1,8 @@
-// The readers' decoding of a preset cuBLASLt algorithm (src/trace/lt_algo_config.h) against the
+// The readers' decoding of a preset cuBLASLt algorithm (src/present/lt_algo_config.h) against the
 // real CUDA 13 libcublasLt, which works without a driver: the bytes are made by the library's
 // own cublasLtMatmulAlgoConfigSetAttribute (on this machine, without a GPU), then decoded by the
 // cuBLASLt the reader loads, and the call text of a matmul record names what they hold.
-#include "trace/lt_algo_config.h"
+#include "present/lt_algo_config.h"
 
 #include <cublasLt.h>
 

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "present/call_text.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_writer.h"
 
@@ -93,28 +94,28 @@ TEST_F(SlotFields, AReusedSlotShowsOnlyTheFieldsItsOwnCallsFamilyUses) {
   int seen = 0;
   t->for_each_call([&](const CallView& c) {
     const int i = static_cast<int>(c.seq) - 17;  // the second round's calls, 0 to 15
-    ASSERT_GE(i, 0) << c.text();
+    ASSERT_GE(i, 0) << call_line(c);
     ++seen;
     const int value = sets(i) ? 900 + i : 0;
     switch (c.slot.call.function_id) {
       case kSetter:  // neither: the first round's values are not this call's
-        EXPECT_EQ(c.slot.pending_error, 0) << c.text();
-        for (int64_t p : c.slot.plane_offset) EXPECT_EQ(p, 0) << c.text();
+        EXPECT_EQ(c.slot.pending_error, 0) << call_line(c);
+        for (int64_t p : c.slot.plane_offset) EXPECT_EQ(p, 0) << call_line(c);
         break;
       case kGemm:  // a pending error, no plane offsets
-        EXPECT_EQ(c.slot.pending_error, value) << c.text();
-        for (int64_t p : c.slot.plane_offset) EXPECT_EQ(p, 0) << c.text();
+        EXPECT_EQ(c.slot.pending_error, value) << call_line(c);
+        for (int64_t p : c.slot.plane_offset) EXPECT_EQ(p, 0) << call_line(c);
         break;
       case kLtMatmul:  // both
-        EXPECT_EQ(c.slot.pending_error, value) << c.text();
-        for (int k = 0; k < 4; ++k) EXPECT_EQ(c.slot.plane_offset[k], value ? value + k : 0) << c.text();
+        EXPECT_EQ(c.slot.pending_error, value) << call_line(c);
+        for (int k = 0; k < 4; ++k) EXPECT_EQ(c.slot.plane_offset[k], value ? value + k : 0) << call_line(c);
         break;
       case kLtLayoutCall:  // plane offsets (its layouts'), no pending error: it is no GEMM
-        EXPECT_EQ(c.slot.pending_error, 0) << c.text();
-        for (int k = 0; k < 4; ++k) EXPECT_EQ(c.slot.plane_offset[k], value ? value + k : 0) << c.text();
+        EXPECT_EQ(c.slot.pending_error, 0) << call_line(c);
+        for (int k = 0; k < 4; ++k) EXPECT_EQ(c.slot.plane_offset[k], value ? value + k : 0) << call_line(c);
         break;
       default:
-        ADD_FAILURE() << c.text();
+        ADD_FAILURE() << call_line(c);
     }
   });
   EXPECT_EQ(seen, 16);

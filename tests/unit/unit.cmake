@@ -72,7 +72,7 @@ add_executable(cuda_names_test ${CMAKE_CURRENT_LIST_DIR}/cuda_names_test.cpp
                                ${cbs_enumerators_dir}/cuda_enumerators.inc)
 target_include_directories(cuda_names_test PRIVATE ${cbs_enumerators_dir})
 target_link_directories(cuda_names_test PRIVATE ${CUBLASSPY_CUDA_LIBDIR})
-target_link_libraries(cuda_names_test PRIVATE cublasspy_trace_reader cublasspy_common cuda_headers
+target_link_libraries(cuda_names_test PRIVATE cublasspy_present cublasspy_common cuda_headers
                       GTest::gtest_main -lcublasLt)
 set_target_properties(cuda_names_test PROPERTIES BUILD_RPATH ${CUBLASSPY_CUDA_LIBDIR})
 target_compile_options(cuda_names_test PRIVATE -Wall -Wextra)
@@ -95,6 +95,6 @@ gtest_discover_tests(side_area_test TEST_PREFIX unit.)
 
 #   slot_fields_test: the slot's fields that only some families use, not shown on a reused slot's later call
 add_executable(slot_fields_test ${CMAKE_CURRENT_LIST_DIR}/slot_fields_test.cpp)
-target_link_libraries(slot_fields_test PRIVATE cublasspy_trace_reader GTest::gtest_main Threads::Threads)
+target_link_libraries(slot_fields_test PRIVATE cublasspy_present GTest::gtest_main Threads::Threads)
 target_compile_options(slot_fields_test PRIVATE -Wall -Wextra)
 gtest_discover_tests(slot_fields_test TEST_PREFIX unit.)

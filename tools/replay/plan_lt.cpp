@@ -9,8 +9,8 @@
 #include <library_types.h>
 
 #include "replay/plan_steps.h"
-#include "trace/call_text.h"
-#include "trace/lt_algo_config.h"
+#include "present/call_text.h"
+#include "present/lt_algo_config.h"
 
 namespace cublasspy::replay {
 

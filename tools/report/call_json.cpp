@@ -8,8 +8,8 @@
 #include "checks/check_ids.h"
 #include "common/cuda_names.h"
 #include "report/report_parts.h"
-#include "trace/call_text.h"
-#include "trace/lt_algo_config.h"
+#include "present/call_text.h"
+#include "present/lt_algo_config.h"
 #include "trace/stack_codec.h"
 
 namespace cublasspy::tools {

@@ -13,7 +13,7 @@
 
 #include "report/perfetto_export.h"
 #include "report/report_model.h"
-#include "trace/lt_algo_config.h"
+#include "present/lt_algo_config.h"
 #include "report/report_text.h"
 #include "cli/subcommand.h"
 

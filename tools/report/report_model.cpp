@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "report/report_parts.h"
-#include "trace/lt_algo_config.h"
+#include "present/lt_algo_config.h"
 
 namespace cublasspy::tools {
 

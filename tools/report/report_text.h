@@ -25,7 +25,7 @@ std::string render_text(const nlohmann::ordered_json& report, const TextOptions&
 
 // "cublasSgemm_v2(handle=0x55d0..., transa=N, ...) -> CUBLAS_STATUS_NOT_INITIALIZED (1)": a
 // CALL object's arguments as name=value pairs and its outcome, in the words of
-// trace/call_text.h (which CallView::text() uses too).
+// present/call_text.h (which call_line() uses too).
 std::string call_arguments_text(const nlohmann::ordered_json& call);
 std::string call_outcome_text(const nlohmann::ordered_json& call);
 // "812 ns", "3.4 us", "12.0 ms", "1.25 s".

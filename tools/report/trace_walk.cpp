@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "trace/lt_algo_config.h"
+#include "present/lt_algo_config.h"
 
 namespace cublasspy::tools {
 

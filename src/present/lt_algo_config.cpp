@@ -1,4 +1,4 @@
-#include "trace/lt_algo_config.h"
+#include "present/lt_algo_config.h"
 
 #include <dlfcn.h>
 

@@ -1,7 +1,7 @@
 // One call in words: its arguments as the report's JSON shows them ("args": name -> value, each
 // slot read as its kind says, a GEMM's scalars, implied types and handle state added), the
-// same as name=value pieces, and its outcome. The report (tools/report) and CallView::text()
-// both print calls through these, so a call reads the same everywhere.
+// same as name=value pieces, and its outcome. The report (tools/report), replay, the rules and
+// call_line() all print calls through these, so a call reads the same everywhere.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +46,10 @@ CallOutcome outcome_of(const CallView& call);
 // cudaErrorIllegalAddress (700)", ", crashed (...)", ", real function not found", ", captured
 // into a CUDA graph (capture 3): it runs at the graph's launches".
 std::string outcome_text(const CallOutcome& outcome);
+
+// The call on one line, as the report lists it: "cublasSgemm_v2(handle=0x55d0..., transa=N,
+// ..., ldc=4) -> CUBLAS_STATUS_NOT_INITIALIZED (1)".
+std::string call_line(const CallView& call);
 
 // "0x7f3a..." (the contract's spelling of addresses).
 std::string hex_address(uint64_t value);

@@ -1,4 +1,4 @@
-#include "trace/call_text.h"
+#include "present/call_text.h"
 
 #include <cmath>
 #include <cstring>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "trace/lt_algo_config.h"
+#include "present/lt_algo_config.h"
 
 namespace cublasspy {
 
@@ -413,10 +413,10 @@ std::string outcome_text(const CallOutcome& o) {
   return text;
 }
 
-std::string CallView::text() const {
+std::string call_line(const CallView& call) {
   std::string pieces;
-  for (const std::string& piece : argument_pieces(call_arguments(*this))) pieces += (pieces.empty() ? "" : ", ") + piece;
-  return fmt::format("{}({}) -> {}", function_name(), pieces, outcome_text(outcome_of(*this)));
+  for (const std::string& piece : argument_pieces(call_arguments(call))) pieces += (pieces.empty() ? "" : ", ") + piece;
+  return fmt::format("{}({}) -> {}", call.function_name(), pieces, outcome_text(outcome_of(call)));
 }
 
 }  // namespace cublasspy
