@@ -32,93 +32,21 @@
 #include "capture.h"
 
 #include <algorithm>
-#include <atomic>
-#include <cstdio>
 #include <cstring>
-#include <memory>
-#include <mutex>
-#include <string>
-#include <thread>
-#include <unordered_map>
-#include <unordered_set>
-#include <vector>
 
-#include "driver_state.h"
-
-struct CUgraphNode_st {
-  std::string kind;
-  int (*run)(void*);
-  void* data;
-  void (*destroy)(void*);
-  CUgraphNode_st(const char* k, int (*r)(void*), void* d, void (*f)(void*))
-      : kind(k ? k : "work"), run(r), data(d), destroy(f) {}
-  CUgraphNode_st(const CUgraphNode_st&) = delete;
-  CUgraphNode_st& operator=(const CUgraphNode_st&) = delete;
-  ~CUgraphNode_st() {
-    if (destroy != nullptr) destroy(data);
-  }
-};
-
-using NodeList = std::vector<std::shared_ptr<CUgraphNode_st>>;
-
-struct CUgraph_st {
-  NodeList nodes;
-  bool capturing = false;  // a capture still records into it: it may not be destroyed
-};
-
-struct CUgraphExec_st {
-  NodeList nodes;
-  unsigned long long flags = 0;
-};
+#include "capture_state.h"
 
 namespace standin::driver {
-
-namespace {
-
-// How many nodes of each stream of a capture a stream's next work depends on.
-using Clock = std::unordered_map<CUstream, uint64_t>;
-
-struct Member {
-  Clock clock;                 // clock[own stream]: the nodes this stream recorded
-  bool blocking = true;        // synchronizes with the legacy stream
-  CUgraphNode last = nullptr;  // its last node (cuStreamGetCaptureInfo's dependency)
-};
-
-struct Capture {
-  unsigned long long id = 0;
-  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
-  std::thread::id thread;
-  CUstream origin = nullptr;
-  int device = 0;
-  bool invalidated = false;
-  bool ended = false;
-  CUgraph graph = nullptr;
-  std::unordered_map<CUstream, Member> members;
-};
-
-struct Point {
-  std::shared_ptr<Capture> capture;
-  Clock clock;
-};
-
-struct State {
-  std::mutex mutex;
-  std::unordered_map<CUstream, std::shared_ptr<Capture>> by_stream;  // capturing streams
-  std::vector<std::shared_ptr<Capture>> underway;                    // begun, not ended
-  std::unordered_set<CUgraph> graphs;                                // live graph handles
-  std::unordered_set<CUgraphExec> execs;
-  unsigned long long next_id = 1;
-};
 
 State& state() {
   static State* const s = new State;  // process lifetime: graphs may be destroyed at exit
   return *s;
 }
 
-std::atomic<int> captures_underway{0};  // state().underway.size(), for the fast paths
+std::atomic<int> captures_underway{0};
 thread_local CUstreamCaptureMode thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
 thread_local int exempt = 0;          // standin_capture_exempt
-thread_local char per_thread_stream;  // what CU_STREAM_PER_THREAD stands for on this thread
+static thread_local char per_thread_stream;  // what CU_STREAM_PER_THREAD stands for on this thread
 
 bool is_legacy(CUstream s) { return s == nullptr || s == CU_STREAM_LEGACY; }
 
@@ -214,8 +142,6 @@ int run_nodes(const NodeList& nodes) {
   }
   return 0;
 }
-
-}  // namespace
 
 // ---- the rules -----------------------------------------------------------------------------------
 
@@ -322,211 +248,6 @@ bool set_range(void* dst, unsigned value, size_t width, size_t count, bool act) 
     for (size_t i = 0; i < count; ++i) std::memcpy(out + i * width, &value, width);  // little-endian: the low bytes
   }
   return true;
-}
-
-// ---- capture and graph API ---------------------------------------------------------------------
-
-CUresult begin_capture(CUstream stream, CUstreamCaptureMode mode) {
-  if (mode != CU_STREAM_CAPTURE_MODE_GLOBAL && mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
-      mode != CU_STREAM_CAPTURE_MODE_RELAXED) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
-  if (!stream_valid(stream)) return CUDA_ERROR_INVALID_HANDLE;
-  if (is_legacy(stream)) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;  // the legacy stream cannot be captured
-  State& st = state();
-  std::lock_guard lock(st.mutex);
-  if (capture_of(st, stream) != nullptr) return CUDA_ERROR_ILLEGAL_STATE;  // already capturing
-  auto c = std::make_shared<Capture>();
-  c->id = st.next_id++;
-  c->mode = mode;
-  c->thread = std::this_thread::get_id();
-  c->origin = canonical(stream);
-  c->device = device_of(stream);
-  c->graph = new CUgraph_st;
-  c->graph->capturing = true;
-  st.graphs.insert(c->graph);
-  c->members[c->origin].blocking = is_blocking(stream);
-  st.by_stream[c->origin] = c;
-  st.underway.push_back(c);
-  captures_underway.fetch_add(1, std::memory_order_release);
-  return CUDA_SUCCESS;
-}
-
-CUresult end_capture(CUstream stream, CUgraph* graph) {
-  if (graph == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (!stream_valid(stream)) return CUDA_ERROR_INVALID_HANDLE;
-  State& st = state();
-  std::lock_guard lock(st.mutex);
-  auto c = capture_of(st, stream);
-  if (c == nullptr) return CUDA_ERROR_ILLEGAL_STATE;  // not capturing
-  if (c->origin != canonical(stream)) return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
-  if (c->mode != CU_STREAM_CAPTURE_MODE_RELAXED && c->thread != std::this_thread::get_id()) {
-    return CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
-  }
-  end(st, c);
-  CUresult r = c->invalidated ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED : CUDA_SUCCESS;
-  if (r == CUDA_SUCCESS) {
-    const Clock& origin = c->members[c->origin].clock;
-    for (const auto& [s, m] : c->members) {
-      if (s == c->origin) continue;
-      auto own = m.clock.find(s);
-      auto seen = origin.find(s);
-      if (own != m.clock.end() && own->second > (seen == origin.end() ? 0 : seen->second)) {
-        r = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
-        break;
-      }
-    }
-  }
-  *graph = nullptr;
-  if (r != CUDA_SUCCESS) {
-    st.graphs.erase(c->graph);
-    delete c->graph;
-  } else {
-    c->graph->capturing = false;
-    *graph = c->graph;
-  }
-  c->graph = nullptr;
-  return r;
-}
-
-CUresult capture_status(CUstream stream, CUstreamCaptureStatus* status, cuuint64_t* id, CUgraph* graph,
-                        const CUgraphNode** dependencies, const CUgraphEdgeData** edge_data, size_t* count) {
-  if (status == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (!stream_valid(stream)) return CUDA_ERROR_INVALID_HANDLE;
-  if (edge_data != nullptr) *edge_data = nullptr;
-  *status = CU_STREAM_CAPTURE_STATUS_NONE;
-  if (nothing_underway()) return CUDA_SUCCESS;
-  State& st = state();
-  std::lock_guard lock(st.mutex);
-  auto c = capture_of(st, stream);
-  if (c == nullptr) {
-    // The legacy stream beside a blocking capture: its status is unspecified (not invalidating).
-    if (is_legacy(stream) && !blocking_captures(st, device_of(stream)).empty()) {
-      return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
-    }
-    return CUDA_SUCCESS;
-  }
-  *status = c->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED : CU_STREAM_CAPTURE_STATUS_ACTIVE;
-  if (id != nullptr) *id = c->id;
-  if (graph != nullptr) *graph = c->graph;
-  const Member& m = c->members[canonical(stream)];
-  if (dependencies != nullptr) *dependencies = m.last != nullptr ? &m.last : nullptr;
-  if (count != nullptr) *count = m.last != nullptr ? 1 : 0;
-  return CUDA_SUCCESS;
-}
-
-CUresult exchange_capture_mode(CUstreamCaptureMode* mode) {
-  if (mode == nullptr || (*mode != CU_STREAM_CAPTURE_MODE_GLOBAL && *mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
-                          *mode != CU_STREAM_CAPTURE_MODE_RELAXED)) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
-  std::swap(thread_mode, *mode);
-  return CUDA_SUCCESS;
-}
-
-CUresult instantiate(CUgraphExec* exec, CUgraph graph, unsigned long long flags) {
-  constexpr unsigned long long kKnown = CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH |
-                                        CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD | CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH |
-                                        CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
-  if (exec == nullptr || graph == nullptr || (flags & ~kKnown) != 0) return CUDA_ERROR_INVALID_VALUE;
-  State& st = state();
-  std::lock_guard lock(st.mutex);
-  if (st.graphs.count(graph) == 0) return CUDA_ERROR_INVALID_HANDLE;
-  auto* e = new CUgraphExec_st;
-  e->nodes = graph->nodes;  // the nodes are immutable: an exec shares them
-  e->flags = flags;
-  st.execs.insert(e);
-  *exec = e;
-  return CUDA_SUCCESS;
-}
-
-CUresult graph_launch(CUgraphExec exec, CUstream stream) {
-  if (exec == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  NodeList nodes;
-  {
-    State& st = state();
-    std::lock_guard lock(st.mutex);
-    if (st.execs.count(exec) == 0) return CUDA_ERROR_INVALID_HANDLE;
-    nodes = exec->nodes;
-  }
-  if (!stream_valid(stream)) return CUDA_ERROR_INVALID_HANDLE;
-  bool record = false;
-  if (CUresult r = capture_enqueue(stream, &record); r != CUDA_SUCCESS) return r;
-  if (const int sticky = standin_sticky_error()) return static_cast<CUresult>(sticky);
-  if (record) {  // a graph launched into a capture: its nodes, as one child-graph node
-    auto* child = new NodeList(std::move(nodes));
-    return capture_record(
-        stream, "graph", [](void* d) { return run_nodes(*static_cast<NodeList*>(d)); }, child,
-        [](void* d) { delete static_cast<NodeList*>(d); });
-  }
-  run_nodes(nodes);  // a fault is sticky, and reported by the next synchronizing call
-  return CUDA_SUCCESS;
-}
-
-CUresult graph_upload(CUgraphExec exec, CUstream stream) {
-  if (exec == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  {
-    State& st = state();
-    std::lock_guard lock(st.mutex);
-    if (st.execs.count(exec) == 0) return CUDA_ERROR_INVALID_HANDLE;
-  }
-  if (!stream_valid(stream)) return CUDA_ERROR_INVALID_HANDLE;
-  return static_cast<CUresult>(standin_sticky_error());  // nothing to upload: "device" memory is host memory
-}
-
-CUresult graph_destroy(CUgraph graph) {
-  if (graph == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  State& st = state();
-  std::lock_guard lock(st.mutex);
-  if (st.graphs.count(graph) == 0) return CUDA_ERROR_INVALID_HANDLE;
-  if (graph->capturing) return CUDA_ERROR_INVALID_VALUE;  // a capture still records into it
-  st.graphs.erase(graph);
-  delete graph;
-  return CUDA_SUCCESS;
-}
-
-CUresult graph_exec_destroy(CUgraphExec exec) {
-  if (exec == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  State& st = state();
-  std::lock_guard lock(st.mutex);
-  if (st.execs.erase(exec) == 0) return CUDA_ERROR_INVALID_HANDLE;
-  delete exec;
-  return CUDA_SUCCESS;
-}
-
-// Without `nodes`, the count; with it, up to *count handles (the rest of the array nulled) and
-// *count the number written.
-CUresult graph_nodes(CUgraph graph, CUgraphNode* nodes, size_t* count) {
-  if (graph == nullptr || count == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  State& st = state();
-  std::lock_guard lock(st.mutex);
-  if (st.graphs.count(graph) == 0) return CUDA_ERROR_INVALID_HANDLE;
-  const size_t have = graph->nodes.size();
-  if (nodes == nullptr) {
-    *count = have;
-    return CUDA_SUCCESS;
-  }
-  const size_t n = std::min(have, *count);
-  for (size_t i = 0; i < *count; ++i) nodes[i] = i < n ? graph->nodes[i].get() : nullptr;
-  *count = n;
-  return CUDA_SUCCESS;
-}
-
-// The graph in DOT: its nodes in launch order, each depending on the one before.
-CUresult graph_dot_print(CUgraph graph, const char* path) {
-  if (graph == nullptr || path == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  State& st = state();
-  std::lock_guard lock(st.mutex);
-  if (st.graphs.count(graph) == 0) return CUDA_ERROR_INVALID_HANDLE;
-  FILE* f = std::fopen(path, "w");
-  if (f == nullptr) return CUDA_ERROR_OPERATING_SYSTEM;
-  std::fprintf(f, "digraph dot {\n");
-  for (size_t i = 0; i < graph->nodes.size(); ++i) {
-    std::fprintf(f, "  node%zu [label=\"%zu: %s\"];\n", i, i, graph->nodes[i]->kind.c_str());
-    if (i > 0) std::fprintf(f, "  node%zu -> node%zu;\n", i - 1, i);
-  }
-  std::fprintf(f, "}\n");
-  return std::fclose(f) == 0 ? CUDA_SUCCESS : CUDA_ERROR_OPERATING_SYSTEM;
 }
 
 }  // namespace standin::driver
