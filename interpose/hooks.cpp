@@ -1,5 +1,7 @@
 // The exported wrappers of the v2 API, cuBLASLt and CUDA, and the tables every other part of
 // the shim reads, all expanded from hook_list.h. Nothing here is written per function.
+#include "spec/per_thread_runtime.h"  // first: the _ptsz forms, declared by the CUDA headers (see there)
+
 #include <cstring>
 #include <string>
 
@@ -12,7 +14,6 @@
 #include "hook_expansion.h"
 #include "prototype_traits.h"
 #include "shim_guard.h"
-#include "spec/per_thread_runtime.h"
 #include "spec/slot_names.h"
 
 CUBLASSPY_HOOKS(CBS_DEFINE_WRAPPER)

@@ -8,7 +8,8 @@
 // Not recorded: the shim's own launches (thread_state().internal) and launches made inside an
 // intercepted call or another launch (thread_state().depth): a GEMM's own kernels, and the
 // cuLaunchKernel the runtime makes for a cudaLaunchKernel, which would count it twice.
-#define __CUDA_API_VERSION_INTERNAL  // declares the driver's _ptsz forms too
+#include "spec/per_thread_runtime.h"  // first: the runtime's and the driver's _ptsz forms
+
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
@@ -27,7 +28,6 @@
 #include "real_functions.h"
 #include "driver_table.h"
 #include "shim_guard.h"
-#include "spec/per_thread_runtime.h"
 
 extern "C" {
 // What nvcc's host stubs call (declared by crt/device_functions.h under __CUDACC__ only).

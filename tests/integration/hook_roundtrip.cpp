@@ -2,6 +2,8 @@
 // order, with distinctive arguments, against the null CUDA stack (null_cuda/), and writes what
 // each record slot must hold to the file named by argv[1] (hook_roundtrip_call.h). Run under
 // the shim; hook_roundtrip_test.cpp compares the trace with the file.
+#include "spec/per_thread_runtime.h"  // first: the _ptsz/_ptds forms the hook list names
+
 #include <cstdio>
 
 #include <cublasLt.h>
@@ -11,8 +13,6 @@
 #include <cuda_runtime_api.h>
 
 #include "hook_roundtrip_call.h"
-
-#include "spec/per_thread_runtime.h"  // the _ptsz/_ptds forms the hook list names
 
 CUBLASSPY_HOOKS(RT_DEFINE_CALL)
 

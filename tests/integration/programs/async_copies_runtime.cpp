@@ -6,12 +6,12 @@
 // call, so a test can compare with the launch ring. The pointers are never dereferenced: the
 // runtime fails before it reaches them. Streams: the legacy one for the plain forms, the
 // per-thread one for the _ptsz forms (special handles no runtime dereferences).
+#include "spec/per_thread_runtime.h"  // first: the _ptsz forms, as CUDA declares them
+
 #include <cstdio>
 
 #include <cuda_runtime_api.h>
 #include <driver_functions.h>  // make_cudaPitchedPtr, make_cudaExtent
-
-#include "spec/per_thread_runtime.h"  // the _ptsz forms, declared as the hook list names them
 
 namespace {
 void report(const char* name, cudaError_t status) { std::printf("%s %d\n", name, static_cast<int>(status)); }

@@ -3,12 +3,12 @@
 // host buffer with cudaMemcpy2DAsync_ptsz on the per-thread stream; a 3D copy of such rows the
 // same way, with cudaMemcpy3DAsync and cudaMemcpy3DAsync_ptsz; then cudaDeviceSynchronize.
 // Prints "NAME STATUS" per call; exits 1 when what came back is not what went in.
+#include "spec/per_thread_runtime.h"  // first: the _ptsz forms, as CUDA declares them
+
 #include <cstdio>
 #include <cstring>
 
 #include <cuda_runtime_api.h>
-
-#include "spec/per_thread_runtime.h"  // the _ptsz forms, declared as the hook list names them
 
 namespace {
 void report(const char* name, cudaError_t status) { std::printf("%s %d\n", name, static_cast<int>(status)); }
