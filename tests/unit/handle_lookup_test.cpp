@@ -47,7 +47,9 @@ TEST(HandleLookUp, ADestroyedHandleIsNotFoundAndItsAddressStartsAnew) {
   handles().remove(kHandleA);
   HandleState* b = handles().add(kHandleB, 0);
   ASSERT_NE(b, nullptr);
-  if (b == again) EXPECT_EQ(find_handle(ts, kHandleA), nullptr) << "the entry now holds B";
+  if (b == again) {
+    EXPECT_EQ(find_handle(ts, kHandleA), nullptr) << "the entry now holds B";
+  }
   EXPECT_EQ(find_handle(ts, kHandleB), b);
   EXPECT_EQ(find_handle(ts, kHandleA), nullptr);
   handles().remove(kHandleB);

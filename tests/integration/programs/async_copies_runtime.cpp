@@ -11,7 +11,7 @@
 #include <cstdio>
 
 #include <cuda_runtime_api.h>
-#include <driver_functions.h>  // make_cudaPitchedPtr, make_cudaExtent
+#include <cuda_runtime.h>  // make_cudaPitchedPtr, make_cudaExtent (driver_functions.h, through the header meant to include it)
 
 namespace {
 void report(const char* name, cudaError_t status) { std::printf("%s %d\n", name, static_cast<int>(status)); }
