@@ -3,10 +3,13 @@
 // EXECUTION_FAILED field report's last resort (docs/DIAGNOSES.md): CUDA_LAUNCH_BLOCKING=1 finds
 // the real culprit; CUBLASSPY_SYNC=1 (`run --sync`) does the same per intercepted call and pins
 // the error to it in the trace.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "checks/check_ids.h"
 #include "common/cuda_errors.h"
+#include "diagnose/kernel_causes.h"
 #include "diagnose/rule.h"
 #include "trace/graph_summary.h"
 
@@ -66,11 +69,36 @@ const char* kDeviceAdvice =
     "works for other programs, also look at `sudo dmesg | grep -i NVRM` (Xid errors: hardware, "
     "temperature, power).";
 
-// The advice for suspects of these kinds: launches (kernels, copies, memsets) and GEMM calls.
-std::string suspects_advice(bool launches, bool gemms) {
+// What the suspect launches were given to do, in the words of the kernel table for PyTorch's
+// kernels it knows (once for each of its rows), else the indices and sizes of any launch.
+std::string launches_advice(const std::vector<LaunchView>& launches) {
+  std::string known;
+  std::vector<const KernelCause*> named;
+  bool unknown = launches.empty();
+  for (const LaunchView& l : launches) {
+    const KernelCause* row = kernel_cause(l.kernel);
+    if (row == nullptr) unknown = true;
+    if (row == nullptr || std::find(named.begin(), named.end(), row) != named.end()) continue;
+    named.push_back(row);
+    known += kernel_cause_advice(l.kernel, *row);
+  }
+  return unknown ? known + kLaunchAdvice : known;
+}
+
+// The advice for the suspects: launches (kernels, copies, memsets) and GEMM calls.
+std::string suspects_advice(const std::vector<LaunchView>& launches, bool gemms) {
   std::string advice = gemms ? kGemmOperandAdvice : "";
-  if (launches || !gemms) advice += kLaunchAdvice;
+  if (!launches.empty() || !gemms) advice += launches_advice(launches);
   return advice + kDeviceAdvice;
+}
+
+// GEMMs among the suspects that can have put work on the device: those that returned success
+// (a GEMM that returned a failure checked its launch and found the error already there), and
+// any beyond the ones kept.
+uint64_t working_gemms(const std::vector<CallView>& calls, uint64_t total) {
+  uint64_t n = total > calls.size() ? total - calls.size() : 0;
+  for (const CallView& c : calls) n += c.rec().status == 0 ? 1 : 0;
+  return n;
 }
 
 // "at::native::fill_kernel<float> (cudaLaunchKernel, grid 4x1x1, block 256x1x1, stream 0x0,
@@ -155,7 +183,7 @@ Diagnosis pinned_launch(const TraceFacts& f, const LaunchView& l) {
     d.evidence += fmt::format(" The error is sticky: {} call{} failed because of it.", later, plural(later));
   }
   d.advice = "That work is the culprit (launched by the program, not by cuBLAS). ";
-  d.advice += std::string(kLaunchAdvice) + kDeviceAdvice;
+  d.advice += launches_advice({l}) + kDeviceAdvice;
   return d;
 }
 
@@ -212,8 +240,8 @@ Diagnosis pending_before_call(const TraceFacts& f) {
   if (uint64_t later = failures_from(f, call.seq); later > 0) {
     d.evidence += fmt::format(" The error is sticky: {} call{} from there on failed because of it.", later, plural(later));
   }
-  d.advice = pin_down_advice(f) + suspects_advice(!f.pending_launches.empty(), f.pending_launches.empty() &&
-                                                                                    !f.pending_suspects.empty());
+  d.advice = pin_down_advice(f) + suspects_advice(f.pending_launches, f.pending_launches.empty() &&
+                                                                           !f.pending_suspects.empty());
   return d;
 }
 
@@ -275,7 +303,7 @@ void rule_async_error(RuleContext& ctx) {
                                 : std::string("The culprit is not pinned: rerun with `cublasspy run --sync all -- ...` "
                                               "(CUBLASSPY_SYNC=all), which synchronizes after each GEMM and each "
                                               "launch the shim records and names the one that failed. ")) +
-                 suspects_advice(true, false);
+                 suspects_advice(f.surfaced_launches, false);
       if (const uint64_t later = failures_from(f, 0); later > 0) {
         d.evidence += fmt::format(" {} later call{} failed because of it (the error is sticky).", later, plural(later));
       }
@@ -294,6 +322,7 @@ void rule_async_error(RuleContext& ctx) {
                                         error_name(code), h.first_async_seq);
     if (surfaced) d.call = surfaced->seq;
     d.evidence += surfaced_suspects_text(f);
+    const uint64_t gemms = working_gemms(f.async_suspects, f.async_suspects_total);
     if (!f.async_suspects.empty()) {
       std::string list;
       for (const CallView& s : f.async_suspects) list += (list.empty() ? "" : "; ") + suspect_text(*f.trace, s);
@@ -310,13 +339,13 @@ void rule_async_error(RuleContext& ctx) {
                     "failing work was launched by something the shim does not intercept (a custom "
                     "kernel, another library).";
       d.advice = pin_down_advice(f);
-      d.advice += suspects_advice(!f.surfaced_launches.empty(), !f.async_suspects.empty());
+      d.advice += suspects_advice(f.surfaced_launches, gemms > 0);
     } else {
       d.advice = "The culprit is not pinned: rerun with `cublasspy run --sync ...` (or "
                  "CUBLASSPY_SYNC=1), which synchronizes after each intercepted call and names the "
                  "call whose GPU work failed (CUDA_LAUNCH_BLOCKING=1 does the same for every "
                  "kernel, without the record). ";
-      d.advice += suspects_advice(!f.surfaced_launches.empty(), !f.async_suspects.empty());
+      d.advice += suspects_advice(f.surfaced_launches, gemms > 0);
     }
     ctx.add(std::move(d));
   }

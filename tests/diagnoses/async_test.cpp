@@ -192,6 +192,31 @@ TEST(AsyncError, SyncAllPinsTheFaultingKernel) {
   EXPECT_TRUE(contains(text.out, "native: launch_on_stream <- main")) << text.out;
 }
 
+// The faulting kernel carries the name of PyTorch's embedding lookup: the advice names the
+// operation and its usual cause (an index at or above num_embeddings), not a GEMM's operands.
+TEST(AsyncError, AKnownPyTorchKernelIsNamedWithItsUsualCause) {
+  TracedRun run = faulting_kernel("cudaLaunchKernel:1:710", nullptr, {"--pytorch-kernel"});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  EXPECT_TRUE(contains(d.summary, "cudaErrorAssert (710)")) << explain(run, found);
+  EXPECT_TRUE(contains(d.evidence, "void at::native::indexSelectSmallIndex<float, int>")) << d.evidence;
+  EXPECT_TRUE(contains(d.advice, "indexSelectSmallIndex is PyTorch's kernel for an embedding lookup or index_select"))
+      << d.advice;
+  EXPECT_TRUE(contains(d.advice, "num_embeddings") && contains(d.advice, "resize_token_embeddings")) << d.advice;
+  EXPECT_FALSE(contains(d.advice, "lda")) << d.advice;
+}
+
+TEST(AsyncError, SyncAllPinsAKnownPyTorchKernelWithItsUsualCause) {
+  TracedRun run = faulting_kernel("cudaLaunchKernel:1:710", "all", {"--pytorch-kernel"});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  EXPECT_TRUE(contains(d.summary, "the GPU work launched by void at::native::indexSelectSmallIndex<float, int>"))
+      << explain(run, found);
+  EXPECT_TRUE(contains(d.advice, "indexSelectSmallIndex is PyTorch's kernel for an embedding lookup")) << d.advice;
+  EXPECT_TRUE(contains(d.advice, "num_embeddings")) << d.advice;
+  EXPECT_FALSE(contains(d.advice, "lda")) << d.advice;
+}
+
 // Without sync the first failed launch is the wait where the error surfaced, with the line that
 // waited; a launch that did not fail (the faulting kernel's own returned success) has none.
 TEST(AsyncError, TheWaitWhereItSurfacedHasItsLocation) {
