@@ -3,10 +3,13 @@
 // EXECUTION_FAILED field report's last resort (docs/DIAGNOSES.md): CUDA_LAUNCH_BLOCKING=1 finds
 // the real culprit; CUBLASSPY_SYNC=1 (`run --sync`) does the same per intercepted call and pins
 // the error to it in the trace.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "checks/check_ids.h"
 #include "common/cuda_errors.h"
+#include "diagnose/kernel_causes.h"
 #include "diagnose/rule.h"
 #include "trace/graph_summary.h"
 
@@ -60,17 +63,59 @@ const char* kLaunchAdvice =
     "Check the indices and sizes that work is given: an embedding's or a gather's indices against "
     "the table's size, a loss's targets against the number of classes (the usual causes of a "
     "device-side assert), a copy's or a memset's size against its allocation. ";
+// Several suspects, none pinned, launches among them.
+const char* kNotPinnedAdvice =
+    "The culprit is not pinned: rerun with `cublasspy run --sync all -- ...` (CUBLASSPY_SYNC=all), "
+    "which synchronizes after each GEMM and each launch the shim records and names the one that "
+    "failed. ";
 // For any fault on the device.
 const char* kDeviceAdvice =
     "`compute-sanitizer --tool memcheck` names the faulting kernel and address. On a GPU that "
     "works for other programs, also look at `sudo dmesg | grep -i NVRM` (Xid errors: hardware, "
     "temperature, power).";
 
-// The advice for suspects of these kinds: launches (kernels, copies, memsets) and GEMM calls.
-std::string suspects_advice(bool launches, bool gemms) {
+// What the suspect launches were given to do, in the words of the kernel table for PyTorch's
+// kernels it knows (once for each of its rows), else the indices and sizes of any launch.
+std::string launches_advice(const std::vector<LaunchView>& launches) {
+  std::string known;
+  std::vector<const KernelCause*> named;
+  bool unknown = launches.empty();
+  for (const LaunchView& l : launches) {
+    const KernelCause* row = kernel_cause(l.kernel);
+    if (row == nullptr) unknown = true;
+    if (row == nullptr || std::find(named.begin(), named.end(), row) != named.end()) continue;
+    named.push_back(row);
+    known += kernel_cause_advice(l.kernel, *row);
+  }
+  return unknown ? known + kLaunchAdvice : known;
+}
+
+// The advice for the suspects: launches (kernels, copies, memsets) and GEMM calls.
+std::string suspects_advice(const std::vector<LaunchView>& launches, bool gemms) {
   std::string advice = gemms ? kGemmOperandAdvice : "";
-  if (launches || !gemms) advice += kLaunchAdvice;
+  if (!launches.empty() || !gemms) advice += launches_advice(launches);
   return advice + kDeviceAdvice;
+}
+
+// GEMMs among the suspects that can have put work on the device: those that returned success
+// (a GEMM that returned a failure checked its launch and found the error already there), and
+// any beyond the ones kept.
+uint64_t working_gemms(const std::vector<CallView>& calls, uint64_t total) {
+  uint64_t n = total > calls.size() ? total - calls.size() : 0;
+  for (const CallView& c : calls) n += c.rec().status == 0 ? 1 : 0;
+  return n;
+}
+
+// The only work recorded since the last clean synchronization, when it is one launch and no
+// GEMM: that launch faulted. nullptr when there are several suspects, or none.
+const LaunchView* only_suspect(const std::vector<LaunchView>& launches, uint64_t total, uint64_t gemms) {
+  return total == 1 && launches.size() == 1 && gemms == 0 ? &launches.front() : nullptr;
+}
+
+// The advice when that one launch is the culprit: what it was given, no rerun to pin it down.
+std::string culprit_advice(const LaunchView& l) {
+  return "That launch is the culprit (the only work recorded since the last clean synchronization). " +
+         launches_advice({l}) + kDeviceAdvice;
 }
 
 // "at::native::fill_kernel<float> (cudaLaunchKernel, grid 4x1x1, block 256x1x1, stream 0x0,
@@ -93,24 +138,40 @@ std::string launch_text(const LaunchView& l) {
                      l.function_name(), e.grid[0], e.grid[1], e.grid[2], e.block[0], e.block[1], e.block[2], where);
 }
 
-// " It is one of the 3 launches made since the last clean synchronization after call #4: a; b; c"
+// " It is one of the 3 launches made since the last clean synchronization after call #4: a; b; c",
+// or for the culprit, " Only one launch was made since the last clean synchronization after call
+// #4, so it is the culprit: a".
 std::string suspects_text(const std::vector<LaunchView>& launches, uint64_t n, const std::string& since,
-                          const char* verb) {
+                          const char* verb, bool culprit) {
   std::string list;
   for (const LaunchView& l : launches) list += (list.empty() ? "" : "; ") + launch_text(l);
+  if (culprit) {
+    return fmt::format(" Only one launch was {} since the last clean synchronization{}, so it is the culprit: {}",
+                       verb, since, list);
+  }
   const uint64_t more = n > launches.size() ? n - launches.size() : 0;
   return fmt::format(" It is one of the {} launch{} {} since the last clean synchronization{}: {}{}", n,
                      n == 1 ? "" : "es", verb, since, list, more ? fmt::format(" (and {} earlier)", more) : std::string());
 }
 
 // The launches made before the point where the error surfaced (TraceFacts::surfaced_launches).
-std::string surfaced_suspects_text(const TraceFacts& f) {
+std::string surfaced_suspects_text(const TraceFacts& f, bool culprit) {
   if (f.surfaced_launches.empty()) return "";
   std::string text = f.surfaced_launches_other_streams
                          ? " Nothing the shim records was launched on its stream since the last clean "
                            "synchronization; the error is the device's, so it came from another stream."
                          : "";
-  return text + suspects_text(f.surfaced_launches, f.surfaced_launches_total, "", "made before it") + ".";
+  return text + suspects_text(f.surfaced_launches, f.surfaced_launches_total, "", "made before it", culprit) + ".";
+}
+
+// " GPU work launched since the last successful synchronization: #5 cublasSgemm_v2 (...)".
+std::string gemm_suspects_text(const TraceFile& trace, const std::vector<CallView>& calls, uint64_t total) {
+  if (calls.empty()) return "";
+  std::string list;
+  for (const CallView& s : calls) list += (list.empty() ? "" : "; ") + suspect_text(trace, s);
+  const uint64_t more = total > calls.size() ? total - calls.size() : 0;
+  return fmt::format(" GPU work launched since the last successful synchronization: {}{}.", list,
+                     more ? fmt::format(" and {} earlier", more) : std::string());
 }
 
 // The GEMMs captured into the graph a graph launch ran: " The graph runs the GEMMs captured
@@ -125,6 +186,15 @@ std::string captured_gemms_text(const TraceFile& trace, const LaunchView& l) {
     }
   });
   return fmt::format(" The graph runs the GEMM{} captured into it: {}.", g->captured_calls.size() == 1 ? "" : "s", list);
+}
+
+// Beside the culprit, the GEMMs since it, which all returned a failure: " #15 cublasSgemm_v2 (...)
+// returned a failure, so it launched no work."
+std::string failed_gemms_text(const TraceFile& trace, const std::vector<CallView>& calls) {
+  if (calls.empty()) return "";
+  std::string list;
+  for (const CallView& s : calls) list += (list.empty() ? "" : "; ") + suspect_text(trace, s);
+  return fmt::format(" {} returned a failure, so {} launched no work.", list, calls.size() == 1 ? "it" : "they");
 }
 
 // CUBLASSPY_SYNC=all synchronized after a launch and found the error: that launch faulted.
@@ -155,7 +225,7 @@ Diagnosis pinned_launch(const TraceFacts& f, const LaunchView& l) {
     d.evidence += fmt::format(" The error is sticky: {} call{} failed because of it.", later, plural(later));
   }
   d.advice = "That work is the culprit (launched by the program, not by cuBLAS). ";
-  d.advice += std::string(kLaunchAdvice) + kDeviceAdvice;
+  d.advice += launches_advice({l}) + kDeviceAdvice;
   return d;
 }
 
@@ -188,6 +258,12 @@ Diagnosis pending_before_call(const TraceFacts& f) {
   const std::string since = f.pending_clean_wait ? fmt::format(" after {}", launch_text(*f.pending_clean_wait))
                             : f.pending_clean_sync ? fmt::format(" after call #{}", f.pending_clean_sync->seq)
                                                    : "";
+  // GEMMs made since the synchronization that bounds the launches.
+  std::vector<CallView> gemms = f.pending_suspects;
+  uint64_t gemms_total = f.pending_suspects_total;
+  if (f.pending_clean_wait) drop_cleared(gemms, gemms_total, f.pending_clean_wait->entry.start_ns);
+  const LaunchView* culprit =
+      only_suspect(f.pending_launches, f.pending_launches_total, working_gemms(gemms, gemms_total));
   if (!f.pending_launches.empty()) {
     if (f.pending_launches_other_streams) {
       d.evidence += fmt::format(" Nothing the shim records was launched on its stream ({:#x}) since the last clean "
@@ -195,7 +271,7 @@ Diagnosis pending_before_call(const TraceFacts& f) {
                                 "another stream.",
                                 call.rec().stream);
     }
-    d.evidence += suspects_text(f.pending_launches, f.pending_launches_total, since, "made") + ".";
+    d.evidence += suspects_text(f.pending_launches, f.pending_launches_total, since, "made", culprit != nullptr) + ".";
   } else if (!f.pending_suspects.empty()) {
     std::string list;
     for (const CallView& s : f.pending_suspects) list += (list.empty() ? "" : "; ") + suspect_text(*f.trace, s);
@@ -212,8 +288,9 @@ Diagnosis pending_before_call(const TraceFacts& f) {
   if (uint64_t later = failures_from(f, call.seq); later > 0) {
     d.evidence += fmt::format(" The error is sticky: {} call{} from there on failed because of it.", later, plural(later));
   }
-  d.advice = pin_down_advice(f) + suspects_advice(!f.pending_launches.empty(), f.pending_launches.empty() &&
-                                                                                    !f.pending_suspects.empty());
+  d.advice = culprit != nullptr ? culprit_advice(*culprit)
+                                : pin_down_advice(f) + suspects_advice(f.pending_launches, f.pending_launches.empty() &&
+                                                                                             !f.pending_suspects.empty());
   return d;
 }
 
@@ -270,12 +347,14 @@ void rule_async_error(RuleContext& ctx) {
       d.summary = fmt::format("an asynchronous GPU error ({}) surfaced at {}", error_name(l.entry.status), l.function_name());
       d.evidence = fmt::format("{} returned {}: {}; it reports work launched earlier, not its own.", launch_text(l),
                                status_text_for(l.library(), l.entry.status), what_it_means(l.entry.status));
-      d.evidence += surfaced_suspects_text(f);
-      d.advice = (f.sync_mode() ? pin_down_advice(f)
-                                : std::string("The culprit is not pinned: rerun with `cublasspy run --sync all -- ...` "
-                                              "(CUBLASSPY_SYNC=all), which synchronizes after each GEMM and each "
-                                              "launch the shim records and names the one that failed. ")) +
-                 suspects_advice(true, false);
+      const uint64_t gemms = working_gemms(f.surfaced_calls, f.surfaced_calls_total);
+      const LaunchView* culprit = only_suspect(f.surfaced_launches, f.surfaced_launches_total, gemms);
+      d.evidence += surfaced_suspects_text(f, culprit != nullptr);
+      d.evidence += culprit != nullptr ? failed_gemms_text(*f.trace, f.surfaced_calls)
+                                       : gemm_suspects_text(*f.trace, f.surfaced_calls, f.surfaced_calls_total);
+      d.advice = culprit != nullptr ? culprit_advice(*culprit)
+                                    : (f.sync_mode() ? pin_down_advice(f) : std::string(kNotPinnedAdvice)) +
+                                          suspects_advice(f.surfaced_launches, gemms > 0);
       if (const uint64_t later = failures_from(f, 0); later > 0) {
         d.evidence += fmt::format(" {} later call{} failed because of it (the error is sticky).", later, plural(later));
       }
@@ -293,30 +372,32 @@ void rule_async_error(RuleContext& ctx) {
                           : fmt::format("The trace recorded asynchronous error {} after call #{}.",
                                         error_name(code), h.first_async_seq);
     if (surfaced) d.call = surfaced->seq;
-    d.evidence += surfaced_suspects_text(f);
-    if (!f.async_suspects.empty()) {
-      std::string list;
-      for (const CallView& s : f.async_suspects) list += (list.empty() ? "" : "; ") + suspect_text(*f.trace, s);
-      uint64_t more = f.async_suspects_total > f.async_suspects.size() ? f.async_suspects_total - f.async_suspects.size() : 0;
-      d.evidence += fmt::format(" GPU work launched since the last successful synchronization: {}{}.", list,
-                                more ? fmt::format(" and {} earlier", more) : std::string());
-    }
+    const uint64_t gemms = working_gemms(f.async_suspects, f.async_suspects_total);
+    const LaunchView* culprit = only_suspect(f.surfaced_launches, f.surfaced_launches_total, gemms);
+    d.evidence += surfaced_suspects_text(f, culprit != nullptr);
+    d.evidence += culprit != nullptr ? failed_gemms_text(*f.trace, f.async_suspects)
+                                     : gemm_suspects_text(*f.trace, f.async_suspects, f.async_suspects_total);
     const uint64_t from = surfaced ? surfaced->seq + 1 : h.first_async_seq + 1;
     if (uint64_t later = failures_from(f, from); later > 0) {
       d.evidence += fmt::format(" {} later call{} failed because of it (the error is sticky).", later, plural(later));
     }
-    if (f.sync_mode()) {
+    if (culprit != nullptr) {
+      d.advice = culprit_advice(*culprit);
+    } else if (f.sync_mode()) {
       d.evidence += " CUBLASSPY_SYNC was on and no intercepted call was found failing, so the "
                     "failing work was launched by something the shim does not intercept (a custom "
                     "kernel, another library).";
       d.advice = pin_down_advice(f);
-      d.advice += suspects_advice(!f.surfaced_launches.empty(), !f.async_suspects.empty());
+      d.advice += suspects_advice(f.surfaced_launches, gemms > 0);
     } else {
-      d.advice = "The culprit is not pinned: rerun with `cublasspy run --sync ...` (or "
-                 "CUBLASSPY_SYNC=1), which synchronizes after each intercepted call and names the "
-                 "call whose GPU work failed (CUDA_LAUNCH_BLOCKING=1 does the same for every "
-                 "kernel, without the record). ";
-      d.advice += suspects_advice(!f.surfaced_launches.empty(), !f.async_suspects.empty());
+      // Kernels, copies or memsets among the suspects: --sync all waits after those too.
+      d.advice = f.surfaced_launches.empty()
+                     ? "The culprit is not pinned: rerun with `cublasspy run --sync ...` (or "
+                       "CUBLASSPY_SYNC=1), which synchronizes after each intercepted call and names the "
+                       "call whose GPU work failed (CUDA_LAUNCH_BLOCKING=1 does the same for every "
+                       "kernel, without the record). "
+                     : kNotPinnedAdvice;
+      d.advice += suspects_advice(f.surfaced_launches, gemms > 0);
     }
     ctx.add(std::move(d));
   }

@@ -86,6 +86,12 @@ bool launches_device_work(const CallView& call) {
   return call.function != nullptr && format::is_gemm_family(call.function->family);
 }
 
+void drop_cleared(std::vector<CallView>& suspects, uint64_t& total, uint64_t cleared_ns) {
+  const size_t kept = suspects.size();
+  std::erase_if(suspects, [&](const CallView& c) { return c.rec().start_ns <= cleared_ns; });
+  total -= std::min<uint64_t>(total, kept - suspects.size());
+}
+
 FactsGatherer::FactsGatherer(const TraceFile& trace) {
   TraceFacts& f = f_;
   f.trace = &trace;
@@ -107,6 +113,16 @@ FactsGatherer::FactsGatherer(const TraceFile& trace) {
     for (const std::string& l : f.libraries) seen = seen || l == lib;
     if (!seen) f.libraries.push_back(lib);
   }
+  const std::optional<LaunchView> ring_error = trace.first_launch_error();
+  if (ring_error && !is_asynchronous_cuda_error(ring_error->entry.async_status)) {
+    ring_surfaced_ns_ = ring_error->entry.start_ns;
+  }
+}
+
+void FactsGatherer::take_surfaced_calls() {
+  f_.surfaced_calls.assign(since_sync_.begin(), since_sync_.end());
+  f_.surfaced_calls_total = since_sync_total_;
+  ring_surfaced_ns_.reset();
 }
 
 void FactsGatherer::add(const CallView& call) {
@@ -115,6 +131,8 @@ void FactsGatherer::add(const CallView& call) {
   const format::Record& rec = call.rec();
   const format::Family family = family_of(call);
   f.last_activity_ns = std::max(f.last_activity_ns, rec.start_ns + (call.in_flight() ? 0 : rec.duration_ns));
+  // The first call after the launch ring's error: the suspects are those made before it.
+  if (ring_surfaced_ns_ && rec.start_ns > *ring_surfaced_ns_) take_surfaced_calls();
   if (family == format::Family::kLibraryLoad) {
     LibraryLoad load;
     load.seq = call.seq;
@@ -322,6 +340,7 @@ void merge_failure_sites(TraceFacts& f) {
 
 TraceFacts FactsGatherer::finish() {
   TraceFacts& f = f_;
+  if (ring_surfaced_ns_) take_surfaced_calls();
   merge_failure_sites(f);
   f.launch_error = f.trace->first_launch_error();
   if (f.pending_at) {
@@ -355,6 +374,12 @@ TraceFacts FactsGatherer::finish() {
     f.surfaced_launches = std::move(surfaced->recent);
     f.surfaced_launches_total = surfaced->total;
     f.surfaced_launches_other_streams = surfaced->other_streams;
+    // A clean wait of the ring after a GEMM clears it too.
+    if (in_ring && surfaced->bound) drop_cleared(f.surfaced_calls, f.surfaced_calls_total, surfaced->bound->entry.start_ns);
+  }
+  if (!in_ring) {
+    f.surfaced_calls.clear();
+    f.surfaced_calls_total = 0;
   }
   return std::move(f_);
 }

@@ -93,6 +93,10 @@ struct TraceFacts {
   std::vector<LaunchView> surfaced_launches;
   uint64_t surfaced_launches_total = 0;
   bool surfaced_launches_other_streams = false;
+  // Where it surfaced first in the launch ring: the GEMMs made since the last clean
+  // synchronization before it, suspects beside surfaced_launches (chosen as async_suspects are).
+  std::vector<CallView> surfaced_calls;
+  uint64_t surfaced_calls_total = 0;
 
   const format::FileHeader& header() const { return trace->header(); }
   // The earliest failing call (not a library load), nullptr when none failed.
@@ -127,6 +131,10 @@ class FactsGatherer {
   uint64_t since_sync_total_ = 0;
   std::optional<CallView> last_clean_sync_;
   std::vector<CleanWait> clean_waits_;  // every clean wait of the call records, in visit order
+  // The start of the launch-ring entry the error surfaced at first (FileHeader::first_launch_error
+  // with a status of its own), until the suspects at that point are taken into surfaced_calls.
+  std::optional<uint64_t> ring_surfaced_ns_;
+  void take_surfaced_calls();
 };
 
 // A walk of its own.
@@ -155,6 +163,9 @@ inline const char* plural(uint64_t n) { return n == 1 ? "" : "s"; }
 // The call's family (format::Family, from the trace's function table).
 format::Family family_of(const CallView& call);
 bool launches_device_work(const CallView& call);  // a GEMM of some form
+// Drops from suspects (and from their total) the calls that began at or before `cleared_ns`,
+// the start of a clean wait that came after them.
+void drop_cleared(std::vector<CallView>& suspects, uint64_t& total, uint64_t cleared_ns);
 bool is_cublas_call(const CallView& call);        // of cuBLAS or cuBLASLt (the table's library)
 
 }  // namespace cublasspy::diagnoses

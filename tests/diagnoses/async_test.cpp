@@ -67,14 +67,14 @@ TEST(AsyncError, PendingBeforeTheGemmIsNotBlamedOnIt) {
   EXPECT_TRUE(contains(d.summary, "already pending before cublasSgemm_v2")) << d.summary;
   EXPECT_TRUE(contains(d.summary, "the GEMM did not cause it")) << d.summary;
   EXPECT_TRUE(contains(d.summary, "cudaErrorIllegalAddress (700)")) << d.summary;
-  // The advice pins it down with --sync all and never asks a --sync run for --sync.
-  EXPECT_TRUE(contains(d.advice, "--sync all")) << d.advice;
-  EXPECT_FALSE(contains(d.advice, "run --sync -")) << d.advice;
-  EXPECT_FALSE(contains(d.advice, "run --sync --")) << d.advice;
   // The suspect, from the launch ring: the memset made since the last clean synchronization
-  // (the cudaMemcpy that filled C), with its size.
-  EXPECT_TRUE(contains(d.evidence, "one of the 1 launch made since the last clean synchronization after call #")) << d.evidence;
-  EXPECT_TRUE(contains(d.evidence, "cudaMemsetAsync (48 bytes, stream 0x")) << d.evidence;
+  // (the cudaMemcpy that filled C), with its size. The only one: it is the culprit, with no
+  // rerun to pin it down.
+  EXPECT_TRUE(contains(d.evidence, "Only one launch was made since the last clean synchronization after call #"))
+      << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, "so it is the culprit: cudaMemsetAsync (48 bytes, stream 0x")) << d.evidence;
+  EXPECT_TRUE(contains(d.advice, "That launch is the culprit")) << d.advice;
+  EXPECT_FALSE(contains(d.advice, "--sync")) << d.advice;
   // The GEMM's failure is the sticky error's consequence, not a finding of its own.
   EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
   for (const Diagnosis& other : found) EXPECT_FALSE(contains(other.advice, "run --sync --")) << other.advice;
@@ -91,11 +91,15 @@ TEST(AsyncError, SyncAllPinsTheFaultingLaunch) {
   EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
 }
 
+// The memset is the only launch before the error surfaced, and the GEMM after it returned a
+// failure (it launched nothing): the memset is the culprit, without a rerun under --sync.
 TEST(AsyncError, FaultingMemsetWithoutSyncSurfacesAtTheGemm) {
   TracedRun run = faulting_memset_then_gemm(nullptr);
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "async-error");
-  EXPECT_TRUE(contains(d.advice, "--sync")) << explain(run, found);
+  EXPECT_TRUE(contains(d.evidence, "so it is the culprit: cudaMemsetAsync (48 bytes")) << explain(run, found);
+  EXPECT_TRUE(contains(d.evidence, "cublasSgemm_v2 (m=4 n=3 k=2 lda=4 ldb=2 ldc=4) returned a failure")) << d.evidence;
+  EXPECT_FALSE(contains(d.advice, "--sync")) << d.advice;
   EXPECT_FALSE(contains(d.summary, "did not cause it")) << d.summary;
 }
 
@@ -138,16 +142,63 @@ TracedRun faulting_kernel(const std::string& fault, const char* sync, std::vecto
   return run_traced(program, o);
 }
 
-TEST(AsyncError, FaultingKernelWithoutSyncNamesItAmongTheSuspects) {
+// The only launch since the last clean synchronization: the culprit, named as such.
+TEST(AsyncError, FaultingKernelWithoutSyncIsNamedTheCulprit) {
   TracedRun run = faulting_kernel("cudaLaunchKernel:1:700", nullptr);
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "async-error");
   EXPECT_TRUE(contains(d.summary, "cudaErrorIllegalAddress (700)")) << explain(run, found);
   EXPECT_FALSE(contains(d.summary, "did not cause it")) << d.summary;
-  EXPECT_TRUE(contains(d.evidence, std::string("one of the 1 launch made before it")) &&
-              contains(d.evidence, std::string(kGatherRows) + " (cudaLaunchKernel, grid 1x1x1, block 32x1x1"))
+  EXPECT_TRUE(contains(d.evidence, "Only one launch was made before it since the last clean synchronization, so it "
+                                   "is the culprit: " + std::string(kGatherRows) +
+                                       " (cudaLaunchKernel, grid 1x1x1, block 32x1x1"))
       << explain(run, found);
-  EXPECT_TRUE(contains(d.advice, "--sync")) << d.advice;
+  EXPECT_FALSE(contains(d.evidence, "one of the")) << d.evidence;
+  EXPECT_TRUE(contains(d.advice, "That launch is the culprit")) << d.advice;
+  EXPECT_FALSE(contains(d.advice, "--sync")) << d.advice;
+  // A kernel of the program's own: the advice of any launch, not a PyTorch kernel's cause.
+  EXPECT_TRUE(contains(d.advice, "Check the indices and sizes that work is given")) << d.advice;
+  EXPECT_FALSE(contains(d.advice, "PyTorch's kernel")) << d.advice;
+}
+
+// Two launches before it (gather_rows, then scale_rows, which faults): either can have faulted,
+// and the advice says how to pin it down.
+TEST(AsyncError, TwoSuspectLaunchesStillAdviseSyncAll) {
+  TracedRun run = faulting_kernel("cudaLaunchKernelExC_ptsz:1:700", nullptr, {"--per-thread-launch"});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  EXPECT_TRUE(contains(d.evidence, "one of the 2 launches made before it")) << explain(run, found);
+  EXPECT_TRUE(contains(d.evidence, kGatherRows)) << d.evidence;
+  EXPECT_FALSE(contains(d.evidence, "culprit")) << d.evidence;
+  EXPECT_TRUE(contains(d.advice, "--sync all")) << explain(run, found);
+  EXPECT_FALSE(contains(d.advice, "is the culprit")) << d.advice;
+}
+
+// The faulting kernel carries the name of PyTorch's embedding lookup: the advice names the
+// operation and its usual cause (an index at or above num_embeddings), not a GEMM's operands.
+TEST(AsyncError, AKnownPyTorchKernelIsNamedWithItsUsualCause) {
+  TracedRun run = faulting_kernel("cudaLaunchKernel:1:710", nullptr, {"--pytorch-kernel"});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  EXPECT_TRUE(contains(d.summary, "cudaErrorAssert (710)")) << explain(run, found);
+  EXPECT_TRUE(contains(d.evidence, "so it is the culprit: void at::native::indexSelectSmallIndex<float, int>"))
+      << d.evidence;
+  EXPECT_TRUE(contains(d.advice, "indexSelectSmallIndex is PyTorch's kernel for an embedding lookup or index_select"))
+      << d.advice;
+  EXPECT_TRUE(contains(d.advice, "num_embeddings") && contains(d.advice, "resize_token_embeddings")) << d.advice;
+  EXPECT_FALSE(contains(d.advice, "lda")) << d.advice;
+  EXPECT_FALSE(contains(d.advice, "--sync")) << d.advice;
+}
+
+TEST(AsyncError, SyncAllPinsAKnownPyTorchKernelWithItsUsualCause) {
+  TracedRun run = faulting_kernel("cudaLaunchKernel:1:710", "all", {"--pytorch-kernel"});
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "async-error");
+  EXPECT_TRUE(contains(d.summary, "the GPU work launched by void at::native::indexSelectSmallIndex<float, int>"))
+      << explain(run, found);
+  EXPECT_TRUE(contains(d.advice, "indexSelectSmallIndex is PyTorch's kernel for an embedding lookup")) << d.advice;
+  EXPECT_TRUE(contains(d.advice, "num_embeddings")) << d.advice;
+  EXPECT_FALSE(contains(d.advice, "lda")) << d.advice;
 }
 
 TEST(AsyncError, FaultingKernelFoundPendingUnderSync) {
@@ -157,9 +208,10 @@ TEST(AsyncError, FaultingKernelFoundPendingUnderSync) {
   ASSERT_TRUE(d.call && d.pid) << explain(run, found);
   EXPECT_EQ(function_of_call(run, *d.pid, *d.call), "cublasSgemm_v2");
   EXPECT_TRUE(contains(d.summary, "already pending before cublasSgemm_v2")) << d.summary;
-  EXPECT_TRUE(contains(d.evidence, "one of the 1 launch made since the last clean synchronization")) << d.evidence;
+  EXPECT_TRUE(contains(d.evidence, "Only one launch was made since the last clean synchronization")) << d.evidence;
   EXPECT_TRUE(contains(d.evidence, kGatherRows)) << d.evidence;
-  EXPECT_TRUE(contains(d.advice, "--sync all")) << d.advice;
+  EXPECT_TRUE(contains(d.advice, "That launch is the culprit")) << d.advice;
+  EXPECT_FALSE(contains(d.advice, "--sync")) << d.advice;
   EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
 }
 
@@ -227,7 +279,7 @@ TEST(AsyncError, SuspectsAreTheLaunchesOfTheGemmsStream) {
   TracedRun run = faulting_kernel("cudaLaunchKernel:2:700", "1", {"--other-stream"});
   auto found = run.diagnose();
   const Diagnosis& d = the_finding(found, "async-error");
-  EXPECT_TRUE(contains(d.evidence, "one of the 1 launch made since") && contains(d.evidence, kGatherRows))
+  EXPECT_TRUE(contains(d.evidence, "Only one launch was made since") && contains(d.evidence, kGatherRows))
       << explain(run, found);
   EXPECT_FALSE(contains(d.evidence, "scale_rows")) << d.evidence;
 }

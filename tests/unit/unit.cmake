@@ -4,6 +4,7 @@
 #   handle_lookup_test: interpose/runtime.h's find_handle, the per-thread memory of a look-up
 #   format_doc_test:   docs/FORMAT.md's tables against src/trace/trace_format.h
 #   diagnosis_ids_doc_test: docs/DIAGNOSES.md and CONTRACT.md against src/common/diagnosis_ids.h
+#   kernel_causes_test: the table of PyTorch's kernels and their usual causes (src/diagnose)
 # ctest names: unit.<Suite>.<Test>.
 include(GoogleTest)
 
@@ -98,3 +99,10 @@ add_executable(slot_fields_test ${CMAKE_CURRENT_LIST_DIR}/slot_fields_test.cpp)
 target_link_libraries(slot_fields_test PRIVATE cublasspy_present GTest::gtest_main Threads::Threads)
 target_compile_options(slot_fields_test PRIVATE -Wall -Wextra)
 gtest_discover_tests(slot_fields_test TEST_PREFIX unit.)
+
+#   kernel_causes_test: the table of PyTorch's kernels and their usual causes, matched by real
+#   kernels' names (src/diagnose/kernel_causes)
+add_executable(kernel_causes_test ${CMAKE_CURRENT_LIST_DIR}/kernel_causes_test.cpp)
+target_link_libraries(kernel_causes_test PRIVATE cublasspy_diagnose GTest::gtest_main)
+target_compile_options(kernel_causes_test PRIVATE -Wall -Wextra)
+gtest_discover_tests(kernel_causes_test TEST_PREFIX unit.)

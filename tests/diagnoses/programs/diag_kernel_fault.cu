@@ -5,7 +5,7 @@
 // follows), as an embedding index out of range does on a GPU.
 //
 //   diag_kernel_fault [--other-stream] [--no-gemm] [--driver-waits] [--chevrons] [--per-thread-waits]
-//                     [--per-thread-launch]
+//                     [--per-thread-launch] [--pytorch-kernel]
 //     --other-stream   a kernel launched on a second stream first, never waited for: no
 //                      suspect of an error found on the GEMMs' stream (docs/DIAGNOSES.md)
 //     --no-gemm        no GEMM: the program waits with cudaDeviceSynchronize and reads
@@ -22,6 +22,8 @@
 //     --per-thread-launch  the indexing kernel launched as a program built with
 //                      --default-stream per-thread launches it: cudaLaunchKernel_ptsz (then
 //                      scale_rows by cudaLaunchKernelExC_ptsz)
+//     --pytorch-kernel the indexing kernel named as PyTorch's embedding lookup
+//                      (at::native::indexSelectSmallIndex), whose usual cause the diagnosis knows
 //
 // Else the kernel is launched through cudaLaunchKernel, as PyTorch's kernels are. Linked with --export-dynamic so that
 // dladdr names the kernel's host stub and the launching function. Prints each status; exit status 0.
@@ -36,6 +38,15 @@ __global__ void gather_rows(const float* table, const int* index, float* out, in
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = table[index[i]];
 }
+
+// The same gather under the name of PyTorch's kernel for an embedding lookup (index_select).
+namespace at::native {
+template <typename T, typename IndexType>
+__global__ void indexSelectSmallIndex(const T* table, const IndexType* index, T* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = table[index[i]];
+}
+}  // namespace at::native
 
 __global__ void scale_rows(float* x, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -63,7 +74,7 @@ __attribute__((noinline)) cudaError_t launch_on_stream(const void* kernel, void*
 
 int main(int argc, char** argv) {
   bool other_stream = false, gemm = true, driver_waits = false, chevrons = false, per_thread = false,
-       per_thread_launch = false;
+       per_thread_launch = false, pytorch_kernel = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--other-stream") == 0) other_stream = true;
     else if (std::strcmp(argv[i], "--no-gemm") == 0) gemm = false;
@@ -71,6 +82,7 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--chevrons") == 0) chevrons = true;
     else if (std::strcmp(argv[i], "--per-thread-waits") == 0) per_thread = true, gemm = false;
     else if (std::strcmp(argv[i], "--per-thread-launch") == 0) per_thread_launch = true;
+    else if (std::strcmp(argv[i], "--pytorch-kernel") == 0) pytorch_kernel = true;
     else {
       std::fprintf(stderr, "diag_kernel_fault: unknown option %s\n", argv[i]);
       return 2;
@@ -143,6 +155,9 @@ int main(int argc, char** argv) {
     void* scale_args[] = {&c, &n};
     report("cudaLaunchKernelExC_ptsz scale_rows",
            cudaLaunchKernelExC_ptsz(&config, reinterpret_cast<const void*>(scale_rows), scale_args));
+  } else if (pytorch_kernel) {
+    report("cudaLaunchKernel indexSelectSmallIndex",
+           launch_on_stream(reinterpret_cast<const void*>(at::native::indexSelectSmallIndex<float, int>), args, stream));
   } else {
     report("cudaLaunchKernel gather_rows", launch_on_stream(reinterpret_cast<const void*>(gather_rows), args, stream));
   }
