@@ -25,6 +25,8 @@
 #include "common/cuda_errors.h"
 #include "graph_registry.h"
 #include "hook_expansion.h"
+#include "kernel_image_record.h"
+#include "post_call.h"
 #include "real_functions.h"
 #include "driver_table.h"
 #include "shim_guard.h"
@@ -37,6 +39,10 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t, dim3, dim3, void**, size_t, cu
 
 namespace cublasspy {
 namespace {
+
+// cudaErrorNoKernelImageForDevice, and the driver's CUDA_ERROR_NO_BINARY_FOR_GPU: the same number.
+constexpr int kNoKernelImage = 209;
+static_assert(kNoKernelImage == cudaErrorNoKernelImageForDevice && kNoKernelImage == CUDA_ERROR_NO_BINARY_FOR_GPU);
 
 // Asks one of the CUDA libraries for a kernel's name: `table` finds the library's table (with the
 // shim's own calls passing straight through, as the lookup may reach a hooked dlsym), `get` the
@@ -155,8 +161,10 @@ void graph_call_after(const LaunchContext& lc, int status, GraphCall& g, format:
 // kFamily: kLaunch (work put on a stream: a kernel, copy or memset) or kSync (a wait or query
 // where an asynchronous error surfaces, CUBLASSPY_SURFACE_HOOKS): the latter has no kernel-table
 // totals and is not waited after under CUBLASSPY_SYNC=all (it is a wait, or a query).
+// `caller`: the wrapper's return address, in the object that made the launch (for a kernel
+// launched by its handle or CUfunction, the only code address of its object at hand).
 template <FnId kId, Family kFamily, typename Ret, typename Fill, typename Invoke>
-Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
+Ret record_launch(Ret fail_value, const void* caller, Fill&& fill, Invoke&& invoke) {
   static_assert(kFamily == Family::kLaunch || kFamily == Family::kSync || kFamily == Family::kGraph);
   constexpr bool kGraphCall = kFamily == Family::kGraph;
   constexpr uint16_t id = static_cast<uint16_t>(kId);
@@ -234,7 +242,14 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
   const bool failed = kFamily != Family::kSync ? status != 0 || is_asynchronous_cuda_error(e->async_status)
                                                : is_asynchronous_cuda_error(status);
   TraceWriter::complete_launch(e, ticket);
-  if (failed) [[unlikely]] shim_guarded([&] { take_launch_locations(*rt, id, ticket); });
+  if (failed) [[unlikely]] {
+    shim_guarded([&] { take_launch_locations(*rt, id, ticket); });
+    // A kernel this GPU has no code for: the device's and the kernel's object's architectures.
+    if (kFamily == Family::kLaunch && status == kNoKernelImage && lc.function != 0) {
+      const void* code = lc.kind == LaunchContext::Kind::kHostStub ? reinterpret_cast<const void*>(lc.function) : caller;
+      shim_guarded([&] { record_kernel_image(*rt, code, process_section_busy()); });
+    }
+  }
   return ret;
 }
 
@@ -266,7 +281,7 @@ bool takes_fail_index(void* real) {
     static_assert(sizeof(static_cast<Real>(&::fn_)) != 0,                                       \
                   "hook_list.h prototype differs from the CUDA header: " #fn_);                 \
     return ::cublasspy::record_launch<::cublasspy::FnId::k##fn_, ::cublasspy::Family::family_, ret_>( \
-        fail_, [&]([[maybe_unused]] ::cublasspy::LaunchContext& lc, void*) { CBS_MAP_SEMI(CBS_LAUNCH_ARG, __VA_ARGS__) }, \
+        fail_, __builtin_return_address(0), [&]([[maybe_unused]] ::cublasspy::LaunchContext& lc, void*) { CBS_MAP_SEMI(CBS_LAUNCH_ARG, __VA_ARGS__) }, \
         [&](void* real) { return ::cublasspy::call_real<Real>(real CBS_MAP_AFTER_COMMA(CBS_NAME, __VA_ARGS__)); }); \
   }
 
@@ -290,7 +305,7 @@ CBS_ONE_PROTOTYPE_LAUNCH_HOOKS(CBS_DEFINE_LAUNCH_WRAPPER)
     using EitherPrototype = ret_ (*)(CBS_MAP_COMMA(CBS_TYPE, __VA_ARGS__), uintptr_t);         \
     constexpr auto kId = ::cublasspy::FnId::k##fn_;                                             \
     return ::cublasspy::record_launch<kId, ::cublasspy::Family::family_, ret_>(                 \
-        fail_,                                                                                  \
+        fail_, __builtin_return_address(0),                                                     \
         [&](::cublasspy::LaunchContext& lc, void* real) {                                       \
           CBS_MAP_SEMI(CBS_LAUNCH_ARG, __VA_ARGS__);                                            \
           if (::cublasspy::takes_fail_index<kId>(real)) lc.stream = stream_if_12_8;              \

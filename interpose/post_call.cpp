@@ -10,6 +10,7 @@
 #include "live_scan.h"
 #include "hook_table.h"
 #include "load_failure_record.h"
+#include "kernel_image_record.h"
 #include "machine_record.h"
 #include "driver_table.h"
 #include "machine/process_info.h"
@@ -168,6 +169,7 @@ std::atomic<bool>& process_section_busy() { return g_process_section_busy; }
 void process_section_after_fork() {
   g_process_section_busy.store(false);
   machine_evidence_after_fork();
+  kernel_image_after_fork();
   load_failures_after_fork();
 }
 

@@ -34,6 +34,7 @@ constexpr Rule kRules[] = {
     &rule_fork_after_cuda_init,
     &rule_cublas_init,
     &rule_mixed_libraries,
+    &rule_no_kernel_image,
     &rule_crashed_in_call,
     &rule_killed_in_call,
     &rule_graph_replay,

@@ -52,6 +52,7 @@ void rule_device_enumeration(RuleContext& ctx);      // invalid-visible-devices,
 void rule_fork_after_cuda_init(RuleContext& ctx);    // fork-after-cuda-init
 void rule_cublas_init(RuleContext& ctx);             // cublas-init-failed
 void rule_mixed_libraries(RuleContext& ctx);         // mixed-cuda-libraries
+void rule_no_kernel_image(RuleContext& ctx);         // no-kernel-image
 void rule_crashed_in_call(RuleContext& ctx);         // crashed-in-call
 void rule_killed_in_call(RuleContext& ctx);          // killed-in-call
 void rule_graph_replay(RuleContext& ctx);            // graph-replay-freed-memory

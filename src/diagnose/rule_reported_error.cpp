@@ -110,6 +110,7 @@ void rule_reported_error(RuleContext& ctx) {
       if (code == 0 || code == kNotReady || !said.insert({space, code}).second) continue;
       const bool cuda = space == format::Library::kCudart || space == format::Library::kCuda;
       if (cuda && is_asynchronous_cuda_error(code) && ctx.found_for(f, {ids::kAsyncError}) != nullptr) continue;
+      if (cuda && code == 209 && ctx.found_for(f, {ids::kNoKernelImage}) != nullptr) continue;  // no kernel image
       const CallView* failing = failing_call(f, space, code, report);
       if (failing != nullptr && ctx.call_named(f, failing->seq)) continue;  // said already, of that call
       const std::optional<LaunchView> launch = failing == nullptr ? failing_launch(f, space, code) : std::nullopt;

@@ -19,6 +19,9 @@ try:
     import torch
     out["torch"] = torch.__version__
     out["torch_cuda"] = torch.version.cuda or ""
+    # torch.cuda.get_arch_list() without its is_available(), which would initialize CUDA.
+    flags = getattr(torch._C, "_cuda_getArchFlags", None)
+    out["torch_arch_list"] = (flags() or "").split() if flags else []
 except Exception as e:
     out["torch_error"] = (type(e).__name__ + ": " + str(e)).splitlines()[0][:300]
 libs = []
@@ -82,6 +85,11 @@ PythonEnv python_env_from_json(const std::string& text) {
   env.torch_version = str("torch");
   env.torch_cuda = str("torch_cuda");
   env.torch_error = str("torch_error");
+  if (j.contains("torch_arch_list") && j["torch_arch_list"].is_array()) {
+    for (const auto& a : j["torch_arch_list"]) {
+      if (a.is_string()) env.torch_arch_list.push_back(a.get<std::string>());
+    }
+  }
   if (j.contains("libraries") && j["libraries"].is_array()) {
     for (const auto& l : j["libraries"]) {
       if (l.is_object() && l.contains("path") && l["path"].is_string()) {

@@ -22,6 +22,9 @@ struct PythonEnv {
   std::string torch_version; // "" when torch did not import
   std::string torch_cuda;    // torch.version.cuda ("12.4"), "" for a CPU build
   std::string torch_error;   // the import's exception
+  // torch.cuda.get_arch_list(): the architectures torch was built for ("sm_80", "sm_90",
+  // "compute_90"), asked without initializing CUDA; empty for a CPU build
+  std::vector<std::string> torch_arch_list;
   std::vector<PythonLibrary> libraries;  // the CUDA libraries mapped after `import torch`
   std::map<std::string, std::string> wheels;  // nvidia-* distributions and versions
 };

@@ -1,6 +1,9 @@
 // The numbers the stand-in device reports: a Hopper-class part (sm_90, 132 SMs), so code that
-// picks kernels or sizes workspaces by device properties takes its usual paths.
+// picks kernels or sizes workspaces by device properties takes its usual paths. Its compute
+// capability may be set (STANDIN_DEVICE_CC) to play a GPU a build has no code for.
 #include "device_attributes.h"
+
+#include "driver_state.h"
 
 namespace standin::driver {
 
@@ -36,8 +39,8 @@ bool device_attribute(CUdevice_attribute attribute, int physical_index, int* val
     case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: v = 3; break;
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: v = 1; break;
     case CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: v = 32; break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: v = 9; break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: v = 0; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: v = config().cc_major; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: v = config().cc_minor; break;
     case CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: v = 1; break;
     case CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: v = 1; break;
     case CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: v = 1; break;

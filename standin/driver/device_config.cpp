@@ -34,6 +34,21 @@ long long env_int(const char* name, long long fallback) {
   return v;
 }
 
+// STANDIN_DEVICE_CC="MAJOR.MINOR": the compute capability every device reports (default 9.0),
+// to play a GPU that a program's build has no code for.
+void read_compute_capability(Config* c) {
+  const char* text = std::getenv("STANDIN_DEVICE_CC");
+  if (text == nullptr) return;
+  int major = 0, minor = 0;
+  char rest = 0;
+  if (std::sscanf(text, "%d.%d%c", &major, &minor, &rest) != 2 || major < 1 || major > 99 || minor < 0 || minor > 9) {
+    std::fprintf(stderr, "standin: ignoring STANDIN_DEVICE_CC=%s (not MAJOR.MINOR)\n", text);
+    return;
+  }
+  c->cc_major = major;
+  c->cc_minor = minor;
+}
+
 // Known CUresult values keep their number; the runtime-only codes (35 insufficient driver and
 // the like) become CUDA_ERROR_UNKNOWN for the driver, which has no such code.
 CUresult driver_code_for(int runtime_code) {
@@ -83,6 +98,7 @@ Config* read_config() {
   c->count_error = c->count_error_runtime ? driver_code_for(c->count_error_runtime) : CUDA_SUCCESS;
   long long memory = env_int("STANDIN_DEVICE_MEMORY", static_cast<long long>(80ull << 30));
   c->memory_per_device = memory > 0 ? static_cast<size_t>(memory) : (80ull << 30);
+  read_compute_capability(c);
   return c;
 }
 

@@ -32,6 +32,7 @@ struct Config {
   int count_error_runtime = 0;      // STANDIN_DEVICE_COUNT_ERROR, as given (a cudaError_t)
   CUresult count_error = CUDA_SUCCESS;  // the same, as the driver reports it
   size_t memory_per_device = 80ull << 30;  // STANDIN_DEVICE_MEMORY (bytes)
+  int cc_major = 9, cc_minor = 0;   // STANDIN_DEVICE_CC ("12.0"): every device's compute capability
 };
 
 const Config& config();

@@ -62,7 +62,8 @@ add_executable(diagnoses_test
   ${CBS_DIAG_DIR}/doctor_machine_test.cpp
   ${CBS_DIAG_DIR}/doctor_probe_test.cpp
   ${CBS_DIAG_DIR}/machine_evidence_test.cpp
-  ${CBS_DIAG_DIR}/load_failure_test.cpp)
+  ${CBS_DIAG_DIR}/load_failure_test.cpp
+  ${CBS_DIAG_DIR}/no_kernel_image_test.cpp)
 target_link_libraries(diagnoses_test PRIVATE cublasspy_test_support cublasspy_diagnose cublasspy_doctor cublasspy_dump
                       nlohmann_json::nlohmann_json GTest::gtest_main ${CMAKE_DL_LIBS})
 target_compile_options(diagnoses_test PRIVATE -Wall -Wextra)
@@ -71,7 +72,7 @@ target_compile_definitions(diagnoses_test PRIVATE CBS_TEST_CLI="$<TARGET_FILE:cu
                            CBS_TEST_REPLAY_RUNNER="$<TARGET_FILE:cublasspy_replay_runner>")
 add_dependencies(diagnoses_test cublasspy cublasspy_cli cublasspy_replay_runner standin diag_workload diag_fork diag_samples diag_second_cublas
                  diag_per_thread diag_graph diag_reported
-                 diag_second_cublas_rpath doctor_json diag_kernel_fault)
+                 diag_second_cublas_rpath doctor_json diag_kernel_fault diag_kernel_image)
 gtest_discover_tests(diagnoses_test TEST_PREFIX diagnoses. DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 300)
 
@@ -91,3 +92,34 @@ target_link_libraries(failure_sites_test PRIVATE cublasspy_test_support GTest::g
 target_compile_options(failure_sites_test PRIVATE -Wall -Wextra)
 add_dependencies(failure_sites_test cublasspy cublasspy_cli standin diag_failure_storm)
 gtest_discover_tests(failure_sites_test TEST_PREFIX diagnoses. DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)
+
+# A kernel of the program's own, built by nvcc three ways for the stand-in's 9.0 device: with no
+# code it runs (sm_80 SASS, compute_100 PTX), with code it runs only through PTX (sm_80 SASS,
+# compute_90 PTX) and with its SASS (sm_80 and sm_90); and the second's fatbin alone, for the fatbin
+# parser's unit test (tests/unit/fatbin_archs_test.cpp). Built when the toolkit has nvcc (the
+# tests fail, naming the missing file, when not).
+set(CBS_KERNEL_IMAGE_CU ${CBS_DIAG_DIR}/programs/diag_kernel_image.cu)
+set(CBS_KERNEL_IMAGE_FATBIN ${CMAKE_BINARY_DIR}/test-programs/kernel_image_sm80_compute90.fatbin)
+if(CUBLASSPY_NVCC AND NOT CUBLASSPY_SANITIZE)
+  set(cbs_kernel_image_outputs "")
+  foreach(variant "lacks;compute_80,code=sm_80;compute_100,code=compute_100"
+                  "ptx;compute_80,code=sm_80;compute_90,code=compute_90"
+                  "has;compute_80,code=sm_80;compute_90,code=sm_90")
+    list(GET variant 0 name)
+    list(GET variant 1 first)
+    list(GET variant 2 second)
+    set(out ${CMAKE_BINARY_DIR}/test-programs/diag_kernel_image_${name})
+    add_custom_command(OUTPUT ${out}
+      COMMAND ${CUBLASSPY_NVCC} --cudart=shared -gencode arch=${first} -gencode arch=${second}
+              -o ${out} ${CBS_KERNEL_IMAGE_CU}
+      DEPENDS ${CBS_KERNEL_IMAGE_CU} COMMENT "nvcc: diag_kernel_image_${name}" VERBATIM)
+    list(APPEND cbs_kernel_image_outputs ${out})
+  endforeach()
+  add_custom_command(OUTPUT ${CBS_KERNEL_IMAGE_FATBIN}
+    COMMAND ${CUBLASSPY_NVCC} -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=compute_90
+            -fatbin -o ${CBS_KERNEL_IMAGE_FATBIN} ${CBS_KERNEL_IMAGE_CU}
+    DEPENDS ${CBS_KERNEL_IMAGE_CU} COMMENT "nvcc: the fatbin of diag_kernel_image" VERBATIM)
+  add_custom_target(diag_kernel_image ALL DEPENDS ${cbs_kernel_image_outputs} ${CBS_KERNEL_IMAGE_FATBIN})
+else()
+  add_custom_target(diag_kernel_image)
+endif()

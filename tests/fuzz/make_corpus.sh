@@ -68,6 +68,10 @@ trace graph_replay_freed CUBLASSPY_LAUNCH_RING=64 CUBLASSPY_CHECK=1 -- "$program
 # each with its first failure and its native location, the later failures counted.
 trace failure_sites_storm CUBLASSPY_SIDE_MB=1 STANDIN_FAIL=cublasSgemm_v2:*:13 -- "$programs/diag_failure_storm" 200
 
+# A kernel launch without a kernel image (209), with what the shim records of it: the device's
+# compute capability and the architectures of the program's .nv_fatbin (image.* entries).
+trace no_kernel_image CUBLASSPY_LAUNCH_RING=16 -- "$programs/diag_kernel_image_lacks"
+
 # A hang killed by SIGKILL: the call stays in flight, the file says "running".
 rm -f "$work"/*.cbt
 (cd "$work" && LD_PRELOAD="$build/lib/libcublasspy.so" LD_LIBRARY_PATH="$build/standin" \

@@ -106,3 +106,13 @@ add_executable(kernel_causes_test ${CMAKE_CURRENT_LIST_DIR}/kernel_causes_test.c
 target_link_libraries(kernel_causes_test PRIVATE cublasspy_diagnose GTest::gtest_main)
 target_compile_options(kernel_causes_test PRIVATE -Wall -Wextra)
 gtest_discover_tests(kernel_causes_test TEST_PREFIX unit.)
+#   fatbin_archs_test: the architectures of a fatbin (src/machine/fatbin_archs.h) from a real one
+#   nvcc built (tests/diagnoses/diagnoses.cmake), and from its truncations and corruptions
+add_executable(fatbin_archs_test ${CMAKE_CURRENT_LIST_DIR}/fatbin_archs_test.cpp)
+target_link_libraries(fatbin_archs_test PRIVATE cublasspy_machine GTest::gtest_main)
+target_compile_options(fatbin_archs_test PRIVATE -Wall -Wextra)
+target_compile_definitions(fatbin_archs_test PRIVATE
+  CBS_TEST_FATBIN="${CMAKE_BINARY_DIR}/test-programs/kernel_image_sm80_compute90.fatbin"
+  CBS_TEST_KERNEL_PROGRAM="${CMAKE_BINARY_DIR}/test-programs/diag_kernel_image_lacks")
+add_dependencies(fatbin_archs_test diag_kernel_image)
+gtest_discover_tests(fatbin_archs_test TEST_PREFIX unit.)

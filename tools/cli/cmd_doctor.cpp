@@ -10,6 +10,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "diagnose/load_failure.h"
@@ -89,6 +90,13 @@ void add_python_checks(const DoctorArgs& a, doctor::DoctorReport& r) {
   } else {
     r.checks.push_back({"torch", CheckStatus::kInfo,
                         fmt::format("torch {}, built for CUDA {}", py.torch_version, py.torch_cuda.empty() ? "none (CPU)" : py.torch_cuda)});
+    // The GPUs it has code for (no-kernel-image, docs/DIAGNOSES.md): a GPU newer than these
+    // runs torch's kernels only through a compute_XY PTX entry.
+    if (!py.torch_cuda.empty()) {
+      r.checks.push_back({"torch architectures", CheckStatus::kInfo,
+                          py.torch_arch_list.empty() ? std::string("none reported")
+                                                     : fmt::format("{}", fmt::join(py.torch_arch_list, " "))});
+    }
   }
   std::vector<std::pair<std::string, std::string>> entries;
   for (const doctor::PythonLibrary& lib : py.libraries) {
