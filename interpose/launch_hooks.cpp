@@ -22,8 +22,10 @@
 
 #include "call_locations.h"
 #include "common/cuda_errors.h"
+#include "gpu_health.h"
 #include "graph_registry.h"
 #include "hook_expansion.h"
+#include "post_call.h"
 #include "real_functions.h"
 #include "driver_table.h"
 #include "shim_guard.h"
@@ -234,7 +236,10 @@ Ret record_launch(Ret fail_value, Fill&& fill, Invoke&& invoke) {
   const bool failed = kFamily != Family::kSync ? status != 0 || is_asynchronous_cuda_error(e->async_status)
                                                : is_asynchronous_cuda_error(status);
   TraceWriter::complete_launch(e, ticket);
-  if (failed) [[unlikely]] shim_guarded([&] { take_launch_locations(*rt, id, ticket); });
+  if (failed) [[unlikely]] {
+    shim_guarded([&] { take_launch_locations(*rt, id, ticket); });
+    record_gpu_health(*rt, process_section_busy());
+  }
   return ret;
 }
 
