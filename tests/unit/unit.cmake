@@ -98,3 +98,9 @@ add_executable(slot_fields_test ${CMAKE_CURRENT_LIST_DIR}/slot_fields_test.cpp)
 target_link_libraries(slot_fields_test PRIVATE cublasspy_trace_reader GTest::gtest_main Threads::Threads)
 target_compile_options(slot_fields_test PRIVATE -Wall -Wextra)
 gtest_discover_tests(slot_fields_test TEST_PREFIX unit.)
+
+#   gpu_health_test: the Xid table and the gpu-hardware-fault finding over NVML's entries
+add_executable(gpu_health_test ${CMAKE_CURRENT_LIST_DIR}/gpu_health_test.cpp)
+target_link_libraries(gpu_health_test PRIVATE cublasspy_diagnose GTest::gtest_main)
+target_compile_options(gpu_health_test PRIVATE -Wall -Wextra)
+gtest_discover_tests(gpu_health_test TEST_PREFIX unit.)
