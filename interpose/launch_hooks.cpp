@@ -23,6 +23,7 @@
 
 #include "call_locations.h"
 #include "common/cuda_errors.h"
+#include "gpu_health.h"
 #include "graph_registry.h"
 #include "hook_expansion.h"
 #include "kernel_image_record.h"
@@ -249,6 +250,7 @@ Ret record_launch(Ret fail_value, const void* caller, Fill&& fill, Invoke&& invo
       const void* code = lc.kind == LaunchContext::Kind::kHostStub ? reinterpret_cast<const void*>(lc.function) : caller;
       shim_guarded([&] { record_kernel_image(*rt, code, process_section_busy()); });
     }
+    record_gpu_health(*rt, process_section_busy());
   }
   return ret;
 }

@@ -13,6 +13,7 @@
 #include "kernel_image_record.h"
 #include "machine_record.h"
 #include "driver_table.h"
+#include "gpu_health.h"
 #include "machine/process_info.h"
 
 namespace cublasspy {
@@ -155,12 +156,17 @@ PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
     ts.internal--;
     if (!failed) rt.cuda_ready.store(true, std::memory_order_relaxed);
   }
+  if (!failed && hook_has_trait(id, Trait::kCreatesHandle)) watch_gpu_health(rt);
   if (failed) [[unlikely]] {
     const bool setup = is_evidence_call(id);
     if (setup || hook_library(id) == Library::kCublas || hook_library(id) == Library::kCublasLt) {
       record_machine_evidence(rt, id, ctx.rec.status, setup, g_process_section_busy);
     }
   }
+  // A CUDA library's failure (not a failed dlopen, which says nothing of the GPU).
+  const bool cuda_library = hook_library(id) == Library::kCublas || hook_library(id) == Library::kCublasLt ||
+                            hook_library(id) == Library::kCudart || hook_library(id) == Library::kCuda;
+  if ((failed || outcome.async_failure) && cuda_library) [[unlikely]] record_gpu_health(rt, g_process_section_busy);
   return outcome;
 }
 
@@ -171,6 +177,7 @@ void process_section_after_fork() {
   machine_evidence_after_fork();
   kernel_image_after_fork();
   load_failures_after_fork();
+  gpu_health_after_fork();
 }
 
 }  // namespace cublasspy

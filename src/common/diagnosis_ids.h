@@ -70,6 +70,7 @@ inline constexpr const char* kGraphReplayFreedMemory = "graph-replay-freed-memor
 inline constexpr const char* kCrashedInCall = "crashed-in-call";
 inline constexpr const char* kKilledInCall = "killed-in-call";
 inline constexpr const char* kNoKernelImage = "no-kernel-image";
+inline constexpr const char* kGpuHardwareFault = "gpu-hardware-fault";
 
 struct IdInfo {
   const char* id;
@@ -131,6 +132,8 @@ inline constexpr IdInfo kIds[] = {
      "the trace ends with a call in flight and no recorded exit or signal"},
     {kNoKernelImage, IdKind::kRule, SetupStage::kNone,
      "a kernel launch found no code for the GPU's architecture (209)"},
+    {kGpuHardwareFault, IdKind::kMachine, SetupStage::kNone,
+     "NVML reported a hardware fault of the GPU at the failure: an Xid of the hardware's, ECC, retired or remapped memory"},
 };
 
 // The entry of `id`, nullptr for an id the table lacks.

@@ -30,6 +30,7 @@ constexpr Rule kRules[] = {
     &rule_load_failure,
     &rule_driver_too_old,
     &rule_machine,
+    &rule_gpu_hardware,
     &rule_device_enumeration,
     &rule_fork_after_cuda_init,
     &rule_cublas_init,

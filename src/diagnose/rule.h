@@ -47,6 +47,7 @@ void rule_load_failure(RuleContext& ctx);            // cublas-lt-mismatch, mixe
                                                      // of a failed load (load_failure.h)
 void rule_driver_too_old(RuleContext& ctx);          // driver-too-old
 void rule_machine(RuleContext& ctx);                 // the machine evidence's ids (machine_state.h)
+void rule_gpu_hardware(RuleContext& ctx);            // gpu-hardware-fault (gpu_health.h)
 void rule_device_enumeration(RuleContext& ctx);      // invalid-visible-devices, no-device,
                                                      // device-enumeration-failed
 void rule_fork_after_cuda_init(RuleContext& ctx);    // fork-after-cuda-init

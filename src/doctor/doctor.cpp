@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "common/diagnosis_ids.h"
+#include "diagnose/gpu_health.h"
 #include "diagnose/machine_state.h"
+#include "doctor/vector_sink.h"
 #include "machine/machine_evidence.h"
 
 namespace cublasspy::doctor {
@@ -19,14 +21,6 @@ const char* check_status_name(CheckStatus s) {
 }
 
 namespace {
-
-class VectorSink final : public EvidenceSink {
- public:
-  explicit VectorSink(std::vector<std::pair<std::string, std::string>>& out) : out_(out) {}
-  void add(const char* key, const char* value) override { out_.emplace_back(key, value); }
- private:
-  std::vector<std::pair<std::string, std::string>>& out_;
-};
 
 const char* view_var(void* context, const char* name) {
   const auto& env = static_cast<const MachineView*>(context)->env;
@@ -69,6 +63,26 @@ void add_machine_findings(const diagnoses::MachineState& state, DoctorReport& r,
   }
 }
 
+// The GPUs' health as NVML gives it now (ECC, retired pages, remapped rows): a line, and the
+// finding a trace would give at a failure (gpu-hardware-fault), with the same words.
+void add_gpu_health(DoctorReport& r) {
+  const diagnoses::GpuHealth health = diagnoses::gpu_health_from(r.facts.probe.gpu_health);
+  if (health.read != diagnoses::GpuHealth::Read::kRead) return;  // the NVML line says why
+  std::optional<Diagnosis> d = diagnoses::gpu_hardware_finding(health, "");
+  CheckResult line{"GPU health", CheckStatus::kOk, ""};
+  if (d) {
+    line.status = d->severity == Severity::kError ? CheckStatus::kProblem : CheckStatus::kWarning;
+    line.detail = d->evidence;
+    r.diagnoses.push_back(std::move(*d));
+    std::stable_sort(r.diagnoses.begin(), r.diagnoses.end(),
+                     [](const Diagnosis& a, const Diagnosis& b) { return a.severity < b.severity; });
+  } else {
+    line.detail = "no uncorrectable ECC error, no page retired or row remapped for one, nothing pending (" +
+                  health.devices + ")";
+  }
+  r.checks.push_back(std::move(line));
+}
+
 }  // namespace
 
 DoctorReport run_doctor(const MachineView& m) {
@@ -105,6 +119,7 @@ DoctorReport run_doctor(const MachineView& m) {
   }
   r.diagnoses = diagnose_machine(f);
   add_machine_findings(state, r, driver_works);
+  add_gpu_health(r);
   return r;
 }
 

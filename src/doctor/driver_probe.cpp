@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "doctor/vector_sink.h"
+#include "machine/nvml_reader.h"
 #include "process/child.h"
 
 namespace cublasspy::doctor {
@@ -123,6 +125,15 @@ void probe_nvml(DriverProbe& p) {
   if (shutdown != nullptr) shutdown();
 }
 
+// What the shim would record of the GPUs' health at a failure, every GPU NVML lists.
+void probe_gpu_health(DriverProbe& p) {
+  NvmlReader reader;
+  if (!reader.open(&::dlopen, &::dlsym)) return;
+  reader.select(nullptr);
+  VectorSink sink(p.gpu_health);
+  reader.collect(sink);
+}
+
 }  // namespace
 
 std::string DriverProbe::to_json() const {
@@ -142,6 +153,7 @@ std::string DriverProbe::to_json() const {
   j["nvml_status"] = nvml_status;
   j["nvml_count"] = nvml_count;
   j["nvml_bus_ids"] = nvml_bus_ids;
+  j["gpu_health"] = gpu_health;
   j["mig_modes"] = mig_modes;
   return j.dump();
 }
@@ -165,6 +177,7 @@ DriverProbe DriverProbe::from_json(const std::string& text) {
   p.nvml_status = j.value("nvml_status", -1);
   p.nvml_count = j.value("nvml_count", -1);
   p.nvml_bus_ids = j.value("nvml_bus_ids", std::vector<std::string>{});
+  p.gpu_health = j.value("gpu_health", std::vector<std::pair<std::string, std::string>>{});
   p.mig_modes = j.value("mig_modes", std::vector<int>{});
   return p;
 }
@@ -174,6 +187,7 @@ DriverProbe probe_driver_here() {
   p.ran = true;
   probe_cuda(p);
   probe_nvml(p);
+  probe_gpu_health(p);
   return p;
 }
 

@@ -1,6 +1,7 @@
 // What the driver says about itself and the GPUs, asked the way CUDA programs ask it: load
 // libcuda.so.1, cuDriverGetVersion, cuInit, cuDeviceGetCount and each device's PCI address;
-// and NVML (libnvidia-ml.so.1, what nvidia-smi uses) for its own count, PCI order and MIG modes.
+// and NVML (libnvidia-ml.so.1, what nvidia-smi uses) for its own count, PCI order, MIG modes and
+// the GPUs' health.
 //
 // The real probe runs in a forked child with a time limit: a driver that hangs in cuInit (as on
 // the multi-GPU hosts of docs/DIAGNOSES.md) cannot hang the doctor, and the doctor itself never
@@ -9,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cublasspy::doctor {
@@ -33,6 +35,10 @@ struct DriverProbe {
   int nvml_count = -1;
   std::vector<std::string> nvml_bus_ids;  // NVML's order (PCI bus order, as nvidia-smi)
   std::vector<int> mig_modes;             // per NVML device: 1 enabled, 0 disabled, -1 unknown
+  // The GPUs' health as the shim reads it at a failure (machine/nvml_reader.h: ECC counts,
+  // retired pages, remapped rows; no events, which only a watching process sees): the
+  // "machine.*" entries a trace would hold. Empty when NVML could not be read.
+  std::vector<std::pair<std::string, std::string>> gpu_health;
 
   std::string to_json() const;
   static DriverProbe from_json(const std::string& text);

@@ -21,6 +21,7 @@ constexpr const char* kScanNames[] = {"none", "inputs", "outputs", "all"};
 constexpr const char* kOnErrorNames[] = {"continue", "abort", "trap"};
 constexpr const char* kDumpNames[] = {"none", "failing", "all"};
 constexpr const char* kStackNames[] = {"none", "failing", "all"};
+constexpr const char* kNvmlNames[] = {"off", "failure", "early"};
 
 }  // namespace
 
@@ -39,6 +40,7 @@ bool parse_scan_mode(std::string_view t, ScanMode& out) { return parse_named(t, 
 bool parse_on_error(std::string_view t, OnError& out) { return parse_named(t, kOnErrorNames, out); }
 bool parse_dump_mode(std::string_view t, DumpMode& out) { return parse_named(t, kDumpNames, out); }
 bool parse_stack_mode(std::string_view t, StackMode& out) { return parse_named(t, kStackNames, out); }
+bool parse_nvml_mode(std::string_view t, NvmlMode& out) { return parse_named(t, kNvmlNames, out); }
 
 bool parse_ring(std::string_view text, uint64_t& out) {
   uint64_t value = 0;
@@ -103,6 +105,7 @@ Config parse_config(GetEnv getenv_fn, std::vector<std::string>& errors) {
   read("CUBLASSPY_STACKS", parse_stack_mode, c.stacks, "none, failing, all");
   read("CUBLASSPY_SIDE_MB", parse_side_mb, c.side_mb,
        "a whole number of MiB from 0 to 4096 (default 4)");
+  read("CUBLASSPY_NVML", parse_nvml_mode, c.nvml, "off, failure, early");
   if (const char* t = getenv_fn("CUBLASSPY_TRACE")) {
     if (*t == '\0') {
       errors.push_back("cublasspy: ignoring CUBLASSPY_TRACE='': accepted values are a path "

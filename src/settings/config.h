@@ -17,6 +17,10 @@ enum class DumpMode : uint8_t { kNone, kFailing, kAll };
 enum class SyncMode : uint8_t { kOff, kCalls, kAll };
 // CUBLASSPY_STACKS: where the calls' Python and native locations are taken.
 enum class StackMode : uint8_t { kNone, kFailing, kAll };
+// CUBLASSPY_NVML: when the GPU's health is read through NVML. kEarly opens it at the first
+// cuBLAS/cuBLASLt handle created and watches Xid/ECC events from then on; kFailure opens it only
+// at the first failure (its counts, but no event from before); kOff never.
+enum class NvmlMode : uint8_t { kOff, kFailure, kEarly };
 
 inline constexpr uint64_t kDefaultRing = 8192;   // records; 8 MiB of trace at 1 KiB a record
 inline constexpr uint64_t kMinRing = 16;
@@ -46,6 +50,7 @@ struct Config {
   // Where the machine evidence is read from (/proc, /dev under it): "/" but in a container that
   // mounts the host's elsewhere, and in tests that fake a machine.
   std::string machine_root = "/";
+  NvmlMode nvml = NvmlMode::kEarly;          // CUBLASSPY_NVML
 };
 
 // Reads a variable through `getenv_fn` (so tests can feed their own) and appends one message per
@@ -64,6 +69,7 @@ bool parse_launch_ring(std::string_view text, uint64_t& out);  // 0, or 16 to kM
 bool parse_dump_max_mb(std::string_view text, uint64_t& out);  // whole MiB, 0 to kMaxDumpMaxMb
 bool parse_stack_mode(std::string_view text, StackMode& out);
 bool parse_side_mb(std::string_view text, uint64_t& out);      // whole MiB, 0 to kMaxSideMb
+bool parse_nvml_mode(std::string_view text, NvmlMode& out);    // off, failure, early
 
 const char* to_string(ScanMode m);
 const char* to_string(OnError m);

@@ -63,14 +63,15 @@ add_executable(diagnoses_test
   ${CBS_DIAG_DIR}/doctor_probe_test.cpp
   ${CBS_DIAG_DIR}/machine_evidence_test.cpp
   ${CBS_DIAG_DIR}/load_failure_test.cpp
-  ${CBS_DIAG_DIR}/no_kernel_image_test.cpp)
+  ${CBS_DIAG_DIR}/no_kernel_image_test.cpp
+  ${CBS_DIAG_DIR}/gpu_hardware_test.cpp)
 target_link_libraries(diagnoses_test PRIVATE cublasspy_test_support cublasspy_diagnose cublasspy_doctor cublasspy_dump
                       nlohmann_json::nlohmann_json GTest::gtest_main ${CMAKE_DL_LIBS})
 target_compile_options(diagnoses_test PRIVATE -Wall -Wextra)
 # The shim, stand-in, program and CUDA paths come with cublasspy_test_support (tests/support).
 target_compile_definitions(diagnoses_test PRIVATE CBS_TEST_CLI="$<TARGET_FILE:cublasspy_cli>"
                            CBS_TEST_REPLAY_RUNNER="$<TARGET_FILE:cublasspy_replay_runner>")
-add_dependencies(diagnoses_test cublasspy cublasspy_cli cublasspy_replay_runner standin diag_workload diag_fork diag_samples diag_second_cublas
+add_dependencies(diagnoses_test cublasspy cublasspy_cli cublasspy_replay_runner standin standin_nvml diag_workload diag_fork diag_samples diag_second_cublas
                  diag_per_thread diag_graph diag_reported
                  diag_second_cublas_rpath doctor_json diag_kernel_fault diag_kernel_image)
 gtest_discover_tests(diagnoses_test TEST_PREFIX diagnoses. DISCOVERY_TIMEOUT 60

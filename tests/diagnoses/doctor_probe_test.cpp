@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -141,6 +142,40 @@ TEST(DoctorCli, JsonOnThisMachine) {
   bool no_driver = false;
   for (const json& d : doc["diagnoses"]) no_driver = no_driver || d["id"] == "no-driver";
   EXPECT_TRUE(no_driver) << run.output;
+}
+
+// NVML's state (the NVML stand-in on LD_LIBRARY_PATH): the GPU-health line, and the finding a
+// trace would give, from the same reader and the same words.
+std::string nvml_standin_dir() {
+  return (std::filesystem::path(standin_dir()).parent_path() / "standin-nvml").string();
+}
+
+TEST(DoctorProbe, RetiredPagesPendingAreAHardwareFault) {
+  DoctorRun r = doctor_on(Stack::kStandin, {{"LD_LIBRARY_PATH", nvml_standin_dir()}, {"STANDIN_NVML_RETIRED", "0,1,1"}});
+  ASSERT_TRUE(r.doc.is_object()) << r.text();
+  const json* d = r.finding("gpu-hardware-fault");
+  ASSERT_NE(d, nullptr) << r.text();
+  EXPECT_EQ((*d)["severity"], "error");
+  EXPECT_TRUE(contains((*d)["evidence"], "retired pages on index 0: 1 for double-bit errors")) << r.text();
+  const json* line = r.check("GPU health");
+  ASSERT_NE(line, nullptr) << r.text();
+  EXPECT_EQ((*line)["status"], "problem") << r.text();
+}
+
+TEST(DoctorProbe, AHealthyGpuHasAnOkHealthLineAndNoFinding) {
+  DoctorRun r = doctor_on(Stack::kStandin, {{"LD_LIBRARY_PATH", nvml_standin_dir()}});
+  ASSERT_TRUE(r.doc.is_object()) << r.text();
+  EXPECT_FALSE(has(r, "gpu-hardware-fault")) << r.text();
+  const json* line = r.check("GPU health");
+  ASSERT_NE(line, nullptr) << r.text();
+  EXPECT_EQ((*line)["status"], "ok") << r.text();
+}
+
+TEST(DoctorProbe, WithoutNvmlThereIsNoHealthLine) {
+  DoctorRun r = doctor_on(Stack::kStandin, {});
+  ASSERT_TRUE(r.doc.is_object()) << r.text();
+  EXPECT_FALSE(has(r, "gpu-hardware-fault")) << r.text();
+  EXPECT_EQ(r.check("GPU health"), nullptr) << r.text();
 }
 
 TEST(DoctorCli, TextOnTheStandinExitsZero) {

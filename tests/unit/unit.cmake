@@ -116,3 +116,8 @@ target_compile_definitions(fatbin_archs_test PRIVATE
   CBS_TEST_KERNEL_PROGRAM="${CMAKE_BINARY_DIR}/test-programs/diag_kernel_image_lacks")
 add_dependencies(fatbin_archs_test diag_kernel_image)
 gtest_discover_tests(fatbin_archs_test TEST_PREFIX unit.)
+#   gpu_health_test: the Xid table and the gpu-hardware-fault finding over NVML's entries
+add_executable(gpu_health_test ${CMAKE_CURRENT_LIST_DIR}/gpu_health_test.cpp)
+target_link_libraries(gpu_health_test PRIVATE cublasspy_diagnose GTest::gtest_main)
+target_compile_options(gpu_health_test PRIVATE -Wall -Wextra)
+gtest_discover_tests(gpu_health_test TEST_PREFIX unit.)
