@@ -69,6 +69,9 @@ inline constexpr const char* kAsyncError = "async-error";
 inline constexpr const char* kGraphReplayFreedMemory = "graph-replay-freed-memory";
 inline constexpr const char* kCrashedInCall = "crashed-in-call";
 inline constexpr const char* kKilledInCall = "killed-in-call";
+inline constexpr const char* kBatchCountMismatch = "batch-count-mismatch";
+inline constexpr const char* kEpilogueOperand = "epilogue-operand";
+inline constexpr const char* kFp8Layout = "fp8-layout";
 
 struct IdInfo {
   const char* id;
@@ -128,6 +131,12 @@ inline constexpr IdInfo kIds[] = {
     {kCrashedInCall, IdKind::kRule, SetupStage::kNone, "the process died of a fatal signal with a call in flight"},
     {kKilledInCall, IdKind::kRule, SetupStage::kNone,
      "the trace ends with a call in flight and no recorded exit or signal"},
+    {kBatchCountMismatch, IdKind::kCheck, SetupStage::kNone,
+     "a cuBLASLt matmul's layouts have different batch counts"},
+    {kEpilogueOperand, IdKind::kCheck, SetupStage::kNone,
+     "a cuBLASLt epilogue's bias or auxiliary buffer is missing, misaligned or has a bad ld"},
+    {kFp8Layout, IdKind::kCheck, SetupStage::kNone,
+     "an fp8 cuBLASLt matmul breaks the fp8 kernels' alignment or TN-layout rule"},
 };
 
 // The entry of `id`, nullptr for an id the table lacks.
