@@ -156,7 +156,8 @@ bool run_checks(Runtime&, CallContext& ctx) {
   const DriverApi& api = driver_table(scratch);
   DriverPointerQuery query(api);
   const bool lt_matmul = ctx.lt && ctx.lt->matmul_desc != 0 && ctx.lt->layouts[3] != 0;
-  const LtMatmulExtras extras = lt_matmul ? read_lt_matmul_extras(ctx.lt->matmul_desc, ctx.lt->layouts) : LtMatmulExtras{};
+  const LtMatmulExtras extras =
+      lt_matmul ? read_lt_matmul_extras(ctx.lt->matmul_desc, ctx.lt->layouts) : LtMatmulExtras{};
   CheckFindings found = check_gemm(*call, rec.pointer_mode, current_device(api), query, lt_matmul ? &extras : nullptr);
   if (found.bits == 0) return false;
   rec.check_bits |= found.bits;

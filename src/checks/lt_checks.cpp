@@ -2,8 +2,8 @@
 // batch counts, the epilogue's bias and auxiliary buffer, and what fp8 kernels require. Each rule
 // is the library's documentation's:
 // - batch counts: CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT (cublasLt.h), "Batch count must be equal for
-//   all the matrices" (NVIDIA's answer in CUDALibrarySamples issue 185, with the library's log line
-//   "Input matrices batch counts mismatch");
+//   all the matrices" (NVIDIA's answer in github.com/NVIDIA/CUDALibrarySamples/issues/185, with
+//   the library's log line "Input matrices batch counts mismatch");
 // - the epilogue: cublasLt.h's CUBLASLT_MATMUL_DESC_BIAS_POINTER ("Bias vector length must match
 //   matrix D rows count"), CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER ("Requires setting
 //   CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD") and CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD (ReLU bit-mask:

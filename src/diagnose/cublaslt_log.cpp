@@ -102,7 +102,8 @@ CublasLtLog read_cublaslt_log(const std::map<std::string, std::string>& env, int
   bool found = readable_file(log.path, in);
   if (!found && log.path.front() != '/') {  // relative to the process's directory, not recorded
     const size_t slash = trace_path.rfind('/');
-    const std::string beside = (slash == std::string::npos ? std::string() : trace_path.substr(0, slash + 1)) + log.path;
+    const std::string directory = slash == std::string::npos ? std::string() : trace_path.substr(0, slash + 1);
+    const std::string beside = directory + log.path;
     if (readable_file(beside, in)) {
       log.path = beside;
       found = true;

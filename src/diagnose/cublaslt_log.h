@@ -8,9 +8,9 @@
 //   counts, expected (2).
 //
 // (cuBLAS documentation, "cuBLASLt Logging"; the line is from NVIDIA's answer in
-// CUDALibrarySamples issue 185.) `cublasspy run` asks for the errors and hints in a file beside
-// the trace; the report reads the file the traced process's recorded environment names and quotes
-// the lines of the failing call a finding rests on.
+// github.com/NVIDIA/CUDALibrarySamples/issues/185.) `cublasspy run` asks for the errors and hints
+// in a file beside the trace; the report reads the file the traced process's recorded environment
+// names and quotes the lines of the failing call a finding rests on.
 #pragma once
 
 #include <cstdint>

@@ -128,8 +128,8 @@ cublasStatus_t make_plan(const char* function, const LtMatmulDesc& desc, const L
   for (const LtLayout* l : {&lc, &ld})
     if (static_cast<int64_t>(l->rows) != p->m || static_cast<int64_t>(l->cols) != p->n) return CUBLAS_STATUS_INVALID_VALUE;
   p->batch = ld.batch_count;
-  // The real library's words for this refusal (CUDALibrarySamples issue 185, CUBLASLT_LOG_LEVEL=1):
-  // the first matrix whose count differs from A's.
+  // The real library's words for this refusal, the first matrix whose count differs from A's
+  // (github.com/NVIDIA/CUDALibrarySamples/issues/185, CUBLASLT_LOG_LEVEL=1).
   const LtLayout* const others[3] = {&lb, &lc, &ld};
   const char* const other_names[3] = {"input B", "input C", "output D"};
   for (int i = 0; i < 3; ++i) {

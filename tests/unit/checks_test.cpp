@@ -836,7 +836,7 @@ TEST(LtBatchCounts, EveryLayoutNeedsDsCount) {
   EXPECT_EQ(run_lt(call, x, CheckId::kBatchCountMismatch).bits, 0u);
   x.batch_count[0] = x.batch_count[1] = x.batch_count[2] = x.batch_count[3] = 4;
   EXPECT_EQ(run_lt(call, x, CheckId::kBatchCountMismatch).bits, 0u);
-  x.batch_count[1] = 1;  // CUDALibrarySamples issue 185: B left at 1
+  x.batch_count[1] = 1;  // github.com/NVIDIA/CUDALibrarySamples/issues/185: B left at 1
   LtRun r = run_lt(call, x, CheckId::kBatchCountMismatch);
   EXPECT_EQ(r.bits, kBatches);
   EXPECT_EQ(r.message,

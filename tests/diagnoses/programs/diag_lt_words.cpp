@@ -5,8 +5,8 @@
 //     create          cublasLtCreate alone (the real library without a driver refuses and logs why)
 //     desc            a matmul descriptor created and destroyed, no handle: nothing to refuse (the
 //                     real library, asked for its log, still creates the file, empty)
-//     batch-mismatch  A's layout has batch count 2, B's 1, C's and D's 2, the pattern of
-//                     CUDALibrarySamples issue 185: INVALID_VALUE
+//     batch-mismatch  A's layout has batch count 2, B's 1, C's and D's 2 (the pattern of
+//                     github.com/NVIDIA/CUDALibrarySamples/issues/185): INVALID_VALUE
 //     bias-missing    CUBLASLT_EPILOGUE_BIAS and no bias pointer: INVALID_VALUE
 //     aux-ld          CUBLASLT_EPILOGUE_GELU_AUX_BIAS with a bias and an aux buffer of ld 12 (m 16;
 //                     GELU's wants a multiple of 8, at least m)
