@@ -31,6 +31,9 @@ struct LtCallState {
   int64_t a_rows = 0, a_cols = 0;
   int a_order = 0;
   uint64_t emulation_desc = 0;  // the matmul descriptor's emulation descriptor (0: none)
+  // The matmul descriptor and the A, B, C, D layouts, for the checks of cuBLASLt's own rules.
+  uint64_t matmul_desc = 0;
+  uint64_t layouts[4] = {};
 };
 
 struct CallContext {

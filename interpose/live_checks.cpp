@@ -4,6 +4,7 @@
 
 #include "gemm_view.h"
 #include "driver_table.h"
+#include "lt_descriptors.h"
 
 namespace cublasspy {
 namespace {
@@ -72,6 +73,9 @@ PointerInfo from(const CachedRange& e) {
 // Per device: 0 not asked yet, 1 reads pageable memory, -1 does not. A device property.
 constexpr int kDevices = 64;
 constinit std::atomic<int8_t> g_pageable[kDevices] = {};
+// Per device: 0 not asked yet, else major * 10 + minor, or -1 when the driver did not say.
+constinit std::atomic<int16_t> g_compute_capability[kDevices] = {};
+
 
 
 }  // namespace
@@ -117,6 +121,22 @@ bool DriverPointerQuery::pageable_memory_access(int device) {
   return value != 0;
 }
 
+int DriverPointerQuery::compute_capability(int device) {
+  if (device < 0 || device >= kDevices) return -1;
+  int16_t known = g_compute_capability[device].load(std::memory_order_relaxed);
+  if (known != 0) return known;
+  if (api_.device_get_attribute == nullptr) return -1;
+  int major = 0, minor = 0;
+  ThreadState& ts = thread_state();
+  ts.internal++;
+  CUresult r = api_.device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
+  if (r == CUDA_SUCCESS) r = api_.device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
+  ts.internal--;
+  const int16_t value = r == CUDA_SUCCESS ? static_cast<int16_t>(major * 10 + minor) : int16_t{-1};
+  g_compute_capability[device].store(value, std::memory_order_relaxed);
+  return value;
+}
+
 int current_device(const DriverApi& api) {
   if (api.ctx_get_device == nullptr) return -1;
   CUdevice device = -1;
@@ -135,7 +155,10 @@ bool run_checks(Runtime&, CallContext& ctx) {
   DriverApi scratch;
   const DriverApi& api = driver_table(scratch);
   DriverPointerQuery query(api);
-  CheckFindings found = check_gemm(*call, rec.pointer_mode, current_device(api), query);
+  const bool lt_matmul = ctx.lt && ctx.lt->matmul_desc != 0 && ctx.lt->layouts[3] != 0;
+  const LtMatmulExtras extras =
+      lt_matmul ? read_lt_matmul_extras(ctx.lt->matmul_desc, ctx.lt->layouts) : LtMatmulExtras{};
+  CheckFindings found = check_gemm(*call, rec.pointer_mode, current_device(api), query, lt_matmul ? &extras : nullptr);
   if (found.bits == 0) return false;
   rec.check_bits |= found.bits;
   rec.check_detail[0] = found.detail[0];

@@ -34,6 +34,7 @@ class DriverPointerQuery final : public PointerQuery {
   explicit DriverPointerQuery(const DriverApi& api) : api_(api) {}
   PointerInfo query(uint64_t address) override;
   bool pageable_memory_access(int device) override;
+  int compute_capability(int device) override;  // asked once per device
 
  private:
   const DriverApi& api_;

@@ -108,6 +108,27 @@ void read_lt_emulation(uint64_t emulation_desc, format::LtEmulation& out) {
   out.mantissa_bit_count_pointer = get(CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER, 0);
 }
 
+LtMatmulExtras read_lt_matmul_extras(uint64_t matmul_desc, const uint64_t layouts[4]) {
+  LtMatmulExtras x;
+  x.present = true;
+  auto or_else = [](uint64_t v, uint64_t fallback) { return v == format::kArgUnset ? fallback : v; };
+  const LtAttributes desc(LtObject::kMatmulDesc, matmul_desc);
+  x.epilogue = static_cast<uint32_t>(or_else(desc.get(CUBLASLT_MATMUL_DESC_EPILOGUE), CUBLASLT_EPILOGUE_DEFAULT));
+  if (epilogue_needs_bias(x.epilogue)) {
+    x.bias = or_else(desc.get(CUBLASLT_MATMUL_DESC_BIAS_POINTER), 0);
+    x.bias_type = static_cast<int32_t>(or_else(desc.get(CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE), ~uint64_t{0}));
+  }
+  if (epilogue_needs_aux(x.epilogue)) {
+    x.aux = or_else(desc.get(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER), 0);
+    x.aux_ld = static_cast<int64_t>(or_else(desc.get(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD), 0));
+  }
+  for (int i = 0; i < 4; ++i) {
+    const LtAttributes layout(LtObject::kLayout, layouts[i]);
+    x.batch_count[i] = static_cast<int32_t>(or_else(layout.get(CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT), 1));
+  }
+  return x;
+}
+
 uint64_t LtAttributes::unset(uint32_t attr) const {
   uint64_t value = 0;
   if (shadow_ != nullptr && default_value(object_, attr, &value)) return value;

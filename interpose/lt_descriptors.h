@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "checks/operand_checks.h"
 #include "shadow_table.h"
 #include "trace/trace_format.h"
 
@@ -39,6 +40,12 @@ void lt_set_attribute(uint64_t desc, uint32_t attr, const void* buf, uint64_t si
 // CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR; 0: none), from its shadow: all zero when none is
 // attached, kEmulationAttached alone when the shim never saw it created. No library call.
 void read_lt_emulation(uint64_t emulation_desc, format::LtEmulation& out);
+
+// A cuBLASLt matmul's epilogue, bias, auxiliary buffer and batch counts (checks/operand_checks.h),
+// from the shadows of its descriptor and its A, B, C, D layouts, for CUBLASSPY_CHECK. The bias and
+// aux attributes are read only for an epilogue that uses them: a descriptor the shim saw created
+// answers from its shadow, another through the real GetAttribute.
+LtMatmulExtras read_lt_matmul_extras(uint64_t matmul_desc, const uint64_t layouts[4]);
 
 // The attributes of one matmul descriptor or layout, its shadow looked up once (a matmul
 // record reads about forty of them). get(): the shadow's value, else the default a fresh

@@ -114,6 +114,7 @@ struct LtMatmulDescArg : Plain<ArgKind::kPointer> {
   template <typename T> static void before(CallContext& c, int s, DerivedSlots<kDerived> d, T v) {
     uint64_t desc = bits(v);
     c.rec.args[s] = desc;
+    c.lt->matmul_desc = desc;
     const LtAttributes attributes(LtObject::kMatmulDesc, desc);
     auto get = [&](uint32_t attr) { return attributes.get(attr); };
     c.compute_slot = at<0>(d);
@@ -169,6 +170,7 @@ struct LtLayoutArg : Plain<ArgKind::kPointer> {
   template <typename T> static void before(CallContext& c, int s, DerivedSlots<kDerived> d, T v) {
     uint64_t layout = bits(v);
     c.rec.args[s] = layout;
+    c.lt->layouts[kOperand] = layout;
     const LtAttributes attributes(LtObject::kLayout, layout);
     auto get = [&](uint32_t attr) { return attributes.get(attr); };
     uint64_t type = get(CUBLASLT_MATRIX_LAYOUT_TYPE);

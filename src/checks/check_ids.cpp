@@ -16,6 +16,7 @@ constexpr const char* kNames[kCheckCount] = {
     ids::kInvalidLeadingDimension, ids::kInvalidStride,      ids::kOutputAliasesInput,
     ids::kPointerModeMismatch,     ids::kHostPointerOperand, ids::kOperandOutOfBounds,
     ids::kDeviceMismatch,          ids::kMisalignedOperand,  ids::kSizeOverflow,
+    ids::kBatchCountMismatch,      ids::kEpilogueOperand,    ids::kFp8Layout,
 };
 static_assert([] {
   int checks = 0;
@@ -91,6 +92,11 @@ std::string operand_ref(const GemmCall& g, int op) {
 bool detail_for(const format::Record& rec, CheckId id, CheckDetail* out) {
   *out = unpack_check_detail(rec.check_detail);
   return out->present && out->id == id && static_cast<int>(out->operand) < 6;
+}
+// The same for the checks whose finding may name no operand (CheckOperand::kNone).
+bool operandless_detail_for(const format::Record& rec, CheckId id, CheckDetail* out) {
+  *out = unpack_check_detail(rec.check_detail);
+  return out->present && out->id == id;
 }
 
 const char* pointer_mode_name(int mode) {
@@ -256,6 +262,84 @@ std::string size_overflow_message(const GemmCall& g, const char* function) {
               function ? function : "a 32-bit entry point", wide.c_str());
 }
 
+// The epilogue's name for a message ("CUBLASLT_EPILOGUE_RELU_AUX_BIAS"), its number when unnamed.
+std::string epilogue_name(uint32_t epilogue) {
+  const char* name = cuda_name(NameSet::kLtEpilogue, static_cast<int>(epilogue));
+  return name ? std::string(name) : text("epilogue %u", epilogue);
+}
+
+std::string batch_count_message(const format::Record& rec) {
+  CheckDetail d;
+  if (!detail_for(rec, CheckId::kBatchCountMismatch, &d) || !is_matrix(static_cast<int>(d.operand))) {
+    return "the layouts' batch counts differ (CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT): cuBLASLt needs one count for "
+           "A, B, C and D";
+  }
+  return text("%s's layout has CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT %llu but D's has %llu: cuBLASLt needs the same "
+              "batch count on A, B, C and D (INVALID_VALUE, \"Input matrices batch counts mismatch\")",
+              check_operand_name(d.operand), ull(d.value_a), ull(d.value_b));
+}
+
+std::string epilogue_message(const GemmCall& g, const format::Record& rec) {
+  CheckDetail d;
+  if (!operandless_detail_for(rec, CheckId::kEpilogueOperand, &d)) {
+    return "the epilogue's bias or auxiliary buffer is missing, misaligned, or its ld breaks the epilogue's rule";
+  }
+  const uint32_t epilogue = static_cast<uint32_t>(d.value_a >> 8);
+  const std::string name = epilogue_name(epilogue);
+  switch (static_cast<EpilogueProblem>(d.value_a & 0xFF)) {
+    case EpilogueProblem::kBiasMissing:
+      return text("%s reads or writes a bias vector, but CUBLASLT_MATMUL_DESC_BIAS_POINTER is NULL", name.c_str());
+    case EpilogueProblem::kBiasMisaligned:
+      return text("%s's bias vector (0x%llx, CUBLASLT_MATMUL_DESC_BIAS_POINTER) is not aligned to its elements",
+                  name.c_str(), ull(d.value_b));
+    case EpilogueProblem::kAuxMissing:
+      return text("%s reads or writes an auxiliary buffer, but CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER is NULL",
+                  name.c_str());
+    case EpilogueProblem::kAuxLd:
+      return text("%s's CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD is %lld: it must be a multiple of %lld (%s) and at "
+                  "least m=%lld",
+                  name.c_str(), ll(d.value_b), ll(aux_ld_multiple(epilogue)),
+                  aux_ld_multiple(epilogue) == 8 ? "GELU's input, in elements" : "ReLU's bit-mask, in bits", ll(g.m));
+    case EpilogueProblem::kAuxMisaligned:
+      return text("%s's auxiliary buffer (0x%llx) is not aligned to its elements", name.c_str(), ull(d.value_b));
+  }
+  return text("%s's operands break its rules", name.c_str());
+}
+
+std::string fp8_message(const GemmCall& g, const format::Record& rec) {
+  CheckDetail d;
+  if (!operandless_detail_for(rec, CheckId::kFp8Layout, &d)) {
+    // Another check's numbers are kept: say what the call shows.
+    return text("the fp8 matmul breaks what cuBLASLt's fp8 kernels need: 16-byte aligned matrices with lds in "
+                "multiples of 16 bytes, and on Ada and Hopper A transposed and B not (transa=%c, transb=%c)",
+                trans_char(g.trans_a), trans_char(g.trans_b));
+  }
+  const int op = static_cast<int>(d.operand);
+  switch (static_cast<Fp8Problem>(d.value_a)) {
+    case Fp8Problem::kPointer:
+      if (is_matrix(op)) {
+        return text("%s is not 16-byte aligned: cuBLASLt's fp8 kernels need every matrix on 16 bytes",
+                    operand_ref(g, op).c_str());
+      }
+      break;
+    case Fp8Problem::kLd:
+      if (is_matrix(op)) {
+        return text("%s=%lld is not a multiple of %llu: cuBLASLt's fp8 kernels need each ld in multiples of 16 "
+                    "bytes (%llu elements of %s)",
+                    ld_name(op), ll(g.op[op].ld), ull(d.value_b), ull(d.value_b),
+                    cuda_name(NameSet::kDataType, static_cast<int>(g.op[op].type))
+                        ? cuda_name(NameSet::kDataType, static_cast<int>(g.op[op].type))
+                        : "?");
+      }
+      break;
+    case Fp8Problem::kNotTn:
+      return text("transa=%c, transb=%c: on compute capability %llu.%llu cuBLASLt's fp8 kernels take only the "
+                  "\"TN\" layout, A transposed and B not",
+                  trans_char(g.trans_a), trans_char(g.trans_b), ull(d.value_b / 10), ull(d.value_b % 10));
+  }
+  return "the fp8 matmul breaks what cuBLASLt's fp8 kernels need";
+}
+
 }  // namespace
 
 const char* check_id_name(CheckId id) {
@@ -326,6 +410,9 @@ std::string check_message(CheckId id, const GemmCall& call, const format::Record
     case CheckId::kDeviceMismatch: return device_message(call, rec);
     case CheckId::kMisalignedOperand: return alignment_message(call);
     case CheckId::kSizeOverflow: return size_overflow_message(call, function);
+    case CheckId::kBatchCountMismatch: return batch_count_message(rec);
+    case CheckId::kEpilogueOperand: return epilogue_message(call, rec);
+    case CheckId::kFp8Layout: return fp8_message(call, rec);
   }
   return "unknown check";
 }

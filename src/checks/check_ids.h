@@ -23,6 +23,9 @@ namespace cublasspy {
 //   bit 6  device-mismatch             error
 //   bit 7  misaligned-operand          warning
 //   bit 8  size-overflow               error
+//   bit 9  batch-count-mismatch        error
+//   bit 10 epilogue-operand            error
+//   bit 11 fp8-layout                  error
 enum class CheckId : uint8_t {
   kInvalidLeadingDimension = 0,
   kInvalidStride = 1,
@@ -33,8 +36,11 @@ enum class CheckId : uint8_t {
   kDeviceMismatch = 6,
   kMisalignedOperand = 7,
   kSizeOverflow = 8,
+  kBatchCountMismatch = 9,
+  kEpilogueOperand = 10,
+  kFp8Layout = 11,
 };
-inline constexpr int kCheckCount = 9;
+inline constexpr int kCheckCount = 12;
 
 constexpr uint32_t check_bit(CheckId id) { return 1u << static_cast<unsigned>(id); }
 
@@ -82,6 +88,12 @@ const char* memory_kind_name(MemoryKind kind);
 //   misaligned-operand          A/B/C/D        required alignment (bytes)  0
 //   size-overflow               A/B/C/D        the extent in elements      2^31 - 1, the most a
 //                                              (48 bits kept)              32-bit entry point indexes
+//   batch-count-mismatch        A/B/C          the layout's batch count    D's batch count
+//   epilogue-operand            none           EpilogueProblem | epilogue  the pointer or aux ld at
+//                                              << 8 (operand_checks.h)     fault (0 when missing)
+//   fp8-layout                  A/B/C/D, or    Fp8Problem                  16 (pointer), the elements
+//                               none (layout)  (operand_checks.h)          of 16 bytes (ld), the
+//                                                                          compute capability (layout)
 //
 // Only the shim knows the driver's answers (allocation size/base, devices, memory kinds), so
 // messages for the other driver-based findings of the same call are less specific.

@@ -452,7 +452,8 @@ CheckFindings check_gemm_shape(const GemmCall& g) {
   return all;
 }
 
-CheckFindings check_gemm(const GemmCall& g, int pointer_mode, int call_device, PointerQuery& query) {
+CheckFindings check_gemm(const GemmCall& g, int pointer_mode, int call_device, PointerQuery& query,
+                         const LtMatmulExtras* lt) {
   CheckFindings all;
   if (!sizes_valid(g)) return all;
   // In CheckId order, so the detail describes the lowest id flagged.
@@ -474,6 +475,14 @@ CheckFindings check_gemm(const GemmCall& g, int pointer_mode, int call_device, P
   set_first(all, CheckId::kDeviceMismatch, check_device_mismatch(g, mem, call_device));
   set_first(all, CheckId::kMisalignedOperand, check_alignment(g));
   set_first(all, CheckId::kSizeOverflow, check_size_overflow(g));
+  if (lt != nullptr) {  // cuBLASLt's own rules (cuBLAS's GemmEx takes no fp8)
+    set_first(all, CheckId::kBatchCountMismatch, check_batch_counts(g, *lt));
+    set_first(all, CheckId::kEpilogueOperand, check_epilogue_operands(g, *lt));
+    // The layout rule only where the device is known (asked only for an fp8 matmul).
+    const bool fp8 = is_fp8(g.op[0].type) || is_fp8(g.op[1].type);
+    set_first(all, CheckId::kFp8Layout,
+              check_fp8_layout(g, fp8 && call_device >= 0 ? query.compute_capability(call_device) : -1));
+  }
   return all;
 }
 

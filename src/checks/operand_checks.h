@@ -31,6 +31,8 @@ class PointerQuery {
   // True when `device` reads pageable host memory directly (HMM or ATS systems): host memory
   // unknown to the driver is then fine as an operand and as a device-mode scalar.
   virtual bool pageable_memory_access(int device) = 0;
+  // The device's compute capability as major * 10 + minor (90 for sm_90), -1 when unknown.
+  virtual int compute_capability(int /*device*/) { return -1; }
 
  protected:
   ~PointerQuery() = default;
@@ -95,6 +97,59 @@ Finding check_alignment(const GemmCall& call);
 Finding check_size_overflow(const GemmCall& call);
 inline constexpr int64_t kMax32BitElements = 0x7fffffff;
 
+// --- cuBLASLt's own rules --------------------------------------------------------------------
+
+// What a cuBLASLt matmul adds to its GEMM, for the checks of its epilogue and batches: the matmul
+// descriptor's epilogue, bias and auxiliary buffer, and each layout's batch count. The shim reads
+// them from its shadow of the descriptors (interpose/lt_descriptors.h); a cuBLAS call has none.
+struct LtMatmulExtras {
+  bool present = false;
+  uint32_t epilogue = 1;      // cublasLtEpilogue_t; 1 is CUBLASLT_EPILOGUE_DEFAULT
+  uint64_t bias = 0;          // CUBLASLT_MATMUL_DESC_BIAS_POINTER
+  int32_t bias_type = -1;     // CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE; -1: not set (D's type)
+  uint64_t aux = 0;           // CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER
+  int64_t aux_ld = 0;         // CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD
+  int64_t batch_count[4] = {1, 1, 1, 1};  // CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT of A, B, C, D
+};
+
+// A layout's batch count differs from D's: cuBLASLt refuses it ("Input matrices batch counts
+// mismatch", INVALID_VALUE). value_a: the operand's count, value_b: D's.
+Finding check_batch_counts(const GemmCall& call, const LtMatmulExtras& lt);
+
+// What is wrong with an epilogue's vector or buffer (check_detail's value_a, bits 0..7; bits
+// 8..39 hold the epilogue). Stored in traces: append only.
+enum class EpilogueProblem : uint8_t {
+  kBiasMissing = 1,    // the epilogue reads or writes a bias (gradient) and the pointer is NULL
+  kBiasMisaligned = 2, // value_b: the bias pointer, not a multiple of its element size
+  kAuxMissing = 3,     // the epilogue reads or writes its auxiliary buffer and the pointer is NULL
+  kAuxLd = 4,          // value_b: the aux ld, below m or not the multiple its kind needs
+  kAuxMisaligned = 5,  // value_b: the aux pointer, not a multiple of its element size
+};
+// The epilogue's needs (cublasLt.h, CUBLASLT_MATMUL_DESC_BIAS_POINTER, _EPILOGUE_AUX_POINTER,
+// _EPILOGUE_AUX_LD): a bias for the BIAS epilogues and the bias gradients (BGRAD, BGRADA,
+// BGRADB); an aux buffer for the AUX epilogues and their backward forms (DRELU, DGELU), with an
+// ld of at least m that is a multiple of 128 for ReLU's bit-mask and of 8 for GELU's input.
+bool epilogue_needs_bias(uint32_t epilogue);
+bool epilogue_needs_aux(uint32_t epilogue);
+int64_t aux_ld_multiple(uint32_t epilogue);  // 128 (ReLU bit-mask), 8 (GELU input), 0 (no aux)
+Finding check_epilogue_operands(const GemmCall& call, const LtMatmulExtras& lt);
+inline uint64_t epilogue_detail(EpilogueProblem problem, uint32_t epilogue) {
+  return static_cast<uint64_t>(problem) | uint64_t{epilogue} << 8;
+}
+
+// What breaks fp8's rules (check_detail's value_a). Stored in traces: append only.
+enum class Fp8Problem : uint8_t {
+  kPointer = 1,  // value_b: 16; the operand's address is not a multiple of 16 bytes
+  kLd = 2,       // value_b: the elements 16 bytes hold; the operand's ld is not a multiple of them
+  kNotTn = 3,    // value_b: the compute capability (89, 90): A not transposed or B transposed
+};
+// An fp8 matmul (A or B in CUDA_R_8F_E4M3/E5M2) breaks what cuBLASLt's fp8 kernels require
+// (cublasLtMatmul, "FP8" requirements, and "Tensor Core Usage"): every matrix 16-byte aligned,
+// its ld a multiple of 16 bytes (16 fp8 elements), and on Ada and Hopper (compute capability
+// 8.9 and 9.x; -1: unknown, not checked) the "TN" layout, A transposed and B not.
+Finding check_fp8_layout(const GemmCall& call, int compute_capability);
+bool is_fp8(DataType type);
+
 // --- Checks that need the driver ------------------------------------------------------------
 
 // The driver's answer for each address the call uses, asked once per distinct address.
@@ -129,11 +184,15 @@ struct CheckFindings {
 };
 
 // Runs every check. pointer_mode: the handle's (or matmul descriptor's), -1 unknown;
-// call_device: the device current for the call, -1 unknown (skips device-mismatch).
+// call_device: the device current for the call, -1 unknown (skips device-mismatch and fp8's
+// layout rule); lt: a cuBLASLt matmul's extras, nullptr for other calls (which skip cuBLASLt's
+// own rules).
 // A call with negative sizes is left alone: cuBLAS rejects it with INVALID_VALUE itself.
-CheckFindings check_gemm(const GemmCall& call, int pointer_mode, int call_device, PointerQuery& query);
+CheckFindings check_gemm(const GemmCall& call, int pointer_mode, int call_device, PointerQuery& query,
+                         const LtMatmulExtras* lt = nullptr);
 
-// The checks that need no driver, for tools that rerun them on a trace.
+// The checks that need no driver nor descriptor, for tools that rerun them on a trace
+// (cuBLASLt's own rules need the descriptors, which a trace does not keep whole).
 CheckFindings check_gemm_shape(const GemmCall& call);
 
 }  // namespace cublasspy

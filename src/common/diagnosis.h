@@ -24,6 +24,10 @@ struct Diagnosis {
   std::optional<int64_t> pid;
   std::optional<uint64_t> call;  // the call's seq
   std::optional<uint64_t> launch;  // a launch-ring entry's number (ticket + 1), when it names one
+  // The library's own lines for the call (cuBLASLt's log, src/diagnose/cublaslt_log.h), and the
+  // file they come from; empty when none were found.
+  std::vector<std::string> library_log;
+  std::string library_log_file;
 };
 
 // All findings for a set of traces (one per process or rank), most severe first, then by time.

@@ -71,6 +71,9 @@ inline constexpr const char* kCrashedInCall = "crashed-in-call";
 inline constexpr const char* kKilledInCall = "killed-in-call";
 inline constexpr const char* kNoKernelImage = "no-kernel-image";
 inline constexpr const char* kGpuHardwareFault = "gpu-hardware-fault";
+inline constexpr const char* kBatchCountMismatch = "batch-count-mismatch";
+inline constexpr const char* kEpilogueOperand = "epilogue-operand";
+inline constexpr const char* kFp8Layout = "fp8-layout";
 
 struct IdInfo {
   const char* id;
@@ -134,6 +137,12 @@ inline constexpr IdInfo kIds[] = {
      "a kernel launch found no code for the GPU's architecture (209)"},
     {kGpuHardwareFault, IdKind::kMachine, SetupStage::kNone,
      "NVML reported a hardware fault of the GPU at the failure: an Xid of the hardware's, ECC, retired or remapped memory"},
+    {kBatchCountMismatch, IdKind::kCheck, SetupStage::kNone,
+     "a cuBLASLt matmul's layouts have different batch counts"},
+    {kEpilogueOperand, IdKind::kCheck, SetupStage::kNone,
+     "a cuBLASLt epilogue's bias or auxiliary buffer is missing, misaligned or has a bad ld"},
+    {kFp8Layout, IdKind::kCheck, SetupStage::kNone,
+     "an fp8 cuBLASLt matmul breaks the fp8 kernels' alignment or TN-layout rule"},
 };
 
 // The entry of `id`, nullptr for an id the table lacks.

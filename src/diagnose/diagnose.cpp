@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common/diagnosis.h"
+#include "diagnose/cublaslt_log.h"
 #include "diagnose/rule.h"
 #include "diagnose/trace_facts.h"
 
@@ -81,6 +82,7 @@ std::vector<Diagnosis> diagnoses::diagnose_facts(const std::vector<TraceFacts>& 
   std::vector<Diagnosis> found;
   RuleContext ctx(facts, found);
   for (Rule rule : kRules) rule(ctx);
+  quote_cublaslt_log(facts, found);  // the library's own words beside the findings they explain
   // Most severe first; stable, so within a severity the causal order of the table survives.
   std::stable_sort(found.begin(), found.end(), [](const Diagnosis& a, const Diagnosis& b) {
     return static_cast<int>(a.severity) < static_cast<int>(b.severity);

@@ -24,6 +24,9 @@ const char* summary_of(CheckId id) {
     case CheckId::kDeviceMismatch: return "an operand lives on another GPU than the call runs on";
     case CheckId::kMisalignedOperand: return "an operand is not aligned for its data type";
     case CheckId::kSizeOverflow: return "an operand is larger than a 32-bit cuBLAS entry point can index";
+    case CheckId::kBatchCountMismatch: return "the matrix layouts have different batch counts";
+    case CheckId::kEpilogueOperand: return "the epilogue's bias or auxiliary buffer breaks its rules";
+    case CheckId::kFp8Layout: return "the fp8 matmul breaks the fp8 kernels' alignment or layout rules";
   }
   return "an argument check failed";
 }
@@ -70,6 +73,22 @@ const char* advice_of(CheckId id) {
              "of bounds (an illegal address). Call the _64 form (cublasSgemm_64, cublasGemmEx_64, "
              "cuBLAS 12 and later) with 64-bit sizes, or split the GEMM into pieces below 2^31 "
              "elements each (in PyTorch: chunk the batch or the rows).";
+    case CheckId::kBatchCountMismatch:
+      return "Set CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT to the same value on all four layouts (A, B, C and D), with "
+             "each one's CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET; to use one matrix for every batch member, "
+             "give it the batch count too and a stride of 0 (NVIDIA's LtHSHgemmStridedBatchSimple sample).";
+    case CheckId::kEpilogueOperand:
+      return "An epilogue with a bias (the *_BIAS epilogues, and the bias gradients BGRADA, BGRADB, *_BGRAD) "
+             "needs CUBLASLT_MATMUL_DESC_BIAS_POINTER set to a device vector of D's rows, aligned to its "
+             "elements; one with an auxiliary buffer (*_AUX*, DRELU, DGELU) needs "
+             "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER and CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, at least m and "
+             "a multiple of 128 for ReLU's bit-mask or of 8 for GELU's input (cublasLt.h). Set them on the "
+             "descriptor before the heuristic query, whose choice depends on their alignment.";
+    case CheckId::kFp8Layout:
+      return "cuBLASLt's fp8 kernels need every matrix 16-byte aligned and each ld a multiple of 16 bytes (16 "
+             "fp8 elements, 8 bf16/fp16 ones): pad the inner dimension (in PyTorch, torch._scaled_mm wants "
+             "dimensions divisible by 16). On Ada and Hopper they also take only A transposed and B not (\"TN\"): "
+             "store A row-major, or compute the transposed product with A and B swapped.";
   }
   return "";
 }

@@ -17,6 +17,7 @@ namespace {
 
 constexpr size_t kKeepFindings = 64;  // calls with findings kept per kind (the rest counted)
 constexpr size_t kKeepSuspects = 8;   // asynchronous-error suspects named in evidence
+constexpr size_t kKeepLtFailures = 256;  // failing cuBLASLt calls whose log line is looked up
 
 // A text argument: the bytes from its slot to the end of the record's argument area.
 std::string text_arg(const CallView& call, format::ArgRole role) {
@@ -217,6 +218,11 @@ void FactsGatherer::add(const CallView& call) {
     f.failed_total++;
     if (has_trait(call.function, Trait::kAllocatesDevice) && f.failed_memory.size() < kKeepFindings) {
       f.failed_memory.push_back(call);
+    }
+    if (call.library() == format::Library::kCublasLt) {
+      uint32_t& count = f.lt_failure_counts[call.function_name()];
+      if (f.lt_failures.size() < kKeepLtFailures) f.lt_failures[call.seq] = LtFailure{call.function_name(), count};
+      count++;
     }
     auto key = std::make_pair(std::string(call.function_name()), static_cast<int>(rec.status));
     auto [it, fresh] = f.failures.try_emplace(key, FailureGroup{call, 0});

@@ -34,6 +34,13 @@ struct FailureGroup {
   uint64_t count = 0;
 };
 
+// A failing cuBLASLt call: its function, and which of that function's failures it was (0: the
+// first), which is the line of cuBLASLt's log that explains it (cublaslt_log.h).
+struct LtFailure {
+  std::string function;
+  uint32_t ordinal = 0;
+};
+
 struct TraceFacts {
   const TraceFile* trace = nullptr;
   std::optional<int64_t> pid;
@@ -58,6 +65,8 @@ struct TraceFacts {
   std::map<std::pair<std::string, int>, FailureGroup> failures;
   std::vector<std::pair<std::string, int>> failure_order;
   uint64_t failed_total = 0;
+  std::map<uint64_t, LtFailure> lt_failures;          // by seq, the first kKeepLtFailures
+  std::map<std::string, uint32_t> lt_failure_counts;  // failing cuBLASLt calls by function
   uint64_t successful_work = 0;            // GEMMs that returned success
   bool any_cuda_call = false;              // anything but dlopen
   uint64_t last_activity_ns = 0;           // the latest start (or end) of any record

@@ -15,6 +15,7 @@
 #include "lt_block_scales.h"
 #include "lt_descriptors.h"
 #include "lt_layouts.h"
+#include "lt_log.h"
 #include "lt_planar.h"
 #include "standin_private.h"
 
@@ -87,8 +88,9 @@ bool valid_op(int32_t op) { return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op 
 
 Op to_op(int32_t op) { return op == CUBLAS_OP_N ? Op::N : (op == CUBLAS_OP_T ? Op::T : Op::C); }
 
-cublasStatus_t make_plan(const LtMatmulDesc& desc, const LtLayout& la, const LtLayout& lb, const LtLayout& lc,
-                         const LtLayout& ld, Plan* p) {
+// `function`: the entry point whose refusal the log names (lt_log.h).
+cublasStatus_t make_plan(const char* function, const LtMatmulDesc& desc, const LtLayout& la, const LtLayout& lb,
+                         const LtLayout& lc, const LtLayout& ld, Plan* p) {
   if (desc.magic != kLtMatmulDescMagic || la.magic != kLtLayoutMagic || lb.magic != kLtLayoutMagic ||
       lc.magic != kLtLayoutMagic || ld.magic != kLtLayoutMagic) {
     return CUBLAS_STATUS_INVALID_VALUE;
@@ -126,7 +128,16 @@ cublasStatus_t make_plan(const LtMatmulDesc& desc, const LtLayout& la, const LtL
   for (const LtLayout* l : {&lc, &ld})
     if (static_cast<int64_t>(l->rows) != p->m || static_cast<int64_t>(l->cols) != p->n) return CUBLAS_STATUS_INVALID_VALUE;
   p->batch = ld.batch_count;
-  if (la.batch_count != p->batch || lb.batch_count != p->batch || lc.batch_count != p->batch) {
+  // The real library's words for this refusal, the first matrix whose count differs from A's
+  // (github.com/NVIDIA/CUDALibrarySamples/issues/185, CUBLASLT_LOG_LEVEL=1).
+  const LtLayout* const others[3] = {&lb, &lc, &ld};
+  const char* const other_names[3] = {"input B", "input C", "output D"};
+  for (int i = 0; i < 3; ++i) {
+    if (others[i]->batch_count == la.batch_count) continue;
+    lt_log_error(function,
+                 "Input matrices batch counts mismatch: %s matrix batchCount (%d) must be equal to all other "
+                 "matrices batch counts, expected (%d).",
+                 other_names[i], others[i]->batch_count, la.batch_count);
     return CUBLAS_STATUS_INVALID_VALUE;
   }
   const LtLayout* const layouts[4] = {&la, &lb, &lc, &ld};
@@ -141,6 +152,9 @@ cublasStatus_t make_plan(const LtMatmulDesc& desc, const LtLayout& la, const LtL
                                  static_cast<cudaDataType>(lc.type), static_cast<cudaDataType>(ld.type)};
   if (!types_supported(desc.compute_type, p->scale_type, types[0], types[1], types[2], types[3]) &&
       !(p->planes.any && planar_types_supported(desc.compute_type, p->scale_type, types[0], types[1], types[2], types[3]))) {
+    lt_log_error(function,
+                 "Unsupported combination of types: computeType=%d scaleType=%d Atype=%d Btype=%d Ctype=%d Dtype=%d.",
+                 desc.compute_type, p->scale_type, types[0], types[1], types[2], types[3]);
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
   if (cublasStatus_t s = lt_check_scale_modes(desc, la, lb, lc, ld); s != CUBLAS_STATUS_SUCCESS) return s;
@@ -153,7 +167,9 @@ cublasStatus_t make_plan(const LtMatmulDesc& desc, const LtLayout& la, const LtL
     case CUBLASLT_EPILOGUE_BIAS: p->bias = true; break;
     case CUBLASLT_EPILOGUE_RELU_BIAS: p->bias = true; p->activation = Activation::Relu; break;
     case CUBLASLT_EPILOGUE_GELU_BIAS: p->bias = true; p->activation = Activation::Gelu; break;
-    default: return CUBLAS_STATUS_NOT_SUPPORTED;  // aux outputs and gradients are not modelled
+    default:  // aux outputs and gradients are not modelled
+      lt_log_error(function, "Unsupported epilogue (%u).", desc.epilogue);
+      return CUBLAS_STATUS_NOT_SUPPORTED;
   }
   const cudaDataType d_type = static_cast<cudaDataType>(ld.type);
   p->bias_type = desc.bias_data_type >= 0 ? static_cast<cudaDataType>(desc.bias_data_type)
@@ -414,7 +430,8 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t li
   }
   *returnAlgoCount = 0;
   Plan plan;
-  if (cublasStatus_t s = make_plan(*as_desc(operationDesc), *as_layout(Adesc), *as_layout(Bdesc), *as_layout(Cdesc),
+  if (cublasStatus_t s = make_plan("cublasLtMatmulAlgoGetHeuristic", *as_desc(operationDesc), *as_layout(Adesc),
+                                   *as_layout(Bdesc), *as_layout(Cdesc),
                                    *as_layout(Ddesc), &plan);
       s != CUBLAS_STATUS_SUCCESS) {
     return s;
@@ -555,7 +572,8 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHand
   }
   if (algo->data[0] != kLtAlgoMagic) return CUBLAS_STATUS_INVALID_VALUE;
   Plan plan;
-  if (cublasStatus_t s = make_plan(*as_desc(operationDesc), *as_layout(Adesc), *as_layout(Bdesc), *as_layout(Cdesc),
+  if (cublasStatus_t s = make_plan("cublasLtMatmulAlgoCheck", *as_desc(operationDesc), *as_layout(Adesc), *as_layout(Bdesc),
+                                   *as_layout(Cdesc),
                                    *as_layout(Ddesc), &plan);
       s != CUBLAS_STATUS_SUCCESS) {
     return s;
@@ -590,7 +608,8 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cubla
   }
   const LtMatmulDesc& desc = *as_desc(computeDesc);
   Plan plan;
-  if (cublasStatus_t s = make_plan(desc, *as_layout(Adesc), *as_layout(Bdesc), *as_layout(Cdesc), *as_layout(Ddesc), &plan);
+  if (cublasStatus_t s = make_plan("cublasLtMatmul", desc, *as_layout(Adesc), *as_layout(Bdesc), *as_layout(Cdesc),
+                                   *as_layout(Ddesc), &plan);
       s != CUBLAS_STATUS_SUCCESS) {
     return s;
   }
@@ -598,7 +617,10 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cubla
   if (standin_sticky_error() != 0) return CUBLAS_STATUS_EXECUTION_FAILED;
   if (int s = standin_shape_fault(plan.m, plan.n, plan.k); s != 0) return static_cast<cublasStatus_t>(s);
   if (plan.m == 0 || plan.n == 0) return CUBLAS_STATUS_SUCCESS;
-  if (plan.bias && desc.bias_pointer == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  if (plan.bias && desc.bias_pointer == nullptr) {
+    lt_log_error("cublasLtMatmul", "The epilogue needs a bias vector: CUBLASLT_MATMUL_DESC_BIAS_POINTER is NULL.");
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
   // On a capturing stream the matmul is recorded, to run at each launch of the graph; the launch
   // cuBLASLt makes fails on a stream whose capture was invalidated.
   const int how = standin_capture_enqueue(stream);

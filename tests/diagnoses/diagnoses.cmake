@@ -14,6 +14,7 @@ cublasspy_test_program(diag_second_cublas ${CBS_DIAG_DIR}/programs/diag_second_c
 cublasspy_test_program(diag_located ${CBS_DIAG_DIR}/programs/diag_located.cpp)
 cublasspy_test_program(diag_graph ${CBS_DIAG_DIR}/programs/diag_graph.cpp)
 cublasspy_test_program(diag_reported ${CBS_DIAG_DIR}/programs/diag_reported.cpp)
+cublasspy_test_program(diag_lt_words ${CBS_DIAG_DIR}/programs/diag_lt_words.cpp)
 set_target_properties(diag_reported PROPERTIES ENABLE_EXPORTS ON)  # -rdynamic: dladdr names where it reported
 set_target_properties(diag_located PROPERTIES ENABLE_EXPORTS ON)  # -rdynamic: dladdr names its functions
 # Built as with --default-stream per-thread: its copies, memsets and queries are the _ptds/_ptsz
@@ -64,7 +65,8 @@ add_executable(diagnoses_test
   ${CBS_DIAG_DIR}/machine_evidence_test.cpp
   ${CBS_DIAG_DIR}/load_failure_test.cpp
   ${CBS_DIAG_DIR}/no_kernel_image_test.cpp
-  ${CBS_DIAG_DIR}/gpu_hardware_test.cpp)
+  ${CBS_DIAG_DIR}/gpu_hardware_test.cpp
+  ${CBS_DIAG_DIR}/lt_words_test.cpp)
 target_link_libraries(diagnoses_test PRIVATE cublasspy_test_support cublasspy_diagnose cublasspy_doctor cublasspy_dump
                       nlohmann_json::nlohmann_json GTest::gtest_main ${CMAKE_DL_LIBS})
 target_compile_options(diagnoses_test PRIVATE -Wall -Wextra)
@@ -72,7 +74,7 @@ target_compile_options(diagnoses_test PRIVATE -Wall -Wextra)
 target_compile_definitions(diagnoses_test PRIVATE CBS_TEST_CLI="$<TARGET_FILE:cublasspy_cli>"
                            CBS_TEST_REPLAY_RUNNER="$<TARGET_FILE:cublasspy_replay_runner>")
 add_dependencies(diagnoses_test cublasspy cublasspy_cli cublasspy_replay_runner standin standin_nvml diag_workload diag_fork diag_samples diag_second_cublas
-                 diag_per_thread diag_graph diag_reported
+                 diag_per_thread diag_graph diag_reported diag_lt_words
                  diag_second_cublas_rpath doctor_json diag_kernel_fault diag_kernel_image)
 gtest_discover_tests(diagnoses_test TEST_PREFIX diagnoses. DISCOVERY_TIMEOUT 60
                      PROPERTIES TIMEOUT 300)

@@ -86,6 +86,12 @@ void expect_report_shape(const json& report) {
     for (const char* key : {"summary", "evidence", "advice"}) EXPECT_TRUE(d[key].is_string()) << key;
     EXPECT_TRUE(d["pid"].is_null() || d["pid"].is_number_integer());
     EXPECT_TRUE(d["call"].is_null() || d["call"].is_number_integer());
+    if (d.contains("library_log")) {  // only where the library's own log explains the finding
+      EXPECT_TRUE(d["library_log"]["file"].is_string());
+      ASSERT_TRUE(d["library_log"]["lines"].is_array());
+      EXPECT_FALSE(d["library_log"]["lines"].empty());
+      for (const json& line : d["library_log"]["lines"]) EXPECT_TRUE(line.is_string());
+    }
   }
 }
 

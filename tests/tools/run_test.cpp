@@ -102,6 +102,33 @@ TEST(Run, OptionsBecomeTheShimsVariables) {
   EXPECT_EQ(plain.out, "all " + dir.path() + "/cublasspy-%p.cbt\n");
 }
 
+// cuBLASLt's log: errors and hints, beside the traces, named for each process; a user's own
+// setting of any of the three variables stands untouched.
+TEST(Run, AsksCublasLtForItsLogBesideTheTrace) {
+  ScratchDir dir;
+  const std::string echo = "echo $CUBLASLT_LOG_LEVEL/$CUBLASLT_LOG_MASK/$CUBLASLT_LOG_FILE";
+  Env none = {{"CUBLASLT_LOG_LEVEL", std::nullopt}, {"CUBLASLT_LOG_MASK", std::nullopt},
+              {"CUBLASLT_LOG_FILE", std::nullopt}, {"CUBLASSPY_TRACE", std::nullopt}};
+  ProcessResult r = run_process({kTool, "run", "--", "sh", "-c", echo}, none, {.cwd = dir.path()});
+  EXPECT_EQ(r.out, "/5/" + dir.path() + "/cublaslt-%i.log\n");
+  ProcessResult elsewhere =
+      run_process({kTool, "run", "-o", "sub/t-%p.cbt", "--", "sh", "-c", echo}, none, {.cwd = dir.path()});
+  EXPECT_EQ(elsewhere.out, "/5/" + dir.path() + "/sub/cublaslt-%i.log\n");
+  // cuBLASLt expands only %i: a directory with another placeholder gets no log.
+  ProcessResult per_host =
+      run_process({kTool, "run", "-o", "%h/t-%p.cbt", "--", "sh", "-c", echo}, none, {.cwd = dir.path()});
+  EXPECT_EQ(per_host.out, "//\n");
+  for (const char* name : {"CUBLASLT_LOG_LEVEL", "CUBLASLT_LOG_MASK", "CUBLASLT_LOG_FILE"}) {
+    Env mine = none;
+    mine[name] = "3";
+    ProcessResult kept = run_process({kTool, "run", "--", "sh", "-c", echo}, mine, {.cwd = dir.path()});
+    const std::string level = std::string(name) == "CUBLASLT_LOG_LEVEL" ? "3" : "";
+    const std::string mask = std::string(name) == "CUBLASLT_LOG_MASK" ? "3" : "";
+    const std::string file = std::string(name) == "CUBLASLT_LOG_FILE" ? "3" : "";
+    EXPECT_EQ(kept.out, level + "/" + mask + "/" + file + "\n") << name;
+  }
+}
+
 TEST(Run, BadOptionValuesAreUsageErrors) {
   ProcessResult scan = run_process({kTool, "run", "--scan", "sometimes", "--", "true"});
   EXPECT_EQ(scan.exit_code, 2);

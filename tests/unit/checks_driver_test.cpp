@@ -69,6 +69,9 @@ CUresult fake_ctx_get_device(CUdevice* device) {
 
 CUresult fake_device_get_attribute(int* value, CUdevice_attribute attribute, CUdevice device) {
   ++g_attribute_calls;
+  // Device 2 is an Ada GPU (8.9); the others do not say.
+  if (attribute == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR && device == 2) return *value = 8, CUDA_SUCCESS;
+  if (attribute == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR && device == 2) return *value = 9, CUDA_SUCCESS;
   if (attribute != CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS) return CUDA_ERROR_INVALID_VALUE;
   *value = device == 5 ? 1 : 0;  // device 5 is an HMM system
   return CUDA_SUCCESS;
@@ -100,6 +103,8 @@ std::atomic<uint64_t>& allocation_generation() {
   return generation;
 }
 uint32_t function_count() { return 2; }
+// The tests make no cuBLASLt call: no descriptor to read.
+LtMatmulExtras read_lt_matmul_extras(uint64_t, const uint64_t*) { return {}; }
 }  // namespace cublasspy
 
 namespace cublasspy {
@@ -205,6 +210,15 @@ TEST_F(DriverQuery, PageableAccessIsADevicePropertyAskedOnce) {
   EXPECT_FALSE(q.pageable_memory_access(0));
   EXPECT_EQ(g_attribute_calls, before + 2);
   EXPECT_FALSE(q.pageable_memory_access(-1));
+}
+
+TEST_F(DriverQuery, ComputeCapabilityIsADevicePropertyAskedOnce) {
+  int before = g_attribute_calls;
+  EXPECT_EQ(q.compute_capability(2), 89);
+  EXPECT_EQ(q.compute_capability(2), 89);
+  EXPECT_EQ(g_attribute_calls, before + 2);  // major and minor, once
+  EXPECT_EQ(q.compute_capability(1), -1);     // the driver did not say
+  EXPECT_EQ(q.compute_capability(-1), -1);
 }
 
 TEST_F(DriverQuery, CurrentDevice) {

@@ -227,7 +227,9 @@ TEST(OperandTypes, CublasXtFormsHaveTheTypeTheirNameImplies) {
 TEST(CheckIds, NamesAreTheContractIdsAtStableBits) {
   const char* expected[] = {"invalid-leading-dimension", "invalid-stride", "output-aliases-input",
                             "pointer-mode-mismatch", "host-pointer-operand", "operand-out-of-bounds",
-                            "device-mismatch", "misaligned-operand", "size-overflow"};
+                            "device-mismatch", "misaligned-operand", "size-overflow", "batch-count-mismatch",
+                            "epilogue-operand", "fp8-layout"};
+  static_assert(std::size(expected) == kCheckCount);
   for (int i = 0; i < kCheckCount; ++i) {
     EXPECT_STREQ(check_id_name(static_cast<CheckId>(i)), expected[i]);
   }
@@ -768,6 +770,174 @@ TEST(SizeOverflow, CublasLtAndCublasXtTakeWideSizes) {
 TEST(CheckGemm, ShapeChecksNeedNoDriver) {
   auto call = sgemm(0, 0, 4, 4, 4, kA + 2, 3, kB, 4, kB, 4);
   EXPECT_EQ(check_gemm_shape(call.call()).bits, kLd | kAlias | kAlign);
+}
+
+}  // namespace
+}  // namespace cublasspy
+
+// ---- cuBLASLt's own rules -----------------------------------------------------------------
+
+namespace cublasspy {
+namespace {
+
+constexpr int kR16BF = 14;
+constexpr uint32_t kBatches = check_bit(CheckId::kBatchCountMismatch);
+constexpr uint32_t kEpilogue = check_bit(CheckId::kEpilogueOperand);
+constexpr uint32_t kFp8 = check_bit(CheckId::kFp8Layout);
+
+// An fp8 cublasLtMatmul (E4M3 A and B, bf16 C and D) with its transposes, sizes and lds as stored.
+CallBuilder lt_fp8(int ta, int tb, int64_t m, int64_t n, int64_t k, uint64_t a, int64_t lda, int64_t ldb,
+                   int64_t ldc) {
+  CallBuilder cb("cublasLtMatmul", kFamilyLt);
+  cb.head(ta, tb, m, n, k).ptr("alpha", R::kAlpha, kAlpha);
+  cb.ptr("a", R::kA, a).type("a_type", R::kAType, kR8F_E4M3).num("lda", R::kLda, lda);
+  cb.ptr("b", R::kB, kB).type("b_type", R::kBType, kR8F_E4M3).num("ldb", R::kLdb, ldb).ptr("beta", R::kBeta, kBeta);
+  cb.ptr("c", R::kC, kC).type("c_type", R::kCType, kR16BF).num("ldc", R::kLdc, ldc);
+  cb.ptr("d", R::kD, kD).type("d_type", R::kDType, kR16BF).num("ldd", R::kLdd, ldc);
+  return cb;
+}
+
+// The driver of an sm_`cc` GPU.
+class GpuQuery final : public PointerQuery {
+ public:
+  explicit GpuQuery(int cc) : cc_(cc), inner_(FakeQuery::standard()) {}
+  PointerInfo query(uint64_t address) override { return inner_.query(address); }
+  bool pageable_memory_access(int d) override { return inner_.pageable_memory_access(d); }
+  int compute_capability(int) override { return cc_; }
+
+ private:
+  int cc_;
+  FakeQuery inner_;
+};
+
+struct LtRun {
+  uint32_t bits = 0;
+  std::string message;
+};
+// All checks with a cuBLASLt matmul's extras and the device's compute capability; the message of `id`.
+LtRun run_lt(CallBuilder cb, const LtMatmulExtras& extras, CheckId id, int cc = -1) {
+  GpuQuery q(cc);
+  CheckFindings f = check_gemm(cb.call(), cb.rec.pointer_mode, 0, q, &extras);
+  cb.rec.check_bits = f.bits;
+  cb.rec.check_detail[0] = f.detail[0];
+  cb.rec.check_detail[1] = f.detail[1];
+  return {f.bits, (f.bits & check_bit(id)) ? check_message(id, cb.call(), cb.rec, cb.entry.name) : ""};
+}
+
+LtMatmulExtras extras() {
+  LtMatmulExtras x;
+  x.present = true;
+  return x;
+}
+
+TEST(LtBatchCounts, EveryLayoutNeedsDsCount) {
+  LtMatmulExtras x = extras();
+  const auto call = lt(8, 8, 8, kA, 8, kB, 8, kC, 8, kD, 8);
+  EXPECT_EQ(run_lt(call, x, CheckId::kBatchCountMismatch).bits, 0u);
+  x.batch_count[0] = x.batch_count[1] = x.batch_count[2] = x.batch_count[3] = 4;
+  EXPECT_EQ(run_lt(call, x, CheckId::kBatchCountMismatch).bits, 0u);
+  x.batch_count[1] = 1;  // github.com/NVIDIA/CUDALibrarySamples/issues/185: B left at 1
+  LtRun r = run_lt(call, x, CheckId::kBatchCountMismatch);
+  EXPECT_EQ(r.bits, kBatches);
+  EXPECT_EQ(r.message,
+            "B's layout has CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT 1 but D's has 4: cuBLASLt needs the same batch count on "
+            "A, B, C and D (INVALID_VALUE, \"Input matrices batch counts mismatch\")");
+  // A cuBLAS call has no layouts: nothing to compare.
+  FakeQuery q = FakeQuery::standard();
+  EXPECT_EQ(check_gemm(call.call(), 0, 0, q, nullptr).bits, 0u);
+}
+
+TEST(LtEpilogue, WhatEachEpilogueNeeds) {
+  EXPECT_FALSE(epilogue_needs_bias(1));   // DEFAULT
+  EXPECT_FALSE(epilogue_needs_bias(2));   // RELU
+  EXPECT_TRUE(epilogue_needs_bias(4));    // BIAS
+  EXPECT_TRUE(epilogue_needs_bias(6));    // RELU_BIAS
+  EXPECT_TRUE(epilogue_needs_bias(152));  // DRELU_BGRAD: the bias gradient
+  EXPECT_TRUE(epilogue_needs_bias(256));  // BGRADA
+  EXPECT_FALSE(epilogue_needs_aux(36));   // GELU_BIAS
+  EXPECT_TRUE(epilogue_needs_aux(130));   // RELU_AUX
+  EXPECT_TRUE(epilogue_needs_aux(136));   // DRELU
+  EXPECT_EQ(aux_ld_multiple(134), 128);   // RELU_AUX_BIAS: the bit-mask, in bits
+  EXPECT_EQ(aux_ld_multiple(164), 8);     // GELU_AUX_BIAS: GELU's input, in elements
+  EXPECT_EQ(aux_ld_multiple(208), 8);     // DGELU_BGRAD
+  EXPECT_EQ(aux_ld_multiple(36), 0);
+}
+
+TEST(LtEpilogue, ABiasEpilogueWithoutItsVector) {
+  LtMatmulExtras x = extras();
+  x.epilogue = 6;  // RELU_BIAS
+  const auto call = lt(8, 8, 8, kA, 8, kB, 8, kC, 8, kD, 8);
+  LtRun r = run_lt(call, x, CheckId::kEpilogueOperand);
+  EXPECT_EQ(r.bits, kEpilogue);
+  EXPECT_EQ(r.message, "CUBLASLT_EPILOGUE_RELU_BIAS reads or writes a bias vector, but CUBLASLT_MATMUL_DESC_BIAS_POINTER is NULL");
+  x.bias = kD + 2;  // fp16 bias (D's type): 2 bytes is aligned
+  EXPECT_EQ(run_lt(call, x, CheckId::kEpilogueOperand).bits, 0u);
+  x.bias = kD + 1;
+  r = run_lt(call, x, CheckId::kEpilogueOperand);
+  EXPECT_EQ(r.message, "CUBLASLT_EPILOGUE_RELU_BIAS's bias vector (0x7f0000300001, CUBLASLT_MATMUL_DESC_BIAS_POINTER) "
+                       "is not aligned to its elements");
+  x.bias_type = kR32F;  // an fp32 bias needs 4
+  x.bias = kD + 2;
+  EXPECT_EQ(run_lt(call, x, CheckId::kEpilogueOperand).bits, kEpilogue);
+  x.epilogue = 1;  // DEFAULT reads no bias, whatever the pointer
+  EXPECT_EQ(run_lt(call, x, CheckId::kEpilogueOperand).bits, 0u);
+}
+
+TEST(LtEpilogue, AuxBufferAndItsLd) {
+  LtMatmulExtras x = extras();
+  x.epilogue = 130;  // RELU_AUX
+  const auto call = lt(16, 8, 8, kA, 16, kB, 8, kC, 16, kD, 16);
+  EXPECT_EQ(run_lt(call, x, CheckId::kEpilogueOperand).message,
+            "CUBLASLT_EPILOGUE_RELU_AUX reads or writes an auxiliary buffer, but "
+            "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER is NULL");
+  x.aux = kD + 4096;
+  x.aux_ld = 16;  // at least m, but not a multiple of 128 bits
+  EXPECT_EQ(run_lt(call, x, CheckId::kEpilogueOperand).message,
+            "CUBLASLT_EPILOGUE_RELU_AUX's CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD is 16: it must be a multiple of 128 "
+            "(ReLU's bit-mask, in bits) and at least m=16");
+  x.aux_ld = 128;
+  EXPECT_EQ(run_lt(call, x, CheckId::kEpilogueOperand).bits, 0u);
+  x.epilogue = 160;  // GELU_AUX: multiples of 8 elements, at least m
+  x.aux_ld = 8;
+  EXPECT_EQ(run_lt(call, x, CheckId::kEpilogueOperand).bits, kEpilogue);
+  x.aux_ld = 24;
+  EXPECT_EQ(run_lt(call, x, CheckId::kEpilogueOperand).bits, 0u);
+  x.aux = kD + 4097;  // GELU's input has D's fp16 elements
+  EXPECT_EQ(run_lt(call, x, CheckId::kEpilogueOperand).message,
+            "CUBLASLT_EPILOGUE_GELU_AUX's auxiliary buffer (0x7f0000301001) is not aligned to its elements");
+}
+
+TEST(LtFp8, AlignedTnIsValidEverywhere) {
+  const auto tn = lt_fp8(1, 0, 64, 32, 48, kA, 48, 48, 64);
+  for (int cc : {-1, 89, 90, 100}) EXPECT_EQ(run_lt(tn, extras(), CheckId::kFp8Layout, cc).bits, 0u) << cc;
+}
+
+TEST(LtFp8, OtherLayoutsOnlyOnAdaAndHopper) {
+  const auto nn = lt_fp8(0, 0, 64, 32, 48, kA, 64, 48, 64);
+  LtRun r = run_lt(nn, extras(), CheckId::kFp8Layout, 90);
+  EXPECT_EQ(r.bits, kFp8);
+  EXPECT_EQ(r.message, "transa=N, transb=N: on compute capability 9.0 cuBLASLt's fp8 kernels take only the \"TN\" "
+                       "layout, A transposed and B not");
+  EXPECT_EQ(run_lt(nn, extras(), CheckId::kFp8Layout, 89).bits, kFp8);
+  EXPECT_EQ(run_lt(nn, extras(), CheckId::kFp8Layout, 100).bits, 0u);  // Blackwell
+  EXPECT_EQ(run_lt(nn, extras(), CheckId::kFp8Layout, -1).bits, 0u);   // the GPU unknown: not judged
+}
+
+TEST(LtFp8, SixteenBytePointersAndLds) {
+  LtRun r = run_lt(lt_fp8(1, 0, 64, 32, 48, kA + 8, 48, 48, 64), extras(), CheckId::kFp8Layout);
+  EXPECT_EQ(r.message, "A (0x7f0000000008) is not 16-byte aligned: cuBLASLt's fp8 kernels need every matrix on 16 bytes");
+  r = run_lt(lt_fp8(1, 0, 64, 32, 24, kA, 24, 24, 64), extras(), CheckId::kFp8Layout);
+  EXPECT_EQ(r.message, "lda=24 is not a multiple of 16: cuBLASLt's fp8 kernels need each ld in multiples of 16 bytes "
+                       "(16 elements of CUDA_R_8F_E4M3)");
+  // bf16 C and D: 8 elements make 16 bytes.
+  r = run_lt(lt_fp8(1, 0, 60, 32, 48, kA, 48, 48, 60), extras(), CheckId::kFp8Layout);
+  EXPECT_EQ(r.bits, kFp8);
+  EXPECT_TRUE(r.message.rfind("ldc=60 is not a multiple of 8", 0) == 0) << r.message;
+  EXPECT_EQ(run_lt(lt_fp8(1, 0, 64, 32, 48, kA, 48, 48, 72), extras(), CheckId::kFp8Layout).bits, 0u);
+}
+
+TEST(LtFp8, OtherTypesAreNotFp8s) {
+  EXPECT_EQ(run_lt(lt(8, 8, 8, kA + 2, 8, kB, 8, kC, 8, kD, 8), extras(), CheckId::kFp8Layout, 90).bits & kFp8, 0u);
 }
 
 }  // namespace

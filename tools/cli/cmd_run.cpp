@@ -2,9 +2,11 @@
 // the CUBLASSPY_* variables and are checked by the same parsers (config.h). The shim's absolute
 // path goes first in LD_PRELOAD, keeping what was there. Exit status: COMMAND's (128+N when it
 // died of signal N; 127 when not found). Afterwards COMMAND's wait status goes into every
-// trace of the run (launcher_wait.h). When COMMAND ended abnormally, a call failed, or a
-// diagnosis of severity error stands, the report's summary goes to stderr.
+// trace of the run (launcher_wait.h). cuBLASLt is asked for its log beside the traces
+// (cublaslt_log_request.h). When COMMAND ended abnormally, a call failed, or a diagnosis of
+// severity error stands, the report's summary goes to stderr.
 #include <climits>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "cli/child_process.h"
+#include "cli/cublaslt_log_request.h"
 #include "cli/launcher_wait.h"
 #include "settings/config.h"
 #include "report/report_model.h"
@@ -107,6 +110,7 @@ int run_command(const RunArgs& a) {
   if (!a.on_error.empty()) set_variable(env, "CUBLASSPY_ON_ERROR", a.on_error);
   if (!a.ring.empty()) set_variable(env, "CUBLASSPY_RING", a.ring);
   if (!a.log.empty()) set_variable(env, "CUBLASSPY_LOG", a.log);
+  const std::string lt_log = request_cublaslt_log(env, tmpl);
   std::string run_id = make_run_id();
   set_variable(env, kRunIdVariable, run_id);
 
@@ -127,8 +131,11 @@ int run_command(const RunArgs& a) {
   // A trace that cannot take it (damaged, or from an older shim) is left as it is: the report
   // below says what is wrong with a damaged one, and an old one reads as it always did.
   for (const std::string& path : paths) (void)record_launcher_wait(path, outcome.pid, outcome.wait_status);
-  if (a.summary == "never") return outcome.shell_status();
   OpenedTraces opened = open_traces(paths);
+  std::vector<long long> pids;
+  for (const TraceFile& t : opened.traces) pids.push_back(std::strtoll(t.process().get("pid").c_str(), nullptr, 10));
+  remove_empty_cublaslt_logs(lt_log, pids);
+  if (a.summary == "never") return outcome.shell_status();
   for (const std::string& e : opened.errors) std::fprintf(stderr, "cublasspy run: %s\n", e.c_str());
 
   ReportOptions options;

@@ -66,6 +66,7 @@ json diagnosis_to_json(const Diagnosis& d) {
   j["pid"] = d.pid ? json(*d.pid) : json(nullptr);
   j["call"] = d.call ? json(*d.call) : json(nullptr);
   j["launch"] = d.launch ? json(*d.launch) : json(nullptr);
+  if (!d.library_log.empty()) j["library_log"] = {{"file", d.library_log_file}, {"lines", d.library_log}};
   return j;
 }
 
