@@ -11,6 +11,7 @@
 #include "hook_table.h"
 #include "load_failure_record.h"
 #include "machine_record.h"
+#include "memory_record.h"
 #include "driver_table.h"
 #include "machine/process_info.h"
 
@@ -159,6 +160,10 @@ PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
     if (setup || hook_library(id) == Library::kCublas || hook_library(id) == Library::kCublasLt) {
       record_machine_evidence(rt, id, ctx.rec.status, setup, g_process_section_busy);
     }
+    if (hook_has_trait(id, Trait::kAllocatesDevice) || hook_library(id) == Library::kCublas ||
+        hook_library(id) == Library::kCublasLt) {
+      record_memory_at_failure(rt, id, seq, ctx.caller, g_process_section_busy);
+    }
   }
   return outcome;
 }
@@ -168,6 +173,7 @@ std::atomic<bool>& process_section_busy() { return g_process_section_busy; }
 void process_section_after_fork() {
   g_process_section_busy.store(false);
   machine_evidence_after_fork();
+  memory_at_failure_after_fork();
   load_failures_after_fork();
 }
 
