@@ -69,6 +69,7 @@ inline constexpr const char* kAsyncError = "async-error";
 inline constexpr const char* kGraphReplayFreedMemory = "graph-replay-freed-memory";
 inline constexpr const char* kCrashedInCall = "crashed-in-call";
 inline constexpr const char* kKilledInCall = "killed-in-call";
+inline constexpr const char* kDeviceOutOfMemory = "device-out-of-memory";
 
 struct IdInfo {
   const char* id;
@@ -128,6 +129,8 @@ inline constexpr IdInfo kIds[] = {
     {kCrashedInCall, IdKind::kRule, SetupStage::kNone, "the process died of a fatal signal with a call in flight"},
     {kKilledInCall, IdKind::kRule, SetupStage::kNone,
      "the trace ends with a call in flight and no recorded exit or signal"},
+    {kDeviceOutOfMemory, IdKind::kRule, SetupStage::kNone,
+     "the GPU's memory ran out mid-run: an allocation failed, or cuBLAS failed with the device full"},
 };
 
 // The entry of `id`, nullptr for an id the table lacks.

@@ -40,6 +40,7 @@ constexpr Rule kRules[] = {
     &rule_async_error,
     &rule_checks,
     &rule_scan,
+    &rule_out_of_memory,
     &rule_execution_failed,
     &rule_reported_error,
 };

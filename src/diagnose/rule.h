@@ -62,6 +62,7 @@ void rule_async_error(RuleContext& ctx);             // async-error
 void rule_checks(RuleContext& ctx);                  // the CUBLASSPY_CHECK ids
 void rule_scan(RuleContext& ctx);                    // non-finite-input, non-finite-output,
                                                      // half-overflow
+void rule_out_of_memory(RuleContext& ctx);           // device-out-of-memory
 void rule_execution_failed(RuleContext& ctx);        // execution-failed (the rest)
 void rule_reported_error(RuleContext& ctx);          // reported-error (last: what the program
                                                      // reported that nothing names)

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "checks/check_ids.h"
+#include "diagnose/memory_at_failure.h"
 #include "diagnose/requested_configuration.h"
 #include "diagnose/rule.h"
 
@@ -197,11 +198,15 @@ void rule_execution_failed(RuleContext& ctx) {
     uint64_t async_from = UINT64_MAX;                  // failures from here on are the sticky error's
     if (const Diagnosis* a = ctx.found_for(f, {ids::kAsyncError}); a && a->call) async_from = *a->call;
     if (f.header().first_async_seq != 0) async_from = std::min(async_from, f.header().first_async_seq);
+    // device-out-of-memory names the failures the exhausted memory explains.
+    const std::optional<OutOfMemory> oom =
+        ctx.found_for(f, {ids::kDeviceOutOfMemory}) != nullptr ? out_of_memory(f) : std::nullopt;
 
     for (const auto& key : f.failure_order) {
       const FailureGroup& group = f.failures.at(key);
       const CallView& first = group.first;
       if (first.seq >= async_from || ctx.failure_explained(f, first.seq) || explained_by_checks(first)) continue;
+      if (oom && explained_by_out_of_memory(*oom, first)) continue;
       const int status = first.rec().status;
       const bool cublas = is_cublas_call(first);
       Diagnosis d = finding(cublas ? cublas_finding_id(status) : ids::kExecutionFailed, Severity::kError, f);
