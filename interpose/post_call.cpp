@@ -12,6 +12,7 @@
 #include "load_failure_record.h"
 #include "kernel_image_record.h"
 #include "machine_record.h"
+#include "memory_record.h"
 #include "driver_table.h"
 #include "gpu_health.h"
 #include "machine/process_info.h"
@@ -162,6 +163,10 @@ PostCallOutcome after_real_call(Runtime& rt, CallContext& ctx, bool failed) {
     if (setup || hook_library(id) == Library::kCublas || hook_library(id) == Library::kCublasLt) {
       record_machine_evidence(rt, id, ctx.rec.status, setup, g_process_section_busy);
     }
+    if (hook_has_trait(id, Trait::kAllocatesDevice) || hook_library(id) == Library::kCublas ||
+        hook_library(id) == Library::kCublasLt) {
+      record_memory_at_failure(rt, id, seq, ctx.caller, g_process_section_busy);
+    }
   }
   // A CUDA library's failure (not a failed dlopen, which says nothing of the GPU).
   const bool cuda_library = hook_library(id) == Library::kCublas || hook_library(id) == Library::kCublasLt ||
@@ -176,6 +181,7 @@ void process_section_after_fork() {
   g_process_section_busy.store(false);
   machine_evidence_after_fork();
   kernel_image_after_fork();
+  memory_at_failure_after_fork();
   load_failures_after_fork();
   gpu_health_after_fork();
 }

@@ -74,6 +74,7 @@ inline constexpr const char* kGpuHardwareFault = "gpu-hardware-fault";
 inline constexpr const char* kBatchCountMismatch = "batch-count-mismatch";
 inline constexpr const char* kEpilogueOperand = "epilogue-operand";
 inline constexpr const char* kFp8Layout = "fp8-layout";
+inline constexpr const char* kDeviceOutOfMemory = "device-out-of-memory";
 
 struct IdInfo {
   const char* id;
@@ -143,6 +144,8 @@ inline constexpr IdInfo kIds[] = {
      "a cuBLASLt epilogue's bias or auxiliary buffer is missing, misaligned or has a bad ld"},
     {kFp8Layout, IdKind::kCheck, SetupStage::kNone,
      "an fp8 cuBLASLt matmul breaks the fp8 kernels' alignment or TN-layout rule"},
+    {kDeviceOutOfMemory, IdKind::kRule, SetupStage::kNone,
+     "the GPU's memory ran out mid-run: an allocation failed, or cuBLAS failed with the device full"},
 };
 
 // The entry of `id`, nullptr for an id the table lacks.

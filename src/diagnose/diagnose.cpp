@@ -43,6 +43,7 @@ constexpr Rule kRules[] = {
     &rule_async_error,
     &rule_checks,
     &rule_scan,
+    &rule_out_of_memory,
     &rule_execution_failed,
     &rule_reported_error,
 };
@@ -61,9 +62,11 @@ const Diagnosis* RuleContext::found_for(const TraceFacts& facts, std::span<const
   return nullptr;
 }
 
-bool RuleContext::call_named(const TraceFacts& facts, uint64_t seq) const {
+bool RuleContext::failure_explained(const TraceFacts& facts, uint64_t seq) const {
   for (const Diagnosis& d : found_) {
-    if (same_process(d, facts) && d.call && *d.call == seq) return true;
+    if (!same_process(d, facts) || !d.call || *d.call != seq) continue;
+    const ids::IdInfo* info = ids::find_id(d.id);
+    if (info == nullptr || info->kind != ids::IdKind::kScan) return true;
   }
   return false;
 }

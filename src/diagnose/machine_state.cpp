@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/diagnosis_ids.h"
+#include "diagnose/memory_at_failure.h"
 
 namespace cublasspy::diagnoses {
 namespace {
@@ -304,8 +305,7 @@ std::vector<Diagnosis> machine_findings(const MachineState& m, const std::option
     out.push_back(std::move(d));
   }
 
-  if (create && m.free_memory && m.total_memory &&
-      (*m.free_memory < (512ull << 20) || *m.free_memory * 20 < *m.total_memory)) {
+  if (create && m.free_memory && m.total_memory && nearly_full(*m.free_memory, *m.total_memory)) {
     Diagnosis d = make(ids::kOutOfMemoryAtInit, Severity::kError);
     d.summary = fmt::format("cuBLAS could not initialize because the GPU is nearly full ({} free of {})",
                             mib(*m.free_memory), mib(*m.total_memory));

@@ -27,8 +27,11 @@ class RuleContext {
   const Diagnosis* found_for(const TraceFacts& facts, std::initializer_list<const char*> ids) const {
     return found_for(facts, std::span<const char* const>(ids.begin(), ids.size()));
   }
-  // True when a finding so far names this call of this process.
-  bool call_named(const TraceFacts& facts, uint64_t seq) const;
+  // True when a finding so far names this call of this process as the cause of its failure:
+  // any finding but a scan's.
+  // NaN/Inf in a call's operands is a fact of its data, never why it returned an error (cuBLAS
+  // does not inspect values), so a failing call a scan names still gets its own finding.
+  bool failure_explained(const TraceFacts& facts, uint64_t seq) const;
 
  private:
   const std::vector<TraceFacts>& traces_;
@@ -61,6 +64,7 @@ void rule_async_error(RuleContext& ctx);             // async-error
 void rule_checks(RuleContext& ctx);                  // the CUBLASSPY_CHECK ids
 void rule_scan(RuleContext& ctx);                    // non-finite-input, non-finite-output,
                                                      // half-overflow
+void rule_out_of_memory(RuleContext& ctx);           // device-out-of-memory
 void rule_execution_failed(RuleContext& ctx);        // execution-failed (the rest)
 void rule_reported_error(RuleContext& ctx);          // reported-error (last: what the program
                                                      // reported that nothing names)

@@ -1,7 +1,8 @@
 // execution-failed: calls that returned a failing status nothing above explains. Runs last:
 // failures that follow a missing driver, a failed handle creation, a sticky asynchronous error
-// or a flagged argument are those findings' consequences, not findings of their own. One finding
-// per function and status. As the EXECUTION_FAILED field report puts it (docs/DIAGNOSES.md),
+// or a flagged argument are those findings' consequences, not findings of their own; NaN/Inf in
+// the operands is not (cuBLAS does not inspect values), and is noted beside the failure. One
+// finding per function and status. As the EXECUTION_FAILED field report puts it (docs/DIAGNOSES.md),
 // CUBLAS_STATUS_EXECUTION_FAILED "is a result, not a cause"; its checklist (data, arguments,
 // sync, hardware) becomes the advice. Three cuBLAS statuses say what kind of mistake it was and
 // get ids of their own: configuration-not-supported (NOT_SUPPORTED: the library refuses what
@@ -14,20 +15,24 @@
 #include <fmt/format.h>
 
 #include "checks/check_ids.h"
+#include "diagnose/memory_at_failure.h"
 #include "diagnose/requested_configuration.h"
 #include "diagnose/rule.h"
 
 namespace cublasspy::diagnoses {
 namespace {
 
-// A CUBLASSPY_CHECK error or a non-finite input on the call: other findings explain it.
-bool explained_by_findings(const CallView& c) {
-  if (check_bits_have_error(c.rec().check_bits)) return true;
-  if (c.rec().flags & format::kFlagScanned) {
-    for (int op = 0; op < 3; ++op) {
-      const format::ScanSummary& s = c.slot.scan[op];
-      if (s.max_abs_finite >= 0 && s.nan_count + s.pos_inf_count + s.neg_inf_count != 0) return true;
-    }
+// A CUBLASSPY_CHECK error on the call: the check's finding names the argument that made it fail.
+bool explained_by_checks(const CallView& c) { return check_bits_have_error(c.rec().check_bits); }
+
+// The scan found NaN/Inf in an operand the call reads (A, B, or C). cuBLAS does not inspect
+// values, so that never explains a failing status: the call keeps its own finding, and its
+// evidence says that the two coincide.
+bool inputs_held_nonfinite(const CallView& c) {
+  if ((c.rec().flags & format::kFlagScanned) == 0) return false;
+  for (int op = 0; op < 3; ++op) {
+    const format::ScanSummary& s = c.slot.scan[op];
+    if (s.max_abs_finite >= 0 && s.nan_count + s.pos_inf_count + s.neg_inf_count != 0) return true;
   }
   return false;
 }
@@ -193,11 +198,15 @@ void rule_execution_failed(RuleContext& ctx) {
     uint64_t async_from = UINT64_MAX;                  // failures from here on are the sticky error's
     if (const Diagnosis* a = ctx.found_for(f, {ids::kAsyncError}); a && a->call) async_from = *a->call;
     if (f.header().first_async_seq != 0) async_from = std::min(async_from, f.header().first_async_seq);
+    // device-out-of-memory names the failures the exhausted memory explains.
+    const std::optional<OutOfMemory> oom =
+        ctx.found_for(f, {ids::kDeviceOutOfMemory}) != nullptr ? out_of_memory(f) : std::nullopt;
 
     for (const auto& key : f.failure_order) {
       const FailureGroup& group = f.failures.at(key);
       const CallView& first = group.first;
-      if (first.seq >= async_from || ctx.call_named(f, first.seq) || explained_by_findings(first)) continue;
+      if (first.seq >= async_from || ctx.failure_explained(f, first.seq) || explained_by_checks(first)) continue;
+      if (oom && explained_by_out_of_memory(*oom, first)) continue;
       const int status = first.rec().status;
       const bool cublas = is_cublas_call(first);
       Diagnosis d = finding(cublas ? cublas_finding_id(status) : ids::kExecutionFailed, Severity::kError, f);
@@ -211,6 +220,10 @@ void rule_execution_failed(RuleContext& ctx) {
       const bool refused = cublas && (status == kNotSupported || status == kArchMismatch);
       const RequestedConfiguration requested = refused ? requested_configuration(first) : RequestedConfiguration{};
       if (refused && !requested.text.empty()) d.evidence += " It asked for: " + requested.text + ".";
+      if (inputs_held_nonfinite(first)) {
+        d.evidence += " Its operands held NaN/Inf (non-finite-input), which coincides with the failure but "
+                      "does not cause it: cuBLAS does not inspect the values it multiplies.";
+      }
       if (f.successful_work > 0 && cublas) {
         d.evidence += fmt::format(" {} other GEMM call{} succeeded in this process.", f.successful_work, plural(f.successful_work));
       }

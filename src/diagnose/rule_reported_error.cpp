@@ -112,7 +112,7 @@ void rule_reported_error(RuleContext& ctx) {
       if (cuda && is_asynchronous_cuda_error(code) && ctx.found_for(f, {ids::kAsyncError}) != nullptr) continue;
       if (cuda && code == 209 && ctx.found_for(f, {ids::kNoKernelImage}) != nullptr) continue;  // no kernel image
       const CallView* failing = failing_call(f, space, code, report);
-      if (failing != nullptr && ctx.call_named(f, failing->seq)) continue;  // said already, of that call
+      if (failing != nullptr && ctx.failure_explained(f, failing->seq)) continue;  // said already, of that call
       const std::optional<LaunchView> launch = failing == nullptr ? failing_launch(f, space, code) : std::nullopt;
 
       const std::optional<NameSet> names = status_set_of(report.library());

@@ -143,6 +143,11 @@ void rule_scan(RuleContext& ctx) {
       }
       d.evidence = fmt::format("{}: {}.", call_with_shape(*f.trace, *c), parts);
       if (nonfinite(*c, kD)) d.evidence += " Its output is non-finite too (a consequence).";
+      if (c->rec().status != 0) {
+        d.evidence += fmt::format(" The call also returned {}: the two coincide, but cuBLAS does not inspect "
+                                  "values, so the NaN/Inf is not why it failed (the failure has its own finding).",
+                                  c->status_name());
+      }
       d.evidence += more_calls(input, f);
       d.advice = kInputAdvice;
       ctx.add(std::move(d));

@@ -218,6 +218,7 @@ namespace Trait = format::Trait;  // FunctionEntry::traits: what the function me
     (void**, devPtr, AllocatedPtr), (size_t, size, UInt<Role::kByteCount>))                     \
   X(kCudart, cudaError_t, cudaFree, cudaErrorInsufficientDriver, kMemory, Trait::kNone,             \
     (void*, devPtr, FreedPtr))                                                                  \
+  CBS_STREAM_ORDERED_ALLOCATION_HOOKS(X)                                                        \
   X(kCudart, cudaError_t, cudaStreamSynchronize, cudaErrorInsufficientDriver, kSync, Trait::kWaitsForStream, \
     (cudaStream_t, stream, StreamArg))                                                          \
   X(kCudart, cudaError_t, cudaStreamSynchronize_ptsz, cudaErrorInsufficientDriver, kSync, Trait::kWaitsForStream, \
@@ -225,6 +226,17 @@ namespace Trait = format::Trait;  // FunctionEntry::traits: what the function me
   X(kCudart, cudaError_t, cudaMemcpy, cudaErrorInsufficientDriver, kSync, Trait::kNone, CBS_MEMCPY_PARAMS) \
   X(kCudart, cudaError_t, cudaMemcpy_ptds, cudaErrorInsufficientDriver, kSync, Trait::kNone, CBS_MEMCPY_PARAMS) \
   CBS_KERNEL_ATTRIBUTE_HOOKS(X)
+// Stream-ordered allocations: cuBLAS 12.2 and later allocate their workspace this way
+// (cuMemAllocAsync, through their static runtime), outside a framework's caching allocator, so
+// an out-of-memory there is a cuBLAS status mid-run; the record names the size asked for.
+#define CBS_STREAM_ORDERED_ALLOCATION_HOOKS(X)                                                  \
+  X(kCudart, cudaError_t, cudaMallocAsync, cudaErrorInsufficientDriver, kMemory, Trait::kAllocatesDevice, \
+    (void**, devPtr, AllocatedPtr), (size_t, size, UInt<Role::kByteCount>), (cudaStream_t, hStream, StreamArg)) \
+  X(kCudart, cudaError_t, cudaMallocFromPoolAsync, cudaErrorInsufficientDriver, kMemory, Trait::kAllocatesDevice, \
+    (void**, ptr, AllocatedPtr), (size_t, size, UInt<Role::kByteCount>), (cudaMemPool_t, memPool, Ptr<>), \
+    (cudaStream_t, stream, StreamArg))                                                          \
+  X(kCuda, CUresult, cuMemAllocAsync, CUDA_ERROR_NOT_INITIALIZED, kMemory, Trait::kAllocatesDevice, \
+    (CUdeviceptr*, dptr, AllocatedPtr), (size_t, bytesize, UInt<Role::kByteCount>), (CUstream, hStream, StreamArg))
 // A kernel's attributes, set and read before its launches: where a kernel the binary carries no
 // image of for this GPU first fails ("no kernel image is available", PyTorch's memory-efficient
 // attention sets its shared memory size this way).

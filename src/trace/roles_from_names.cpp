@@ -51,6 +51,9 @@ ArgRole role_of(const format::FunctionEntry& entry, const format::ArgDescriptor&
   // Names that meant different things in different functions.
   if (name == "count") return kind == ArgKind::kStatusOut ? ArgRole::kDeviceCount : ArgRole::kByteCount;
   if (name == "size") return family == Family::kMemory ? ArgRole::kByteCount : ArgRole::kNone;
+  // The stream-ordered allocations' own names (cuMemAllocAsync's bytesize, hStream).
+  if (family == Family::kMemory && name == "bytesize") return ArgRole::kByteCount;
+  if (family == Family::kMemory && name == "h_stream") return ArgRole::kStream;
   if (name == "flags") return family == Family::kLibraryLoad ? ArgRole::kLoadFlags : ArgRole::kNone;
   if (name == "handle" && starts_with(entry.name, "cublasXt")) return ArgRole::kXtHandle;
   for (const NamedRole& r : kRoles) {
@@ -83,6 +86,9 @@ constexpr NamedTraits kTraits[] = {
     {"cublasLtCreate", Trait::kCreatesHandle},
     {"cudaSetDevice", Trait::kSelectsDevice},
     {"cudaMalloc", Trait::kAllocatesDevice},
+    {"cudaMallocAsync", Trait::kAllocatesDevice},
+    {"cudaMallocFromPoolAsync", Trait::kAllocatesDevice},
+    {"cuMemAllocAsync", Trait::kAllocatesDevice},
     {"cublasUint8gemmBias", Trait::kQuantized},
     {"cudaDeviceSynchronize", Trait::kWaitsForDevice},
     {"cuCtxSynchronize", Trait::kWaitsForDevice},

@@ -1,6 +1,8 @@
 // libcublas's non-GEMM v2 API: handles and their settings, versions, status strings.
 #include <cublas_v2.h>
 
+#include <cstdlib>
+
 #include "blas_handles.h"
 #include "blas_status_text.h"
 #include "cublas_handles.h"
@@ -13,15 +15,33 @@ using standin::CublasHandle;
 cublasStatus_t standin::blas::create_handle(CublasHandle** out) {
   int device = 0;
   if (!bind_library_context(&device)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  static const size_t library_workspace_bytes = [] {
+    const char* v = std::getenv("STANDIN_CUBLAS_WORKSPACE");
+    return v != nullptr ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) : size_t{0};
+  }();
   auto* h = new CublasHandle;
   h->device = device;
+  h->library_workspace_bytes = library_workspace_bytes;
   *out = h;
   return CUBLAS_STATUS_SUCCESS;
 }
 
 void standin::blas::destroy_handle(CublasHandle* h) {
+  if (h->library_workspace != nullptr) {
+    standin::driver_link()->cuMemFree(reinterpret_cast<CUdeviceptr>(h->library_workspace));
+  }
   h->magic = kDeadMagic;  // a later use of the handle crashes instead of working by accident
   delete h;
+}
+
+cublasStatus_t standin::blas::allocate_library_workspace(CublasHandle& h) {
+  CUdeviceptr p = 0;
+  if (standin::driver_link()->cuMemAllocAsync(&p, h.library_workspace_bytes, reinterpret_cast<CUstream>(h.stream)) !=
+      CUDA_SUCCESS) {
+    return CUBLAS_STATUS_ALLOC_FAILED;
+  }
+  h.library_workspace = reinterpret_cast<void*>(p);
+  return CUBLAS_STATUS_SUCCESS;
 }
 
 namespace {

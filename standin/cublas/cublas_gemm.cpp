@@ -7,6 +7,7 @@
 
 #include "blas_handles.h"
 #include "capture_work.h"
+#include "cublas_handles.h"
 #include "gemm_core.h"
 #include "lt_descriptors.h"
 
@@ -255,6 +256,7 @@ cublasStatus_t gemm(const GemmCall& c) {
   if (standin_sticky_error() != 0) return CUBLAS_STATUS_EXECUTION_FAILED;
   if (int s = standin_shape_fault(c.m, c.n, c.k); s != 0) return static_cast<cublasStatus_t>(s);
   if (empty(c)) return CUBLAS_STATUS_SUCCESS;
+  if (cublasStatus_t s = ensure_library_workspace(const_cast<CublasHandle&>(h)); s != CUBLAS_STATUS_SUCCESS) return s;
   // On a capturing stream the GEMM is recorded, to run at each launch of the graph; the launch
   // cuBLAS makes fails on a stream whose capture was invalidated.
   const int how = standin_capture_enqueue(h.stream);
@@ -290,6 +292,7 @@ cublasStatus_t gemm_grouped(cublasHandle_t handle, const std::vector<GemmCall>& 
   if (standin_sticky_error() != 0) return CUBLAS_STATUS_EXECUTION_FAILED;
   for (const GemmCall& g : groups)
     if (int s = standin_shape_fault(g.m, g.n, g.k); s != 0) return static_cast<cublasStatus_t>(s);
+  if (cublasStatus_t s = ensure_library_workspace(const_cast<CublasHandle&>(h)); s != CUBLAS_STATUS_SUCCESS) return s;
   const int how = standin_capture_enqueue(h.stream);
   if (how > 0) return CUBLAS_STATUS_EXECUTION_FAILED;
   if (how == STANDIN_RECORD) return capture(h, groups, fault);

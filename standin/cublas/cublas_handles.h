@@ -13,4 +13,17 @@ namespace standin::blas {
 cublasStatus_t create_handle(CublasHandle** out);
 void destroy_handle(CublasHandle* handle);
 
+// cuBLAS 12.2 and later, given no workspace of the program's (cublasSetWorkspace), allocate
+// their own at a handle's first GEMM, stream-ordered (cuMemAllocAsync through the driver, outside
+// any framework's allocator). The stand-in does so when STANDIN_CUBLAS_WORKSPACE gives a size
+// in bytes (none by default); ALLOC_FAILED when the device has no room for it.
+// Inline, so that a GEMM without it pays a compare.
+cublasStatus_t allocate_library_workspace(CublasHandle& handle);
+inline cublasStatus_t ensure_library_workspace(CublasHandle& handle) {
+  if (handle.library_workspace_bytes == 0 || handle.workspace != nullptr || handle.library_workspace != nullptr) {
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  return allocate_library_workspace(handle);
+}
+
 }  // namespace standin::blas

@@ -39,6 +39,22 @@ STANDIN_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
   return finish(r, fault);
 }
 
+// Stream-ordered, as cuBLAS 12.2 and later allocate their workspace: everything is synchronous
+// here, so it is an ordinary allocation made now, legal on a capturing stream too (the memory
+// stays for the graph's launches, as the runtime's cudaMallocAsync does).
+STANDIN_EXPORT CUresult cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream hStream) {
+  STANDIN_DRIVER_ENTRY("cuMemAllocAsync");
+  STANDIN_REQUIRE_CONTEXT();
+  if (dptr == nullptr || bytesize == 0 || !standin_stream_valid(hStream)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (sticky() != CUDA_SUCCESS) return sticky();
+  void* p = nullptr;
+  CUresult r = allocate_into(&p, bytesize, STANDIN_MEMORY_DEVICE);
+  if (r == CUDA_SUCCESS) *dptr = reinterpret_cast<CUdeviceptr>(p);
+  return finish(r, fault);
+}
+
 STANDIN_EXPORT CUresult cuMemAllocManaged(CUdeviceptr* dptr, size_t bytesize, unsigned int flags) {
   STANDIN_DRIVER_ENTRY("cuMemAllocManaged");
   STANDIN_REQUIRE_CONTEXT();

@@ -101,6 +101,7 @@ const std::vector<Entry>& entries() {
     {"cuStreamSynchronize", 2000, addr(&cuStreamSynchronize), addr(&cuStreamSynchronize_ptsz)},
     {"cuStreamQuery", 2000, addr(&cuStreamQuery), addr(&cuStreamQuery_ptsz)},
     {"cuMemAlloc", 3020, addr(&cuMemAlloc_v2), nullptr},
+    {"cuMemAllocAsync", 11020, addr(&cuMemAllocAsync), nullptr},
     {"cuMemAllocManaged", 6000, addr(&cuMemAllocManaged), nullptr},
     {"cuMemFree", 3020, addr(&cuMemFree_v2), nullptr},
     {"cuMemAllocHost", 3020, addr(&cuMemAllocHost_v2), nullptr},

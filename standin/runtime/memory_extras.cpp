@@ -63,16 +63,10 @@ int device_count(const standin::DriverLink* drv) {
   return count;
 }
 
-}  // namespace
-
-extern "C" {
-
-// ---- stream-ordered allocation ---------------------------------------------------------------
-
-STANDIN_EXPORT cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) {
-  STANDIN_RUNTIME_DEVICE_ENTRY("cudaMallocAsync");
-  if (devPtr == nullptr) return record(cudaErrorInvalidValue);
-  STANDIN_RUNTIME_CONTEXT();
+// The stream-ordered allocations' body, with the context current: from `pool`, or the current
+// device's default pool when it is null.
+cudaError_t allocate_stream_ordered(const standin::DriverLink* drv, const standin_fault_action& fault, void** devPtr,
+                                    size_t size, cudaStream_t hStream, CUmemPoolHandle_st* pool) {
   if (!standin_stream_valid(hStream)) return record(cudaErrorInvalidResourceHandle);
   const int how = enqueue(hStream);  // stream-ordered: legal during a capture, unlike cudaMalloc
   if (how > 0) return record(static_cast<cudaError_t>(how));
@@ -91,9 +85,9 @@ STANDIN_EXPORT cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStrea
   {
     Pools& all = pools();
     std::lock_guard lock(all.mutex);
-    CUmemPoolHandle_st& pool = all.pools[static_cast<size_t>(current_device(drv))];
-    pool.used += size;
-    pool.used_high = std::max(pool.used_high, pool.used);
+    CUmemPoolHandle_st& counted = pool != nullptr ? *pool : all.pools[static_cast<size_t>(current_device(drv))];
+    counted.used += size;
+    counted.used_high = std::max(counted.used_high, counted.used);
   }
   // Captured, the allocation is a node of the graph; its memory is the one allocated now, kept
   // for every launch (a real graph allocates the same address at each launch).
@@ -101,6 +95,28 @@ STANDIN_EXPORT cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStrea
     return record(static_cast<cudaError_t>(standin::capture_work(hStream, "mem alloc", [] { return 0; })));
   }
   return finish(cudaSuccess, fault);
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- stream-ordered allocation ---------------------------------------------------------------
+
+STANDIN_EXPORT cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) {
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaMallocAsync");
+  if (devPtr == nullptr) return record(cudaErrorInvalidValue);
+  STANDIN_RUNTIME_CONTEXT();
+  return allocate_stream_ordered(drv, fault, devPtr, size, hStream, nullptr);
+}
+
+// The pools are the devices' default ones (the stand-in creates no other).
+STANDIN_EXPORT cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+  STANDIN_RUNTIME_DEVICE_ENTRY("cudaMallocFromPoolAsync");
+  CUmemPoolHandle_st* pool = pool_of(memPool);
+  if (ptr == nullptr || pool == nullptr) return record(cudaErrorInvalidValue);
+  STANDIN_RUNTIME_CONTEXT();
+  return allocate_stream_ordered(drv, fault, ptr, size, stream, pool);
 }
 
 STANDIN_EXPORT cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {

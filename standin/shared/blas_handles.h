@@ -32,6 +32,8 @@ struct CublasHandle {
   cublasAtomicsMode_t atomics_mode = CUBLAS_ATOMICS_NOT_ALLOWED;
   void* workspace = nullptr;
   size_t workspace_size = 0;
+  size_t library_workspace_bytes = 0;  // STANDIN_CUBLAS_WORKSPACE, read when the handle is created
+  void* library_workspace = nullptr;    // allocated by the library itself (ensure_library_workspace)
 };
 
 struct CublasLtHandle {

@@ -56,6 +56,7 @@ const DriverLink* load() {
   ok = ok && resolve(*link, "cuStreamDestroy", v, &link->cuStreamDestroy);
   ok = ok && resolve(*link, "cuStreamSynchronize", v, &link->cuStreamSynchronize);
   ok = ok && resolve(*link, "cuMemAlloc", v, &link->cuMemAlloc);
+  ok = ok && resolve(*link, "cuMemAllocAsync", v, &link->cuMemAllocAsync);
   ok = ok && resolve(*link, "cuMemFree", v, &link->cuMemFree);
   ok = ok && resolve(*link, "cuMemAllocHost", v, &link->cuMemAllocHost);
   ok = ok && resolve(*link, "cuMemHostAlloc", v, &link->cuMemHostAlloc);

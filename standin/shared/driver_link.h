@@ -31,6 +31,7 @@ struct DriverLink {
   decltype(&::cuStreamDestroy) cuStreamDestroy = nullptr;
   decltype(&::cuStreamSynchronize) cuStreamSynchronize = nullptr;
   decltype(&::cuMemAlloc) cuMemAlloc = nullptr;
+  decltype(&::cuMemAllocAsync) cuMemAllocAsync = nullptr;
   decltype(&::cuMemFree) cuMemFree = nullptr;
   decltype(&::cuMemAllocHost) cuMemAllocHost = nullptr;
   decltype(&::cuMemHostAlloc) cuMemHostAlloc = nullptr;

@@ -141,6 +141,24 @@ TEST(Scan, NaNInput) {
   EXPECT_TRUE(contains(d.advice, "Dataset")) << d.advice;
 }
 
+// cuBLAS does not inspect values: a GEMM that fails on NaN inputs keeps its own finding and
+// checklist beside non-finite-input, and each says that the two coincide.
+TEST(Scan, NaNBesideAFailureReportsBoth) {
+  TracedRun run = run_workload({{"CUBLASSPY_SCAN", "inputs"}, {"STANDIN_FAIL", "cublasSgemm_v2:1:13"}}, {"--nan-a"});
+  ASSERT_RECORDED(shim_scans(run), "scan summaries");
+  auto found = run.diagnose();
+  const Diagnosis& nan = the_finding(found, "non-finite-input");
+  EXPECT_TRUE(contains(nan.evidence, "A holds 1 NaN")) << explain(run, found);
+  EXPECT_TRUE(contains(nan.evidence, "also returned CUBLAS_STATUS_EXECUTION_FAILED")) << nan.evidence;
+  const Diagnosis& failed = the_finding(found, "execution-failed");
+  ASSERT_TRUE(failed.call && nan.call);
+  EXPECT_EQ(*failed.call, *nan.call) << explain(run, found);
+  EXPECT_TRUE(contains(failed.evidence, "held NaN/Inf")) << failed.evidence;
+  EXPECT_TRUE(contains(failed.evidence, "does not inspect")) << failed.evidence;
+  EXPECT_TRUE(contains(failed.advice, "Xid")) << "the failure's own checklist: " << failed.advice;
+  EXPECT_FALSE(has_id(found, "reported-error")) << explain(run, found);
+}
+
 TEST(Scan, Fp32OverflowFromFiniteInputs) {
   TracedRun run = scanned({"--fp32-overflow"});
   ASSERT_RECORDED(shim_scans(run), "scan summaries");

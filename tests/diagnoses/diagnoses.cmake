@@ -56,6 +56,7 @@ add_executable(diagnoses_test
   ${CBS_DIAG_DIR}/crash_test.cpp
   ${CBS_DIAG_DIR}/async_test.cpp
   ${CBS_DIAG_DIR}/execution_failed_test.cpp
+  ${CBS_DIAG_DIR}/out_of_memory_test.cpp
   ${CBS_DIAG_DIR}/checks_scan_test.cpp
   ${CBS_DIAG_DIR}/samples_test.cpp
   ${CBS_DIAG_DIR}/graph_test.cpp

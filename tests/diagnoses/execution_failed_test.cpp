@@ -63,15 +63,6 @@ TEST(ExecutionFailed, NotSupportedGemmExNamesItsTypes) {
   EXPECT_FALSE(has_id(found, "execution-failed")) << explain(run, found);
 }
 
-TEST(ExecutionFailed, OutOfMemoryAllocation) {
-  TracedRun run = run_workload({}, {"--oom-first"});
-  auto found = run.diagnose();
-  const Diagnosis& d = the_finding(found, "execution-failed");
-  EXPECT_TRUE(contains(d.summary, "cudaMalloc")) << explain(run, found);
-  EXPECT_TRUE(contains(d.advice, "1099511627776 bytes")) << d.advice;
-  EXPECT_FALSE(has_id(found, "cublas-init-failed")) << explain(run, found);
-}
-
 TEST(ExecutionFailed, SilentWhenARootCauseExplainsTheFailures) {
   TracedRun run = run_workload({{"STANDIN_NO_DRIVER", "1"}});
   auto found = run.diagnose();

@@ -34,6 +34,7 @@
 
 void run_legacy_case();  // standin_selftest_legacy.cpp
 void run_lt_planar_case();  // standin_selftest_planar.cpp
+void run_library_workspace_case();  // standin_selftest_memory.cpp
 void run_block_scales_case();  // standin_selftest_block_scales.cpp
 // standin_selftest_graphs.cpp
 void case_graph_capture();
@@ -1615,6 +1616,7 @@ int main(int argc, char** argv) {
       {"visible_devices", case_visible_devices},
       {"old_driver", case_old_driver},
       {"out_of_memory", case_out_of_memory},
+      {"library_workspace", run_library_workspace_case},
       {"thread_context", case_thread_context},
       {"graph_capture", case_graph_capture},
       {"graph_blas", case_graph_blas},
