@@ -222,9 +222,10 @@ void rule_execution_failed(RuleContext& ctx) {
         d.evidence += fmt::format(" {} other GEMM call{} succeeded in this process.", f.successful_work, plural(f.successful_work));
       }
       // Work launched before the first EXECUTION_FAILED since the last clean synchronization: a
-      // kernel of it that faulted left the context unable to run the GEMM's kernel.
+      // kernel of it that faulted left the context unable to run the GEMM's kernel. Not under
+      // CUBLASSPY_SYNC, which waited before the GEMM and found no fault pending.
       const LaunchesBefore& before = f.before_failed_gemm;
-      const bool earlier_work = before.seq == first.seq && status == 13 && before.any_kernel();
+      const bool earlier_work = before.seq == first.seq && status == 13 && before.any_kernel() && !f.sync_mode();
       if (earlier_work) {
         d.summary += before.total == 1 ? fmt::format(": an earlier kernel most likely faulted ({})",
                                                      launch_name(before.recent.front()))
