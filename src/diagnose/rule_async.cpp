@@ -118,26 +118,6 @@ std::string culprit_advice(const LaunchView& l) {
          launches_advice({l}) + kDeviceAdvice;
 }
 
-// "at::native::fill_kernel<float> (cudaLaunchKernel, grid 4x1x1, block 256x1x1, stream 0x0,
-// launch #12)" or "cudaMemsetAsync (48 bytes, stream 0x5581..., launch #3)".
-std::string launch_text(const LaunchView& l) {
-  const format::LaunchEntry& e = l.entry;
-  const std::string where = fmt::format("stream {:#x}, launch #{}", e.stream, l.ticket + 1);
-  // A graph's launch: "cudaGraphLaunch of graph 0x55... (its launch 3, stream 0x0, launch #12)".
-  if (const std::optional<format::GraphWords> w = graph_words(l)) {
-    return fmt::format("{} of graph {:#x} (its launch {}, {})", l.function_name(), w->graph, w->launch, where);
-  }
-  // A wait or a query (CUBLASSPY_SURFACE_HOOKS): "cudaDeviceSynchronize (launch #7)".
-  if (l.function != nullptr && static_cast<format::Family>(l.function->family) == format::Family::kSync) {
-    return fmt::format("{} (launch #{})", l.function_name(), l.ticket + 1);
-  }
-  if (e.bytes != 0 || (e.grid[0] == 0 && e.block[0] == 0)) {
-    return fmt::format("{} ({} bytes, {})", l.function_name(), e.bytes, where);
-  }
-  return fmt::format("{} ({}, grid {}x{}x{}, block {}x{}x{}, {})", l.kernel.empty() ? "an unnamed kernel" : l.kernel,
-                     l.function_name(), e.grid[0], e.grid[1], e.grid[2], e.block[0], e.block[1], e.block[2], where);
-}
-
 // " It is one of the 3 launches made since the last clean synchronization after call #4: a; b; c",
 // or for the culprit, " Only one launch was made since the last clean synchronization after call
 // #4, so it is the culprit: a".

@@ -97,6 +97,13 @@ std::string cublas_advice(const CallView& c, int status, bool synced) {
 
 constexpr int kInvalidValue = 7, kArchMismatch = 8, kNotSupported = 15;
 
+// An EXECUTION_FAILED with work launched before it since the last clean synchronization.
+const char* kEarlierFaultAdvice =
+    "A kernel launched before the GEMM most likely faulted (a device-side assert: an index out of "
+    "range) and poisoned the CUDA context, so the GEMM's own kernel could not run: the GEMM is "
+    "where the error surfaced, not its cause. `cublasspy run --sync all -- ...` (CUBLASSPY_SYNC=all) "
+    "pins the kernel that faulted with the line that launched it. ";
+
 // The id of a cuBLAS/cuBLASLt status's finding: the statuses that say what was wrong have
 // their own, the rest share execution-failed.
 const char* cublas_finding_id(int status) {
@@ -227,11 +234,24 @@ void rule_execution_failed(RuleContext& ctx) {
       if (f.successful_work > 0 && cublas) {
         d.evidence += fmt::format(" {} other GEMM call{} succeeded in this process.", f.successful_work, plural(f.successful_work));
       }
+      // Work launched before the first EXECUTION_FAILED since the last clean synchronization: a
+      // kernel of it that faulted left the context unable to run the GEMM's kernel. Not under
+      // CUBLASSPY_SYNC, which waited before the GEMM and found no fault pending.
+      const LaunchesBefore& before = f.before_failed_gemm;
+      const bool earlier_work = before.seq == first.seq && status == 13 && before.any_kernel() && !f.sync_mode();
+      if (earlier_work) {
+        d.summary += before.total == 1 ? fmt::format(": an earlier kernel most likely faulted ({})",
+                                                     launch_name(before.recent.front()))
+                                       : ": an earlier kernel most likely faulted";
+        if (before.total == 1) d.launch = before.recent.front().ticket + 1;  // the JSON names the suspect
+        d.evidence += launches_before_text(before);
+      }
       if (refused) {
         d.advice = refused_configuration_advice(first, requested, status);
       } else {
         d.advice = cublas ? cublas_advice(first, status, f.sync_mode()) : cuda_advice(first, status, f.sync_mode());
       }
+      if (earlier_work) d.advice = std::string(kEarlierFaultAdvice) + d.advice;
       ctx.add(std::move(d));
     }
   }

@@ -18,6 +18,7 @@ namespace {
 constexpr size_t kKeepFindings = 64;  // calls with findings kept per kind (the rest counted)
 constexpr size_t kKeepSuspects = 8;   // asynchronous-error suspects named in evidence
 constexpr size_t kKeepLtFailures = 256;  // failing cuBLASLt calls whose log line is looked up
+constexpr int kExecutionFailed = 13;  // CUBLAS_STATUS_EXECUTION_FAILED
 
 // A text argument: the bytes from its slot to the end of the record's argument area.
 std::string text_arg(const CallView& call, format::ArgRole role) {
@@ -376,6 +377,24 @@ TraceFacts FactsGatherer::finish() {
     surfaced = launch_suspects(*f.trace, clean_waits_, f.async_surfaced_at->rec().start_ns,
                                f.async_surfaced_at->rec().stream, nullptr);
   }
+  // The first handle create that failed, and the first GEMM that returned EXECUTION_FAILED.
+  auto launches_before = [&](const CallView& c) {
+    LaunchSuspects s = launch_suspects(*f.trace, clean_waits_, c.rec().start_ns, std::nullopt, nullptr);
+    return LaunchesBefore{c.seq, std::move(s.recent), s.total};
+  };
+  for (const CallView& c : f.handle_creates) {
+    if (c.state != format::RecordState::kCompleted || c.rec().status == 0) continue;
+    f.before_failed_create = launches_before(c);
+    break;
+  }
+  const CallView* failed_gemm = nullptr;
+  for (const auto& [key, group] : f.failures) {
+    const CallView& c = group.first;
+    if (key.second == kExecutionFailed && launches_device_work(c) && (!failed_gemm || began_before(c, *failed_gemm))) {
+      failed_gemm = &c;
+    }
+  }
+  if (failed_gemm != nullptr) f.before_failed_gemm = launches_before(*failed_gemm);
   if (surfaced) {
     f.surfaced_launches = std::move(surfaced->recent);
     f.surfaced_launches_total = surfaced->total;
@@ -421,6 +440,47 @@ std::string call_with_shape(const TraceFile& trace, const CallView& call) {
   std::string shape = gemm_shape_text(trace, call);
   if (shape.empty()) return fmt::format("#{} {}", call.seq, call.function_name());
   return fmt::format("#{} {} ({})", call.seq, call.function_name(), shape);
+}
+
+// "at::native::fill_kernel<float> (cudaLaunchKernel, grid 4x1x1, block 256x1x1, stream 0x0,
+// launch #12)" or "cudaMemsetAsync (48 bytes, stream 0x5581..., launch #3)".
+std::string launch_text(const LaunchView& l) {
+  const format::LaunchEntry& e = l.entry;
+  const std::string where = fmt::format("stream {:#x}, launch #{}", e.stream, l.ticket + 1);
+  // A graph's launch: "cudaGraphLaunch of graph 0x55... (its launch 3, stream 0x0, launch #12)".
+  if (const std::optional<format::GraphWords> w = graph_words(l)) {
+    return fmt::format("{} of graph {:#x} (its launch {}, {})", l.function_name(), w->graph, w->launch, where);
+  }
+  // A wait or a query (CUBLASSPY_SURFACE_HOOKS): "cudaDeviceSynchronize (launch #7)".
+  if (l.function != nullptr && static_cast<format::Family>(l.function->family) == format::Family::kSync) {
+    return fmt::format("{} (launch #{})", l.function_name(), l.ticket + 1);
+  }
+  if (e.bytes != 0 || (e.grid[0] == 0 && e.block[0] == 0)) {
+    return fmt::format("{} ({} bytes, {})", l.function_name(), e.bytes, where);
+  }
+  return fmt::format("{} ({}, grid {}x{}x{}, block {}x{}x{}, {})", l.kernel.empty() ? "an unnamed kernel" : l.kernel,
+                     l.function_name(), e.grid[0], e.grid[1], e.grid[2], e.block[0], e.block[1], e.block[2], where);
+}
+
+
+bool LaunchesBefore::any_kernel() const {
+  for (const LaunchView& l : recent) {
+    const bool launch = l.function != nullptr && static_cast<format::Family>(l.function->family) == format::Family::kLaunch;
+    if (launch && l.entry.bytes == 0 && l.entry.grid[0] != 0) return true;
+  }
+  return false;
+}
+
+std::string launch_name(const LaunchView& l) { return l.kernel.empty() ? std::string(l.function_name()) : l.kernel; }
+
+std::string launches_before_text(const LaunchesBefore& before) {
+  if (before.total == 0) return "";
+  std::string list;
+  for (const LaunchView& l : before.recent) list += (list.empty() ? "" : "; ") + launch_text(l);
+  const uint64_t more = before.total > before.recent.size() ? before.total - before.recent.size() : 0;
+  return fmt::format(" Since the last clean synchronization, {} launch{} put work on the device before it: {}{}.",
+                     before.total, before.total == 1 ? "" : "es", list,
+                     more ? fmt::format(" (and {} earlier)", more) : std::string());
 }
 
 std::string base_name(const std::string& path) {

@@ -41,6 +41,17 @@ struct LtFailure {
   uint32_t ordinal = 0;
 };
 
+// The work launched before a call since the last clean wait, on every stream (a kernel's fault
+// is the context's, and poisons the work of every stream after it).
+struct LaunchesBefore {
+  uint64_t seq = 0;                // the call; 0: none
+  std::vector<LaunchView> recent;  // the last few
+  uint64_t total = 0;
+  // Whether a kernel is among the last few (not copies and memsets alone): what faults with a
+  // device-side assert.
+  bool any_kernel() const;
+};
+
 struct TraceFacts {
   const TraceFile* trace = nullptr;
   std::optional<int64_t> pid;
@@ -107,6 +118,13 @@ struct TraceFacts {
   std::vector<CallView> surfaced_calls;
   uint64_t surfaced_calls_total = 0;
 
+  // The launches made before the first handle create that failed, and before the first GEMM
+  // that returned EXECUTION_FAILED, since the last clean wait: a kernel that faulted among them
+  // explains the failure (cublasCreate cannot allocate on the poisoned context; the next GEMM's
+  // kernel cannot run).
+  LaunchesBefore before_failed_create;
+  LaunchesBefore before_failed_gemm;
+
   const format::FileHeader& header() const { return trace->header(); }
   // The earliest failing call (not a library load), nullptr when none failed.
   const CallView* first_failed_call() const;
@@ -164,6 +182,15 @@ std::string status_text(const CallView& call);
 std::string gemm_shape_text(const TraceFile& trace, const CallView& call);
 // "#12 cublasSgemm_v2 (m=4 n=3 k=2, ...)" for evidence lines that name a call of device work.
 std::string call_with_shape(const TraceFile& trace, const CallView& call);
+// A launch-ring entry for a human: "at::native::fill_kernel<float> (cudaLaunchKernel, grid
+// 4x1x1, block 256x1x1, stream 0x0, launch #12)", "cudaMemsetAsync (48 bytes, stream 0x5581...,
+// launch #3)", a graph's launch or a wait.
+std::string launch_text(const LaunchView& l);
+// The kernel a launch ran ("at::native::indexSelectSmallIndex<...>"), else its function.
+std::string launch_name(const LaunchView& l);
+// " Since the last clean synchronization, 1 launch put work on the device before it: a (...)."
+// ("" when none).
+std::string launches_before_text(const LaunchesBefore& before);
 // The file name of a path ("/usr/lib/libcuda.so.1" -> "libcuda.so.1").
 std::string base_name(const std::string& path);
 // "" for 1, "s" otherwise.

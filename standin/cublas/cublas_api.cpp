@@ -15,6 +15,9 @@ using standin::CublasHandle;
 cublasStatus_t standin::blas::create_handle(CublasHandle** out) {
   int device = 0;
   if (!bind_library_context(&device)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  // cuBLAS allocates device memory for the handle; on a context an earlier kernel's fault has
+  // poisoned, that fails with the sticky error, which cuBLAS reports as NOT_INITIALIZED.
+  if (standin_sticky_error() != 0) return CUBLAS_STATUS_NOT_INITIALIZED;
   static const size_t library_workspace_bytes = [] {
     const char* v = std::getenv("STANDIN_CUBLAS_WORKSPACE");
     return v != nullptr ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) : size_t{0};
@@ -57,7 +60,7 @@ namespace {
   CublasHandle* h = standin::checked_cublas_handle(handle)
 
 cublasStatus_t finish(const standin_fault_action& fault) {
-  if (fault.async_error) standin_set_sticky_error(fault.async_error);
+  if (fault.async_error) standin_raise_scripted_fault(fault);
   return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -42,7 +42,7 @@ cublasStatus_t matrix(const char* name, int64_t rows, int64_t cols, int64_t elem
   const int64_t device_ld = to_device ? ldb : lda;
   if (!device_span_ok(device, cols, device_ld * elem, rows * elem)) return CUBLAS_STATUS_MAPPING_ERROR;
   copy_runs(a, lda * elem, b, ldb * elem, cols, rows * elem);
-  if (fault.async_error) standin_set_sticky_error(fault.async_error);
+  if (fault.async_error) standin_raise_scripted_fault(fault);
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -57,7 +57,7 @@ cublasStatus_t vector(const char* name, int64_t n, int64_t elem, const void* x, 
   const int64_t device_inc = to_device ? incy : incx;
   if (!device_span_ok(device, n, device_inc * elem, elem)) return CUBLAS_STATUS_MAPPING_ERROR;
   copy_runs(x, incx * elem, y, incy * elem, n, elem);
-  if (fault.async_error) standin_set_sticky_error(fault.async_error);
+  if (fault.async_error) standin_raise_scripted_fault(fault);
   return CUBLAS_STATUS_SUCCESS;
 }
 

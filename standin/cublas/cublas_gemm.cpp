@@ -263,7 +263,7 @@ cublasStatus_t gemm(const GemmCall& c) {
   if (how > 0) return CUBLAS_STATUS_EXECUTION_FAILED;
   if (how == STANDIN_RECORD && (!c.via_lt || c.fault.async_error)) return capture(h, {c}, c.fault);
   if (c.fault.async_error) {  // the "kernel" faults: nothing is computed, the launch succeeded
-    standin_set_sticky_error(c.fault.async_error);
+    standin_raise_scripted_fault(c.fault);
     return CUBLAS_STATUS_SUCCESS;
   }
   const int sticky_before = standin_sticky_error();
@@ -297,7 +297,7 @@ cublasStatus_t gemm_grouped(cublasHandle_t handle, const std::vector<GemmCall>& 
   if (how > 0) return CUBLAS_STATUS_EXECUTION_FAILED;
   if (how == STANDIN_RECORD) return capture(h, groups, fault);
   if (fault.async_error) {
-    standin_set_sticky_error(fault.async_error);
+    standin_raise_scripted_fault(fault);
     return CUBLAS_STATUS_SUCCESS;
   }
   const int sticky_before = standin_sticky_error();

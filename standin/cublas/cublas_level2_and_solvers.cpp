@@ -71,7 +71,7 @@ cublasStatus_t enqueue(const Entry& e, Work work) {
     });
     return r == 0 ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
   }
-  if (async_error) return standin_set_sticky_error(async_error), CUBLAS_STATUS_SUCCESS;
+  if (async_error) return standin_raise_scripted_fault(e.fault), CUBLAS_STATUS_SUCCESS;
   if (const int r = work.run(corrupt)) standin_set_sticky_error(r);
   return CUBLAS_STATUS_SUCCESS;
 }

@@ -438,7 +438,7 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t li
   }
   fill_result(&heuristicResultsArray[0]);
   *returnAlgoCount = 1;
-  if (fault.async_error) standin_set_sticky_error(fault.async_error);
+  if (fault.async_error) standin_raise_scripted_fault(fault);
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -631,7 +631,7 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cubla
                                                                                       : CUBLAS_STATUS_EXECUTION_FAILED;
   }
   if (fault.async_error) {
-    standin_set_sticky_error(fault.async_error);
+    standin_raise_scripted_fault(fault);
     return CUBLAS_STATUS_SUCCESS;
   }
   const int sticky_before = standin_sticky_error();

@@ -166,7 +166,7 @@ STANDIN_EXPORT cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHand
     return r == 0 ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
   }
   if (fault.async_error) {
-    standin_set_sticky_error(fault.async_error);
+    standin_raise_scripted_fault(fault);
     return CUBLAS_STATUS_SUCCESS;
   }
   if (const int e = t.run()) standin_set_sticky_error(e);

@@ -12,6 +12,6 @@
   if (fault.fail) return static_cast<cublasStatus_t>(fault.status)
 
 inline cublasStatus_t finish(const standin_fault_action& fault) {
-  if (fault.async_error) standin_set_sticky_error(fault.async_error);
+  if (fault.async_error) standin_raise_scripted_fault(fault);
   return CUBLAS_STATUS_SUCCESS;
 }

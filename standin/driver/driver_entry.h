@@ -7,7 +7,7 @@ namespace standin::driver {
 
 // Applies STANDIN_ASYNC_ERROR after a call that did its work: report success, poison the context.
 inline CUresult finish(CUresult result, const standin_fault_action& fault) {
-  if (result == CUDA_SUCCESS && fault.async_error) standin_set_sticky_error(fault.async_error);
+  if (result == CUDA_SUCCESS && fault.async_error) standin_raise_scripted_fault(fault);
   return result;
 }
 

@@ -4,6 +4,12 @@
 //   STANDIN_FAIL=fn:N:status[;...]      STANDIN_WRONG_RESULT=fn:N[;...]
 //   STANDIN_ASYNC_ERROR=fn:N:code[;...] STANDIN_CRASH=fn:N[:SIGNAME][;...]
 //   STANDIN_HANG=fn:N[;...]             STANDIN_FAIL_SHAPE=m,n,k:status[;...]
+//   STANDIN_DELAYED_ERROR=fn:N:code[;...]
+//
+// STANDIN_ASYNC_ERROR and STANDIN_DELAYED_ERROR both make the call succeed and its work fault
+// with `code`. The first makes the error sticky at once (the call's own error check after it
+// sees it); the second leaves it pending until the next call that checks the device, as a GPU's
+// kernel faults after its launch has returned (the model: sticky_error.cpp).
 //
 // N counts the calls of fn from 1, across all threads (atomics); `*` matches every call. The
 // plan is immutable once read, so the common case (no plan) costs one load and a compare.
@@ -23,13 +29,13 @@
 
 namespace {
 
-enum class Kind { Fail, WrongResult, AsyncError, Crash, Hang };
+enum class Kind { Fail, WrongResult, AsyncError, DelayedError, Crash, Hang };
 
 struct Rule {
   Kind kind;
   std::string fn;
   uint64_t nth = 0;  // 0: every call
-  int value = 0;     // status (Fail), code (AsyncError) or signal number (Crash)
+  int value = 0;     // status (Fail), code (AsyncError, DelayedError) or signal number (Crash)
   mutable std::atomic<uint64_t> calls{0};
 };
 
@@ -146,6 +152,7 @@ const Plan& plan() {
     read_rules(plan, "STANDIN_FAIL", Kind::Fail, 1);
     read_rules(plan, "STANDIN_WRONG_RESULT", Kind::WrongResult, 0);
     read_rules(plan, "STANDIN_ASYNC_ERROR", Kind::AsyncError, 1);
+    read_rules(plan, "STANDIN_DELAYED_ERROR", Kind::DelayedError, 1);
     read_rules(plan, "STANDIN_CRASH", Kind::Crash, 2);
     read_rules(plan, "STANDIN_HANG", Kind::Hang, 0);
     read_shapes(plan);
@@ -186,7 +193,11 @@ STANDIN_EXPORT standin_fault_action standin_enter(const char* fn) {
         break;
       case Kind::WrongResult: action.corrupt = 1; break;
       case Kind::AsyncError:
-        if (!action.async_error) action.async_error = r.value;
+      case Kind::DelayedError:
+        if (!action.async_error) {
+          action.async_error = r.value;
+          action.delayed = r.kind == Kind::DelayedError;
+        }
         break;
       case Kind::Crash: crash(r.value);
       case Kind::Hang: hang();

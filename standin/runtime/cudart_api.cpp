@@ -447,14 +447,16 @@ STANDIN_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 // ---- errors --------------------------------------------------------------------------------
 
 // Returns and clears the thread's last error; a failed initialization and a sticky error are
-// returned every time, since neither can be cleared.
+// returned every time, since neither can be cleared. A fault still pending (STANDIN_DELAYED_ERROR:
+// the kernel has not faulted yet, as seen from the host) is not: these calls check nothing on the
+// device.
 STANDIN_EXPORT cudaError_t cudaGetLastError(void) {
   STANDIN_RUNTIME_ENTRY("cudaGetLastError");
   const Runtime& rt = runtime();
   if (rt.error != cudaSuccess) return rt.error;
   const cudaError_t e = last_error();
   last_error() = cudaSuccess;
-  if (const int sticky = standin_sticky_error()) return static_cast<cudaError_t>(sticky);
+  if (const int sticky = standin_landed_error()) return static_cast<cudaError_t>(sticky);  // not a pending fault
   return e;
 }
 
@@ -462,7 +464,7 @@ STANDIN_EXPORT cudaError_t cudaPeekAtLastError(void) {
   STANDIN_RUNTIME_ENTRY("cudaPeekAtLastError");
   const Runtime& rt = runtime();
   if (rt.error != cudaSuccess) return rt.error;
-  if (const int sticky = standin_sticky_error()) return static_cast<cudaError_t>(sticky);
+  if (const int sticky = standin_landed_error()) return static_cast<cudaError_t>(sticky);
   return last_error();
 }
 

@@ -108,7 +108,7 @@ cudaError_t launch(const standin_fault_action& fault, const Kernel* kernel, dim3
   if (how > 0) return record(static_cast<cudaError_t>(how));
   if (fault.async_error) {  // the kernel "ran" and faulted: the launch itself succeeded
     if (how == STANDIN_RECORD) return capture_kernel(stream, fault.async_error);
-    standin_set_sticky_error(fault.async_error);
+    standin_raise_scripted_fault(fault);
     return cudaSuccess;
   }
   CUmodule module = nullptr;

@@ -30,7 +30,7 @@ inline cudaError_t from_driver(CUresult r) { return static_cast<cudaError_t>(r);
 
 // The end of a call: STANDIN_ASYNC_ERROR poisons the context after a call that did its work.
 inline cudaError_t finish(cudaError_t e, const standin_fault_action& fault) {
-  if (e == cudaSuccess && fault.async_error) standin_set_sticky_error(fault.async_error);
+  if (e == cudaSuccess && fault.async_error) standin_raise_scripted_fault(fault);
   return record(e);
 }
 inline cudaError_t finish(CUresult r, const standin_fault_action& fault) { return finish(from_driver(r), fault); }

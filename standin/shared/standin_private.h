@@ -22,6 +22,7 @@ struct standin_fault_action {
   int status;       // the code to return when `fail` is set
   int corrupt;      // nonzero: do the work, then add 1.0 to output element 0
   int async_error;  // nonzero: skip the device work, report success, make this the sticky error
+  int delayed;      // with async_error (STANDIN_DELAYED_ERROR): the host sees the error only later
 };
 
 // Counts one call of the exported function `fn` (its exact exported name) and returns what the
@@ -32,9 +33,24 @@ STANDIN_EXPORT standin_fault_action standin_enter(const char* fn);
 // STANDIN_FAIL_SHAPE: the status to return for a GEMM of this shape, or 0.
 STANDIN_EXPORT int standin_shape_fault(int64_t m, int64_t n, int64_t k);
 
-// The process-wide sticky asynchronous error (a cudaError_t / CUresult value; 0 when none).
+// The process-wide sticky asynchronous error (a cudaError_t / CUresult value; 0 when none), and
+// the fault of work still running that the host has not seen yet (driver/sticky_error.cpp).
+// standin_sticky_error is what a call that checks the device asks (a wait, a query, a copy, an
+// allocation, a launch, a GEMM, cublasCreate): a pending fault becomes the sticky error there.
+// standin_landed_error is what cudaGetLastError and cudaPeekAtLastError see: the sticky error
+// only, never a fault still pending.
 STANDIN_EXPORT int standin_sticky_error(void);
+STANDIN_EXPORT int standin_landed_error(void);
 STANDIN_EXPORT void standin_set_sticky_error(int code);
+STANDIN_EXPORT void standin_set_pending_error(int code);
+
+// The asynchronous fault the plan scripted for a call that did its work: sticky at once
+// (STANDIN_ASYNC_ERROR), or pending until the next call that checks the device
+// (STANDIN_DELAYED_ERROR).
+inline void standin_raise_scripted_fault(const standin_fault_action& fault) {
+  if (fault.delayed) standin_set_pending_error(fault.async_error);
+  else standin_set_sticky_error(fault.async_error);
+}
 
 // Memory kinds in the allocation table; the values are those of CUmemorytype, plus managed.
 enum standin_memory_kind {

@@ -3,6 +3,8 @@
 // the driver itself is the cause.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "support/diagnose_helpers.h"
 
 namespace cublasspy::test {
@@ -48,6 +50,35 @@ TEST(CublasInitFailed, NotInitializedWithMemoryFineIsTheContext) {
   EXPECT_FALSE(contains(d.summary, "memory")) << d.summary;
   EXPECT_TRUE(contains(d.advice, "set_device")) << d.advice;
   EXPECT_TRUE(contains(d.advice, "cudatoolkit")) << d.advice;
+}
+
+// The field's commonest case: a kernel faults (a device-side assert, an index out of range), its
+// launch and the check after it succeed, and the program's first GEMM creates the handle on the
+// poisoned context (diag_kernel_fault --late-handle; STANDIN_DELAYED_ERROR, the GPU's timing).
+TEST(CublasInitFailed, AfterAKernelFaultNamesTheKernel) {
+  RunOptions o;
+  o.env["STANDIN_DELAYED_ERROR"] = "cudaLaunchKernel:1:710";
+  o.args = {"--late-handle"};
+  const std::string program = program_path("diag_kernel_fault");
+  ASSERT_TRUE(std::ifstream(program).good()) << program << " was not built: it needs nvcc (CUBLASSPY_NVCC)";
+  TracedRun run = run_traced(program, o);
+  EXPECT_TRUE(contains(run.output, "cudaLaunchKernel gather_rows 0")) << run.output;
+  EXPECT_TRUE(contains(run.output, "cublasCreate_v2 1")) << run.output;
+  auto found = run.diagnose();
+  const Diagnosis& d = the_finding(found, "cublas-init-failed");
+  EXPECT_TRUE(contains(d.summary, "an earlier kernel most likely faulted (gather_rows(float const*, int const*, float*, int))"))
+      << explain(run, found);
+  EXPECT_TRUE(contains(d.evidence, "Since the last clean synchronization, 1 launch put work on the device before it: "
+                                   "gather_rows(float const*, int const*, float*, int) (cudaLaunchKernel, grid 1x1x1"))
+      << d.evidence;
+  EXPECT_TRUE(contains(d.advice, "--sync all")) << d.advice;
+  EXPECT_FALSE(contains(d.advice, "set_device")) << d.advice;  // not the context's advice
+  ASSERT_TRUE(d.call && d.pid && d.launch) << explain(run, found);
+  EXPECT_EQ(function_of_call(run, *d.pid, *d.call), "cublasCreate_v2");
+  // The later GEMM's NOT_INITIALIZED (no handle) is its consequence.
+  EXPECT_TRUE(contains(d.evidence, "later cuBLAS call")) << d.evidence;
+  // The sticky error surfaces again at the program's last wait: the device's own word.
+  EXPECT_TRUE(contains(d.evidence, "The device reported cudaErrorAssert (710) at cudaStreamSynchronize")) << d.evidence;
 }
 
 TEST(CublasInitFailed, SilentWhenTheDriverIsMissing) {

@@ -44,6 +44,7 @@ void case_graph_fork_join();
 void case_graph_illegal_address();
 void case_graph_async_error();
 void case_graph_driver();
+void case_delayed_fault();  // standin_selftest_delayed.cpp
 
 namespace {
 
@@ -1605,6 +1606,7 @@ int main(int argc, char** argv) {
       {"fault_shape", case_fault_shape},
       {"fault_wrong_result", case_fault_wrong_result},
       {"fault_async", case_fault_async},
+      {"delayed_fault", case_delayed_fault},
       {"illegal_address", case_illegal_address},
       {"illegal_pointer_array", case_illegal_pointer_array},
       {"crash", case_crash},

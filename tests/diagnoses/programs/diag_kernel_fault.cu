@@ -5,7 +5,7 @@
 // follows), as an embedding index out of range does on a GPU.
 //
 //   diag_kernel_fault [--other-stream] [--no-gemm] [--driver-waits] [--chevrons] [--per-thread-waits]
-//                     [--per-thread-launch] [--pytorch-kernel]
+//                     [--per-thread-launch] [--pytorch-kernel] [--late-handle]
 //     --other-stream   a kernel launched on a second stream first, never waited for: no
 //                      suspect of an error found on the GEMMs' stream (docs/DIAGNOSES.md)
 //     --no-gemm        no GEMM: the program waits with cudaDeviceSynchronize and reads
@@ -24,6 +24,9 @@
 //                      scale_rows by cudaLaunchKernelExC_ptsz)
 //     --pytorch-kernel the indexing kernel named as PyTorch's embedding lookup
 //                      (at::native::indexSelectSmallIndex), whose usual cause the diagnosis knows
+//     --late-handle    the cuBLAS handle created after the indexing kernel, for the GEMM, as
+//                      PyTorch creates it for a program's first GEMM: a fault the host has not
+//                      heard of yet (STANDIN_DELAYED_ERROR) makes cublasCreate fail
 //
 // Else the kernel is launched through cudaLaunchKernel, as PyTorch's kernels are. Linked with --export-dynamic so that
 // dladdr names the kernel's host stub and the launching function. Prints each status; exit status 0.
@@ -74,7 +77,7 @@ __attribute__((noinline)) cudaError_t launch_on_stream(const void* kernel, void*
 
 int main(int argc, char** argv) {
   bool other_stream = false, gemm = true, driver_waits = false, chevrons = false, per_thread = false,
-       per_thread_launch = false, pytorch_kernel = false;
+       per_thread_launch = false, pytorch_kernel = false, late_handle = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--other-stream") == 0) other_stream = true;
     else if (std::strcmp(argv[i], "--no-gemm") == 0) gemm = false;
@@ -83,6 +86,7 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--per-thread-waits") == 0) per_thread = true, gemm = false;
     else if (std::strcmp(argv[i], "--per-thread-launch") == 0) per_thread_launch = true;
     else if (std::strcmp(argv[i], "--pytorch-kernel") == 0) pytorch_kernel = true;
+    else if (std::strcmp(argv[i], "--late-handle") == 0) late_handle = true;
     else {
       std::fprintf(stderr, "diag_kernel_fault: unknown option %s\n", argv[i]);
       return 2;
@@ -114,11 +118,11 @@ int main(int argc, char** argv) {
   int count = -1;
   report("cudaGetDeviceCount", cudaGetDeviceCount(&count));
   cublasHandle_t handle = nullptr;
-  report("cublasCreate_v2", cublasCreate(&handle));
+  if (!late_handle) report("cublasCreate_v2", cublasCreate(&handle));
   cudaStream_t stream = nullptr, side = nullptr;
   cudaStreamCreate(&stream);
   cudaStreamCreate(&side);
-  cublasSetStream(handle, stream);
+  if (!late_handle) cublasSetStream(handle, stream);
 
   float host[kM * kK];
   for (float& v : host) v = 1.0f;
@@ -166,6 +170,10 @@ int main(int argc, char** argv) {
     report("cudaStreamSynchronize_ptsz", cudaStreamSynchronize_ptsz(stream));
     if (stream_synchronize_ptsz != nullptr) report("cuStreamSynchronize_ptsz", stream_synchronize_ptsz(stream));
   } else if (gemm) {
+    if (late_handle) {
+      report("cublasCreate_v2", cublasCreate(&handle));
+      cublasSetStream(handle, stream);
+    }
     const float alpha = 1.0f, beta = 0.0f;
     report("cublasSgemm_v2", cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, kM, kN, kK, &alpha, a, kM, b, kK,
                                          &beta, c, kM));
