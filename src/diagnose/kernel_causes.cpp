@@ -1,5 +1,7 @@
 #include "diagnose/kernel_causes.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace cublasspy::diagnoses {
@@ -137,6 +139,30 @@ std::string_view kernel_cause_name(const KernelCause& row, std::string_view kern
 std::string kernel_cause_advice(std::string_view kernel, const KernelCause& row) {
   return fmt::format("{} is PyTorch's kernel for {}; what usually makes it fault is {}. Check {}. ",
                      kernel_cause_name(row, kernel), row.operation, row.cause, row.check);
+}
+
+std::string known_kernels_advice(const std::vector<LaunchView>& launches) {
+  std::string known;
+  std::vector<const KernelCause*> named;
+  for (const LaunchView& l : launches) {
+    const KernelCause* row = kernel_cause(l.kernel);
+    if (row == nullptr || std::find(named.begin(), named.end(), row) != named.end()) continue;
+    named.push_back(row);
+    known += kernel_cause_advice(l.kernel, *row);
+  }
+  return known;
+}
+
+std::string launches_advice(const std::vector<LaunchView>& launches) {
+  // For a kernel, copy or memset the table does not know: what it was given.
+  static constexpr const char* kLaunchAdvice =
+      "Check the indices and sizes that work is given: an embedding's or a gather's indices against "
+      "the table's size, a loss's targets against the number of classes (the usual causes of a "
+      "device-side assert), a copy's or a memset's size against its allocation. ";
+  const bool unknown = launches.empty() || std::any_of(launches.begin(), launches.end(), [](const LaunchView& l) {
+                         return kernel_cause(l.kernel) == nullptr;
+                       });
+  return known_kernels_advice(launches) + (unknown ? kLaunchAdvice : "");
 }
 
 }  // namespace cublasspy::diagnoses

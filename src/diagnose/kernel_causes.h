@@ -9,6 +9,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "trace/trace_reader.h"
 
 namespace cublasspy::diagnoses {
 
@@ -34,5 +37,14 @@ std::string_view kernel_cause_name(const KernelCause& row, std::string_view kern
 // "indexSelectSmallIndex is PyTorch's kernel for an embedding lookup or index_select; what
 // usually makes it fault is <cause>. Check <check>. "
 std::string kernel_cause_advice(std::string_view kernel, const KernelCause& row);
+
+// The table's advice for the kernels among `launches` it knows, once per row; "" when it knows
+// none of them.
+std::string known_kernels_advice(const std::vector<LaunchView>& launches);
+
+// What suspect launches were given to do: the table's words for the kernels it knows, and for
+// any other launch (or none), to check the indices and sizes it was given. Every rule that names
+// suspect launches advises through this.
+std::string launches_advice(const std::vector<LaunchView>& launches);
 
 }  // namespace cublasspy::diagnoses

@@ -58,11 +58,6 @@ const char* kGemmOperandAdvice =
     "Check the operands of that call: each must be a live device allocation large enough for its "
     "shape (ld * columns elements, times the batch stride and count), with lda/ldb/ldc at least the "
     "rows they span; `cublasspy run --check` validates this before each call. ";
-// Advice for a kernel, copy or memset among the suspects: what it was given.
-const char* kLaunchAdvice =
-    "Check the indices and sizes that work is given: an embedding's or a gather's indices against "
-    "the table's size, a loss's targets against the number of classes (the usual causes of a "
-    "device-side assert), a copy's or a memset's size against its allocation. ";
 // Several suspects, none pinned, launches among them.
 const char* kNotPinnedAdvice =
     "The culprit is not pinned: rerun with `cublasspy run --sync all -- ...` (CUBLASSPY_SYNC=all), "
@@ -73,22 +68,6 @@ const char* kDeviceAdvice =
     "`compute-sanitizer --tool memcheck` names the faulting kernel and address. On a GPU that "
     "works for other programs, also look at `sudo dmesg | grep -i NVRM` (Xid errors: hardware, "
     "temperature, power).";
-
-// What the suspect launches were given to do, in the words of the kernel table for PyTorch's
-// kernels it knows (once for each of its rows), else the indices and sizes of any launch.
-std::string launches_advice(const std::vector<LaunchView>& launches) {
-  std::string known;
-  std::vector<const KernelCause*> named;
-  bool unknown = launches.empty();
-  for (const LaunchView& l : launches) {
-    const KernelCause* row = kernel_cause(l.kernel);
-    if (row == nullptr) unknown = true;
-    if (row == nullptr || std::find(named.begin(), named.end(), row) != named.end()) continue;
-    named.push_back(row);
-    known += kernel_cause_advice(l.kernel, *row);
-  }
-  return unknown ? known + kLaunchAdvice : known;
-}
 
 // The advice for the suspects: launches (kernels, copies, memsets) and GEMM calls.
 std::string suspects_advice(const std::vector<LaunchView>& launches, bool gemms) {

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/cuda_errors.h"
+#include "diagnose/kernel_causes.h"
 #include "diagnose/rule.h"
 
 namespace cublasspy::diagnoses {
@@ -170,7 +171,7 @@ void rule_cublas_init(RuleContext& ctx) {
     if (uint64_t later = not_initialized_after(f, create->seq); later > 0) {
       d.evidence += fmt::format(" {} later cuBLAS call{} failed with NOT_INITIALIZED (no handle).", later, plural(later));
     }
-    d.advice = kernel_fault ? kKernelFaultAdvice : memory ? kMemoryAdvice : status == kArchMismatch ? kArchAdvice
+    d.advice = kernel_fault ? kKernelFaultAdvice + known_kernels_advice(f.before_failed_create.recent) : memory ? kMemoryAdvice : status == kArchMismatch ? kArchAdvice
                                                                                                       : kContextAdvice;
     if (kernel_fault && status == kAllocFailed) d.advice += std::string(" If no kernel faulted: ") + kMemoryAdvice;
     ctx.add(std::move(d));

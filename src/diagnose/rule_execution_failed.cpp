@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "checks/check_ids.h"
+#include "diagnose/kernel_causes.h"
 #include "diagnose/memory_at_failure.h"
 #include "diagnose/requested_configuration.h"
 #include "diagnose/rule.h"
@@ -251,7 +252,7 @@ void rule_execution_failed(RuleContext& ctx) {
       } else {
         d.advice = cublas ? cublas_advice(first, status, f.sync_mode()) : cuda_advice(first, status, f.sync_mode());
       }
-      if (earlier_work) d.advice = std::string(kEarlierFaultAdvice) + d.advice;
+      if (earlier_work) d.advice = kEarlierFaultAdvice + known_kernels_advice(before.recent) + d.advice;
       ctx.add(std::move(d));
     }
   }

@@ -87,6 +87,9 @@ def check_earlier_kernel(s, name, report, ident, line):
             d and (d.get("launch"), listed))
     s.check(f"{name}: the advice pins the kernel, not memory or the context",
             d is not None and "--sync all" in d["advice"] and "set_device" not in d["advice"], d and d["advice"])
+    s.check(f"{name}: the advice names the lookup's usual cause (the kernel table's words)",
+            d is not None and "num_embeddings" in d["advice"] and "resize_token_embeddings" in d["advice"],
+            d and d["advice"])
     s.check(f"{name}: the finding is located at line {line}, where the error surfaced",
             d is not None and f"program.py:{line} in <module>" in d.get("location", ""), d and d.get("location"))
 
@@ -120,6 +123,8 @@ def main():
     s.check("host copy: async-error surfaced at the copy, the lookup kernel among the suspects",
             d is not None and "surfaced at cudaMemcpyAsync" in d["summary"] and "cudaErrorAssert (710)" in d["summary"]
             and LOOKUP in d["evidence"], d or ids(report))
+    s.check("host copy: the advice names the lookup's usual cause",
+            d is not None and "num_embeddings" in d["advice"], d and d["advice"])
     s.check("host copy: the finding is located at the .cpu() line",
             d is not None and f"program.py:{HOST_COPY_LINE} in <module>" in d.get("location", ""),
             d and d.get("location"))
