@@ -5,16 +5,19 @@ import glob
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def run(cublasspy, out, name, options=(), env=None, traced=True):
+def run(cublasspy, out, name, options=(), env=None, traced=True, program=None):
+    """Runs workloads.py's NAME (the part before a dot), or `program` (a command), under
+    `cublasspy run` with its trace in OUT/NAME; returns the process and the report."""
     trace_dir = os.path.join(out, name)
     os.makedirs(trace_dir, exist_ok=True)
-    cmd = [sys.executable, os.path.join(HERE, "workloads.py"), name.split(".")[0]]
+    cmd = program or [sys.executable, os.path.join(HERE, "workloads.py"), name.split(".")[0]]
     if traced:
         cmd = [cublasspy, "run", "-o", os.path.join(trace_dir, "t-%p.cbt"), *options, "--"] + cmd
     proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=240)
@@ -140,6 +143,56 @@ def embedding_verdict(rep, rep2):
         "diagnosis_sync_all": d, "diagnosis_sync": d2}
 
 
+# The suspect kernels' findings: the earlier kernel's fault named where the user meets it.
+KERNEL_FAULT_IDS = ("cublas-init-failed", "execution-failed", "async-error")
+
+
+def embedding_default_verdict(rep):
+    """The embedding case in a default run (no --sync): wherever the assert surfaces (cublasCreate,
+    the Linear's GEMM, the next copy), a finding names the indexing kernel as the earlier fault,
+    and its advice names that kernel's usual cause (an index at or above num_embeddings)."""
+    found = [d for d in (rep or {}).get("diagnoses", []) if d["id"] in KERNEL_FAULT_IDS]
+    named = [d for d in found
+             if re.search(r"indexSelect|index_select|gather|embedding", d["summary"] + d.get("evidence", ""), re.I)]
+    advised = [d for d in named if "num_embeddings" in d.get("advice", "")]
+    return {"ok": bool(advised), "findings": [(d["id"], d["summary"]) for d in found],
+            "names_kernel": bool(named), "advises_cause": bool(advised),
+            "advice": (advised or named or found or [{}])[0].get("advice", "")[:300]}
+
+
+def out_of_memory_verdict(rep):
+    """device-out-of-memory names the failed allocation, its size, and the device's free and total
+    memory at the failure."""
+    d = find_diagnosis(rep, "device-out-of-memory")
+    text = (d or {}).get("summary", "") + " " + (d or {}).get("evidence", "")
+    sized = re.search(r"asked for \d+ bytes", text) is not None
+    memory = re.search(r"\(\d+ of \d+ bytes\)", text) is not None
+    return {"ok": bool(d) and sized and memory and "CUBLAS_WORKSPACE_CONFIG" in d.get("advice", ""),
+            "sized": sized, "free_and_total": memory, "diagnosis": d, "diagnoses": diagnosis_ids(rep)}
+
+
+def no_kernel_image_verdict(rep, capability, arch):
+    """no-kernel-image names the GPU's compute capability (MAJOR.MINOR) and the sm_ARCH the program
+    was built for, and the build to install."""
+    d = find_diagnosis(rep, "no-kernel-image")
+    text = (d or {}).get("summary", "") + " " + (d or {}).get("evidence", "")
+    return {"ok": bool(d) and capability in text and f"sm_{arch}" in text and "Install a build with" in d.get("advice", ""),
+            "capability": capability, "built_for": f"sm_{arch}", "diagnosis": d, "diagnoses": diagnosis_ids(rep)}
+
+
+def kernel_for_another_gpu(out, major):
+    """tests/diagnoses/programs/diag_kernel_image.cu built by nvcc with SASS only, for a major
+    architecture other than the GPU's (SASS runs only on its own major): every launch of its
+    kernel gives 209 here. Returns (the program, its arch), or (None, why)."""
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    arch = 80 if major != 8 else 90
+    source = os.path.join(HERE, "..", "..", "tests", "diagnoses", "programs", "diag_kernel_image.cu")
+    program = os.path.join(out, f"kernel_image_sm{arch}")
+    built = subprocess.run([nvcc, f"-gencode=arch=compute_{arch},code=sm_{arch}", "-o", program, source],
+                           capture_output=True, text=True)
+    return (program, arch) if built.returncode == 0 else (None, built.stderr[-400:])
+
+
 # The modes the graph case runs in (`cublasspy run` options).
 GRAPH_MODES = [("defaults", []), ("sync", ["--sync"]), ("sync_all", ["--sync", "all"]),
                ("scan_all", ["--scan", "all"]), ("check", ["--check"])]
@@ -181,6 +234,24 @@ def main():
     _, rep = run(a.cublasspy, a.out, "embedding_out_of_range", ["--sync", "all"])
     _, rep2 = run(a.cublasspy, a.out, "embedding_out_of_range.sync", ["--sync"])
     results["embedding_out_of_range"] = embedding_verdict(rep, rep2)
+
+    # 4b'. The same in a default run: the earlier kernel named, with its usual cause.
+    _, rep = run(a.cublasspy, a.out, "embedding_out_of_range.default")
+    results["embedding_default"] = embedding_default_verdict(rep)
+
+    # 4b''. A kernel built for another GPU: no-kernel-image with the GPU's compute capability.
+    import torch
+    major, minor = torch.cuda.get_device_capability(0)
+    program, arch = kernel_for_another_gpu(a.out, major)
+    if program is None:
+        results["no_kernel_image"] = {"ok": False, "why": f"nvcc failed: {arch}"}
+    else:
+        _, rep = run(a.cublasspy, a.out, "no_kernel_image", program=[program])
+        results["no_kernel_image"] = no_kernel_image_verdict(rep, f"{major}.{minor}", arch)
+
+    # 4b'''. Out of memory at a GEMM: device-out-of-memory with the memory at the failure.
+    _, rep = run(a.cublasspy, a.out, "out_of_memory")
+    results["out_of_memory"] = out_of_memory_verdict(rep)
 
     # 4c. CUDA graphs: a capture and its replays, the same under every mode as without the shim.
     base, _ = run(a.cublasspy, a.out, "graph_replay.baseline", traced=False)

@@ -98,6 +98,23 @@ def embedding_out_of_range():
         print("ERROR:", str(e).splitlines()[0])
 
 
+def out_of_memory():
+    """Out of memory at a GEMM: two operands that fit and an output that does not, each about a
+    third of the device's free memory. Made with torch.empty, so no kernel runs and the host holds
+    nothing: the same program on a GPU and on the stand-in (STANDIN_DEVICE_MEMORY)."""
+    import torch
+    free, _ = torch.cuda.mem_get_info()
+    n = int((free * 0.34 / 4) ** 0.5)
+    a = torch.empty(n, n, device="cuda")
+    b = torch.empty(n, n, device="cuda")
+    try:
+        c = torch.mm(a, b)
+        torch.cuda.synchronize()
+        print("mm returned", c.shape)
+    except torch.OutOfMemoryError as e:
+        print("OOM:", str(e).splitlines()[0])
+
+
 def graph_replay():
     """torch.cuda.graph of a linear layer (F.linear without bias: one cuBLAS GEMM), replayed on
     new inputs, as vLLM and torch.compile's reduce-overhead mode do. Under every mode of the shim

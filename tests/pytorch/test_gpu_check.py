@@ -37,6 +37,11 @@ def main():
         workload("fp16_overflow", CUBLASSPY_SCAN="all"),
         workload("bad_pointer", CUBLASSPY_SYNC="1"),
         workload("missing_device", CUDA_VISIBLE_DEVICES="97"))
+    # The default run with the GPU's timing (the fault seen at the next call that checks the
+    # device), and a device of 40 MiB for the out-of-memory case.
+    default, oom = s.parallel(
+        workload("embedding_out_of_range", STANDIN_DELAYED_ERROR="cudaLaunchKernel:1:710"),
+        workload("out_of_memory", STANDIN_DEVICE_MEMORY=str(40 << 20)))
     for name, run in (("embedding --sync all", sync_all), ("embedding --sync", sync)):
         s.check(f"{name}: the workload ran to its end, the assert raised in PyTorch",
                 run.rc == 0 and "ERROR: CUDA error: device-side assert triggered" in run.stdout and run.traces,
@@ -73,6 +78,12 @@ def main():
                              ("missing_device", missing, gpu_check.missing_device_verdict)):
         v = judge(s.report(*run.traces)) if run.traces else {"ok": False}
         s.check(f"{name}: gpu_check's verdict ok", v["ok"], v)
+    v = gpu_check.embedding_default_verdict(s.report(*default.traces)) if default.traces else {"ok": False}
+    s.check("embedding, default run: gpu_check's verdict ok (the kernel named, with its usual cause)", v["ok"], v)
+    s.check("out_of_memory: PyTorch raised OutOfMemoryError", "OOM: CUDA out of memory" in oom.stdout,
+            (oom.stdout + oom.stderr)[-400:])
+    v = gpu_check.out_of_memory_verdict(s.report(*oom.traces)) if oom.traces else {"ok": False}
+    s.check("out_of_memory: gpu_check's verdict ok", v["ok"], v)
     return s.finish()
 
 
