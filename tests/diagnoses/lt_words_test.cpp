@@ -13,6 +13,7 @@
 namespace cublasspy::test {
 namespace {
 
+using test_support::in_directory;
 using test_support::ProcessResult;
 using test_support::ScratchDir;
 using test_support::run_process;
@@ -116,7 +117,7 @@ TEST(LtWords, RunAsksForTheLogBesideTheTrace) {
   test_support::Env env = {{"LD_LIBRARY_PATH", standin_dir()}, {"NO_COLOR", "1"}};
   for (const char* name : {"CUBLASLT_LOG_LEVEL", "CUBLASLT_LOG_MASK", "CUBLASLT_LOG_FILE"}) env[name] = std::nullopt;
   ProcessResult r = run_process({CBS_TEST_CLI, "run", "--", program_path("diag_lt_words"), "batch-mismatch"}, env,
-                                {.cwd = dir.path()});
+                                in_directory(dir.path()));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(flat(r.err), "says: \"Input matrices batch counts mismatch")) << r.err;
   ASSERT_EQ(dir.files(".log").size(), 1u);
@@ -137,7 +138,7 @@ TEST(LtWords, RunAsksForTheLogBesideTheTrace) {
   ScratchDir clean;
   env["LD_LIBRARY_PATH"] = cuda_libdir();
   ProcessResult ok = run_process({CBS_TEST_CLI, "run", "--", program_path("diag_lt_words"), "desc"}, env,
-                                 {.cwd = clean.path()});
+                                 in_directory(clean.path()));
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_TRUE(contains(ok.out, "cublasLtMatmulDescCreate 0")) << ok.out;
   EXPECT_EQ(clean.files(".cbt").size(), 1u);

@@ -66,6 +66,12 @@ std::vector<std::string> ScratchDir::files(const std::string& suffix) const {
   return out;
 }
 
+ProcessOptions in_directory(const std::string& cwd) {
+  ProcessOptions options;
+  options.cwd = cwd;
+  return options;
+}
+
 ProcessOptions isolated_in(const ScratchDir& dir, std::chrono::milliseconds limit) {
   ProcessOptions o;
   o.clean_environment = true;

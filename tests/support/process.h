@@ -63,6 +63,8 @@ struct ProcessOptions {
 // The shim tests' way: the clean environment, the child running in `dir` (so a trace under the
 // default name lands there too) with its output captured there, bounded by `limit`.
 ProcessOptions isolated_in(const ScratchDir& dir, std::chrono::milliseconds limit = std::chrono::seconds(60));
+// The child running in `cwd`, with the test's environment and the defaults otherwise.
+ProcessOptions in_directory(const std::string& cwd);
 
 // A child started and not yet waited for (tests that act on a program while it runs).
 class RunningProcess {

@@ -21,6 +21,7 @@ namespace cublasspy::tools::testing {
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::in_directory;
 using test_support::RunningProcess;
 using test_support::start_process;
 
@@ -91,14 +92,14 @@ TEST(Run, OptionsBecomeTheShimsVariables) {
        "abort", "--ring", "64", "--log", "off", "-o", "rank%r-%p.cbt", "--", "sh", "-c",
        "echo $CUBLASSPY_CHECK $CUBLASSPY_SYNC $CUBLASSPY_SCAN $CUBLASSPY_DUMP $CUBLASSPY_STACKS $CUBLASSPY_ON_ERROR "
        "$CUBLASSPY_RING $CUBLASSPY_LOG $CUBLASSPY_TRACE"},
-      {}, {.cwd = dir.path()});
+      {}, in_directory(dir.path()));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // A relative template is made absolute against the directory `run` was started in.
   EXPECT_EQ(r.out, "1 1 inputs failing all abort 64 off " + dir.path() + "/rank%r-%p.cbt\n");
 
   // Without options the inherited settings stay; the default template lands in the cwd.
   ProcessResult plain = run_process({kTool, "run", "--", "sh", "-c", "echo $CUBLASSPY_SCAN $CUBLASSPY_TRACE"},
-                                    {{"CUBLASSPY_SCAN", "all"}, {"CUBLASSPY_TRACE", std::nullopt}}, {.cwd = dir.path()});
+                                    {{"CUBLASSPY_SCAN", "all"}, {"CUBLASSPY_TRACE", std::nullopt}}, in_directory(dir.path()));
   EXPECT_EQ(plain.out, "all " + dir.path() + "/cublasspy-%p.cbt\n");
 }
 
@@ -109,19 +110,19 @@ TEST(Run, AsksCublasLtForItsLogBesideTheTrace) {
   const std::string echo = "echo $CUBLASLT_LOG_LEVEL/$CUBLASLT_LOG_MASK/$CUBLASLT_LOG_FILE";
   Env none = {{"CUBLASLT_LOG_LEVEL", std::nullopt}, {"CUBLASLT_LOG_MASK", std::nullopt},
               {"CUBLASLT_LOG_FILE", std::nullopt}, {"CUBLASSPY_TRACE", std::nullopt}};
-  ProcessResult r = run_process({kTool, "run", "--", "sh", "-c", echo}, none, {.cwd = dir.path()});
+  ProcessResult r = run_process({kTool, "run", "--", "sh", "-c", echo}, none, in_directory(dir.path()));
   EXPECT_EQ(r.out, "/5/" + dir.path() + "/cublaslt-%i.log\n");
   ProcessResult elsewhere =
-      run_process({kTool, "run", "-o", "sub/t-%p.cbt", "--", "sh", "-c", echo}, none, {.cwd = dir.path()});
+      run_process({kTool, "run", "-o", "sub/t-%p.cbt", "--", "sh", "-c", echo}, none, in_directory(dir.path()));
   EXPECT_EQ(elsewhere.out, "/5/" + dir.path() + "/sub/cublaslt-%i.log\n");
   // cuBLASLt expands only %i: a directory with another placeholder gets no log.
   ProcessResult per_host =
-      run_process({kTool, "run", "-o", "%h/t-%p.cbt", "--", "sh", "-c", echo}, none, {.cwd = dir.path()});
+      run_process({kTool, "run", "-o", "%h/t-%p.cbt", "--", "sh", "-c", echo}, none, in_directory(dir.path()));
   EXPECT_EQ(per_host.out, "//\n");
   for (const char* name : {"CUBLASLT_LOG_LEVEL", "CUBLASLT_LOG_MASK", "CUBLASLT_LOG_FILE"}) {
     Env mine = none;
     mine[name] = "3";
-    ProcessResult kept = run_process({kTool, "run", "--", "sh", "-c", echo}, mine, {.cwd = dir.path()});
+    ProcessResult kept = run_process({kTool, "run", "--", "sh", "-c", echo}, mine, in_directory(dir.path()));
     const std::string level = std::string(name) == "CUBLASLT_LOG_LEVEL" ? "3" : "";
     const std::string mask = std::string(name) == "CUBLASLT_LOG_MASK" ? "3" : "";
     const std::string file = std::string(name) == "CUBLASLT_LOG_FILE" ? "3" : "";
@@ -148,7 +149,7 @@ TEST(Run, BadOptionValuesAreUsageErrors) {
 
 TEST(Run, SummaryOnStderrWhenACallFailed) {
   ScratchDir dir;
-  ProcessResult r = run_process({kTool, "run", "--", kSimpleGemm}, {{"NO_COLOR", "1"}}, {.cwd = dir.path()});
+  ProcessResult r = run_process({kTool, "run", "--", kSimpleGemm}, {{"NO_COLOR", "1"}}, in_directory(dir.path()));
   EXPECT_EQ(r.exit_code, 0) << r.err;                               // the program's own status
   EXPECT_NE(r.out.find("cublasSgemm_v2 1"), std::string::npos);     // its output, untouched
   EXPECT_NE(r.err.find("first failure"), std::string::npos) << r.err;
@@ -158,7 +159,7 @@ TEST(Run, SummaryOnStderrWhenACallFailed) {
   ASSERT_EQ(traces.size(), 1u) << r.err;
   EXPECT_EQ(traces, dir.files());
 
-  ProcessResult quiet = run_process({kTool, "run", "--summary", "never", "--", kSimpleGemm}, {}, {.cwd = dir.path()});
+  ProcessResult quiet = run_process({kTool, "run", "--summary", "never", "--", kSimpleGemm}, {}, in_directory(dir.path()));
   EXPECT_EQ(quiet.exit_code, 0);
   EXPECT_TRUE(quiet.err.empty()) << quiet.err;
 }
@@ -166,27 +167,27 @@ TEST(Run, SummaryOnStderrWhenACallFailed) {
 TEST(Run, NoSummaryWhenNothingFailed) {
   ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   ScratchDir dir;
-  ProcessResult r = run_process({kTool, "run", "--", kSimpleGemm}, on_standin(), {.cwd = dir.path()});
+  ProcessResult r = run_process({kTool, "run", "--", kSimpleGemm}, on_standin(), in_directory(dir.path()));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("sgemm c[0] 6.5"), std::string::npos) << r.out;
   EXPECT_TRUE(r.err.empty()) << r.err;
   EXPECT_EQ(dir.files().size(), 1u);
 
-  ProcessResult always = run_process({kTool, "run", "--summary", "always", "--", kSimpleGemm}, on_standin(), {.cwd = dir.path()});
+  ProcessResult always = run_process({kTool, "run", "--summary", "always", "--", kSimpleGemm}, on_standin(), in_directory(dir.path()));
   EXPECT_NE(always.err.find("0 failed"), std::string::npos) << always.err;
 }
 
 TEST(Run, FindsTheTracesOfEveryProcessOfTheRunAndNoOther) {
   ScratchDir dir;
   // A trace from before, with a name the default template also matches.
-  ProcessResult before = run_process({kSimpleGemm}, {{"LD_PRELOAD", kShim}, {"CUBLASSPY_TRACE", std::nullopt}}, {.cwd = dir.path()});
+  ProcessResult before = run_process({kSimpleGemm}, {{"LD_PRELOAD", kShim}, {"CUBLASSPY_TRACE", std::nullopt}}, in_directory(dir.path()));
   ASSERT_EQ(before.exit_code, 0);
   std::vector<std::string> old = dir.files();
   ASSERT_EQ(old.size(), 1u);
 
   // Two CUDA processes below a shell that makes no CUDA call itself.
   ProcessResult r = run_process({kTool, "run", "--", "sh", "-c", "\"$0\" && \"$0\"", kSimpleGemm},
-                                {{"CUBLASSPY_TRACE", std::nullopt}}, {.cwd = dir.path()});
+                                {{"CUBLASSPY_TRACE", std::nullopt}}, in_directory(dir.path()));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> found = summary_traces(r.err);
   ASSERT_EQ(found.size(), 2u) << r.err;
