@@ -95,6 +95,12 @@ std::string section_problem(const FileHeader& h, uint64_t size) {
         !inside(h.kernels_offset, uint64_t{h.kernel_capacity} * sizeof(KernelEntry), size)) {
       return "corrupt header: the launch ring lies outside the file";
     }
+    // Entries are read through atomic words (a seqlock, a kernel's named flag), which must be
+    // aligned: a misaligned ring (found by the fuzzer) is no ring this writer made.
+    if (h.launch_offset % 8 != 0 || h.kernels_offset % 8 != 0) {
+      return fmt::format("corrupt header: launch ring at {} or kernel table at {} is misaligned", h.launch_offset,
+                         h.kernels_offset);
+    }
   }
   // Version 5: the launcher's wait status. A status that is neither an exit nor a death by
   // signal is no wait status.

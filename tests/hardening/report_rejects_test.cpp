@@ -232,6 +232,26 @@ TEST_F(ReportRejects, AKernelTableWithoutALaunchRingIsRefused) {
   EXPECT_NE(r.err.find("launch ring"), std::string::npos) << r.err;
 }
 
+TEST_F(ReportRejects, AMisalignedLaunchRingIsRefused) {
+  // Found by the fuzzer: a launch ring or kernel table moved off its 8-byte alignment was read
+  // through misaligned atomic words (undefined behaviour, caught by UBSan).
+  const std::string seed =
+      read_file(std::string(CUBLASSPY_FUZZ_CORPUS) + "/trace_reader/launches_pending_error.cbt");
+  const Field ring{"launch_offset", offsetof(FileHeader, launch_offset), 8};
+  const Field kernels{"kernels_offset", offsetof(FileHeader, kernels_offset), 8};
+  ASSERT_NE(get(seed, ring), 0u) << "the seed has a launch ring";
+  ASSERT_EQ(report("aligned-ring", seed).exit_code, 0);
+  for (const Field& f : {ring, kernels}) {
+    for (uint64_t shift : {1, 4}) {
+      std::string bytes = seed;
+      set(bytes, f, get(seed, f) + shift);
+      ProcessResult r = report(std::string("misaligned-") + f.name, bytes);
+      EXPECT_EQ(r.exit_code, 2) << f.name << " + " << shift << ": " << r.describe();
+      EXPECT_NE(r.err.find("misaligned"), std::string::npos) << r.err;
+    }
+  }
+}
+
 TEST_F(ReportRejects, HugeCountsAreRefusedOrReportedNeverAllocated) {
   // Sizes read from the file that would ask for terabytes if believed.
   struct Case {
