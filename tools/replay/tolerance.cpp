@@ -73,6 +73,7 @@ double accumulator_unit(const ToleranceInputs& in, const char** name) {
         return 0x1p-53;
       }
       [[fallthrough]];
+    case kCompute32F:
     default: *name = "fp32 accumulation"; return 0x1p-24;
   }
 }
