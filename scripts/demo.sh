@@ -67,8 +67,8 @@ out="$(mktemp -d "${TMPDIR:-/tmp}/cublasspy-demo.XXXXXX")"
 banner() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 if ((pytorch)); then
-  # The traces, the script and the healthy machine below live in $out, bound into the root at
-  # the same path, like the repository and the build: every path means the same inside and out.
+  # The traces and the script live in $out, bound into the root at the same path, like the
+  # repository and the build: every path means the same inside and out.
   cat >"$out/embedding.py" <<'EOF'
 import torch
 
@@ -77,14 +77,9 @@ ids = torch.tensor([1, 12]).cuda()   # 12: past the table's 10 rows
 h = table(ids)
 print(lin(h).cpu().tolist())
 EOF
-  # The stand-in plays a working GPU: the machine the shim records is a healthy one (an NVIDIA
+  # The stand-in plays a working GPU: the machine the shim records is its healthy one (an NVIDIA
   # module loaded, its device files), not this driverless one, whose findings would come first.
-  machine="$out/healthy-machine"
-  mkdir -p "$machine/proc/driver/nvidia" "$machine/dev"
-  echo "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.163.01" >"$machine/proc/driver/nvidia/version"
-  printf '%s\n' "nvidia_uvm 1798144 0 - Live 0x0 (POE)" \
-    "nvidia 60882944 1 nvidia_uvm, Live 0x0 (POE)" >"$machine/proc/modules"
-  : >"$machine/dev/nvidiactl"; : >"$machine/dev/nvidia-uvm"; : >"$machine/dev/nvidia0"
+  machine="$here/standin/healthy-machine"
   binds=(--bind "$here" --bind "$out")
   case "$build/" in "$here"/*) ;; *) binds+=(--bind "$build") ;; esac
 

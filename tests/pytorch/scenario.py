@@ -65,7 +65,7 @@ class Scenario:
         if shim:
             cmd += ["--env", "LD_PRELOAD=" + self.shim]
             # The stand-in plays a working driver: the machine evidence the shim records is that
-            # of a healthy GPU machine (tests/support/traced_run.h, write_healthy_machine), not
+            # of a healthy GPU machine (standin/healthy-machine), not
             # this one's, which has no nvidia module.
             if standin and "CUBLASSPY_MACHINE_ROOT" not in (env or {}):
                 cmd += ["--env", "CUBLASSPY_MACHINE_ROOT=" + self.healthy_machine()]
@@ -74,19 +74,9 @@ class Scenario:
         return cmd + ["--cwd", self.work, "--"] + list(argv)
 
     def healthy_machine(self):
-        root = os.path.join(self.work, "healthy-machine")
-        files = {
-            "proc/driver/nvidia/version": "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.163.01\n",
-            "proc/modules": "nvidia_uvm 1798144 0 - Live 0x0 (POE)\nnvidia 60882944 1 nvidia_uvm, Live 0x0 (POE)\n",
-            "dev/nvidiactl": "", "dev/nvidia-uvm": "", "dev/nvidia0": "",
-        }
-        for name, text in files.items():
-            path = os.path.join(root, name)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w") as f:
-                f.write(text)
-            os.chmod(path, 0o666)
-        return root
+        """The stand-in's healthy GPU machine, as the shim reads it through CUBLASSPY_MACHINE_ROOT
+        (standin/healthy-machine, the repository being bound into the root)."""
+        return os.path.join(self.repo, "standin", "healthy-machine")
 
     def torch(self, code, shim=True, env=None, standin=True, trace="t-%p.cbt", argv=None, timeout=240, options=()):
         """Runs `code` (Python source) with python3 in the root. With shim, CUBLASSPY_TRACE puts

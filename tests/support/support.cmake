@@ -36,6 +36,8 @@ target_link_libraries(cublasspy_test_support PUBLIC cublasspy_trace_reader cubla
                       nlohmann_json::nlohmann_json GTest::gtest PRIVATE cublasspy_process)
 target_compile_options(cublasspy_test_support PRIVATE -Wall -Wextra)
 target_compile_definitions(cublasspy_test_support PUBLIC
+  # traced_run.h: write_healthy_machine copies it
+  CUBLASSPY_HEALTHY_MACHINE="${PROJECT_SOURCE_DIR}/standin/healthy-machine"
   # prerequisites.h
   CUBLASSPY_STANDIN_CUBLAS="$<TARGET_FILE:standin_cublas>"
   # shim_tests.h

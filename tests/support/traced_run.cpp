@@ -184,16 +184,13 @@ bool wait_for_trace(const std::string& dir, const std::function<bool(const Trace
 }
 
 std::string write_healthy_machine(const std::string& root) {
-  auto put = [&](const std::string& path, const std::string& text) {
-    std::filesystem::create_directories(std::filesystem::path(root + path).parent_path());
-    std::ofstream(root + path) << text;
-    ::chmod((root + path).c_str(), 0666);
-  };
-  put("/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.163.01  Fri Jan 10 2025\n");
-  put("/proc/modules", "nvidia_uvm 1798144 0 - Live 0x0000000000000000 (POE)\n"
-                       "nvidia 60882944 1 nvidia_uvm, Live 0x0000000000000000 (POE)\n"
-                       "ext4 1024000 1 - Live 0x0000000000000000\n");
-  for (const char* node : {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia0"}) put(node, "");
+  // The stand-in's healthy machine (standin/healthy-machine), copied: tests add to it.
+  namespace fs = std::filesystem;
+  fs::create_directories(root);
+  fs::copy(CUBLASSPY_HEALTHY_MACHINE, root, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(root)) {
+    if (e.is_regular_file()) ::chmod(e.path().c_str(), 0666);
+  }
   return root;
 }
 

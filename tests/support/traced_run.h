@@ -56,9 +56,10 @@ struct TracedRun {
 };
 
 TracedRun run_traced(const std::string& program, const RunOptions& options);
-// Writes under `root` a machine as a working driver shows it: /proc/driver/nvidia/version
-// (550.163.01), /proc/modules with nvidia and nvidia_uvm, /dev/nvidiactl, /dev/nvidia-uvm and
-// /dev/nvidia0 (plain files, mode 0666). Returns `root`.
+// Copies under `root` the stand-in's healthy machine (standin/healthy-machine), a machine as a
+// working driver shows it: /proc/driver/nvidia/version (550.163.01), /proc/modules with nvidia
+// and nvidia_uvm, /dev/nvidiactl, /dev/nvidia-uvm and /dev/nvidia0 (plain files, made mode
+// 0666). Returns `root`.
 std::string write_healthy_machine(const std::string& root);
 // The usual case: diag_workload on the stand-in under the shim, with these variables and args.
 TracedRun run_workload(std::map<std::string, std::string> env, std::vector<std::string> args = {});
