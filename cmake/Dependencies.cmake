@@ -21,6 +21,7 @@ target_include_directories(cuda_headers SYSTEM INTERFACE ${CUDAToolkit_INCLUDE_D
 
 find_package(nlohmann_json 3 QUIET)
 cublasspy_require(nlohmann_json_FOUND "nlohmann/json" "nlohmann-json3-dev")
+# fmt: its headers; its implementation is compiled in by src/fmt, never linked from libfmt.so.
 find_package(fmt QUIET)
 cublasspy_require(fmt_FOUND "fmt" "libfmt-dev")
 find_package(spdlog QUIET)
