@@ -38,6 +38,7 @@ add_executable(tools_test
   ${CMAKE_CURRENT_LIST_DIR}/report_errors_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_golden_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_json_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report_markdown_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/static_runtime_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/synthetic_trace_test.cpp
