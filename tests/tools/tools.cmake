@@ -33,6 +33,7 @@ set_target_properties(tools_test_empty_preload PROPERTIES
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-programs)
 
 add_executable(tools_test
+  ${CMAKE_CURRENT_LIST_DIR}/bundle_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/perfetto_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/process_end_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_errors_test.cpp
