@@ -2,7 +2,7 @@
 // CPU stand-in) holds report.md, report.json, the trace, its dumps up to the cap, the C++ and
 // PyTorch reproducers of the failing calls, doctor.json and a MANIFEST; no credential of either
 // environment reaches a member; bad input gives report's exit statuses and never leaves an
-// archive that looks complete.
+// archive that looks complete; `run` prints the command after a failing run.
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
@@ -282,6 +282,31 @@ TEST(BundleArchive, LongTraceNamesSurvive) {
   ASSERT_EQ(bundle({"-o", dir / "long.tar.gz", dir.path()}).exit_code, 0);
   EXPECT_TRUE(has(members_of(dir / "long.tar.gz"), "long/traces/" + fs::path(trace).filename().string()))
       << joined(members_of(dir / "long.tar.gz"));
+}
+
+// `run` ends a failing run's summary with the bundle command, which works as printed.
+TEST(BundleFromRun, RunPrintsTheCommandAfterAFailingRun) {
+  ScratchDir dir;
+  ProcessResult r = run_process({kTool, "run", "-o", dir / "run-%p.cbt", "--", kSimpleGemm}, failing_gemms(),
+                                test_support::in_directory(dir.path()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string marker = "bug report:  cublasspy bundle -o ";
+  const size_t at = r.err.find(marker);
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const std::string command = r.err.substr(at + std::string("bug report:  cublasspy ").size(),
+                                           r.err.find('\n', at) - at - std::string("bug report:  cublasspy ").size());
+  EXPECT_NE(command.find(dir.files().front()), std::string::npos) << command;
+  std::istringstream words(command);
+  std::vector<std::string> argv = {kTool};
+  for (std::string w; words >> w;) argv.push_back(w);
+  ProcessResult made = run_process(argv, {}, test_support::in_directory(dir.path()));
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+  EXPECT_EQ(dir.files(".tar.gz").size(), 1u);
+
+  // A clean run prints no bundle command.
+  ProcessResult clean = run_process({kTool, "run", "--summary", "always", "-o", dir / "clean-%p.cbt", "--", kSimpleGemm},
+                                    on_standin(), test_support::in_directory(dir.path()));
+  EXPECT_EQ(clean.err.find("cublasspy bundle"), std::string::npos) << clean.err;
 }
 
 }  // namespace
