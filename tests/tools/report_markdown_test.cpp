@@ -8,14 +8,13 @@
 namespace cublasspy::tools::testing {
 namespace {
 
-// A Python location is the failing call's "Made at" line
-// and the finding's "Where", a framework's library names the framework, and Markdown in the
+// A Python location is the failing call's "Python" line and the finding's "Where", a framework's library names the framework, and Markdown in the
 // recorded text cannot end a code span or a table cell early.
 TEST(ReportMarkdown, PythonLineFrameworkAndEscaping) {
   nlohmann::ordered_json call = {{"seq", 7}, {"tid", 9}, {"function", "cublasGemmEx"}, {"library", "cublas"},
                                  {"state", "completed"}, {"status", 13}, {"status_name", "CUBLAS_STATUS_EXECUTION_FAILED"},
                                  {"failed", true}, {"duration_ns", 1200}, {"args", {{"m", 4}, {"n", 3}}},
-                                 {"location", "train.py:42 in forward <- model.py:7 in step"}, {"checks", nlohmann::ordered_json::array()},
+                                 {"location", "made at train.py:42 in forward <- model.py:7 in step"}, {"checks", nlohmann::ordered_json::array()},
                                  {"scan", nullptr}};
   nlohmann::ordered_json trace = {
       {"writer_version", "0.1.0"},
@@ -30,16 +29,16 @@ TEST(ReportMarkdown, PythonLineFrameworkAndEscaping) {
   nlohmann::ordered_json report = {
       {"traces", {trace}},
       {"diagnoses", {{{"id", "execution-failed"}, {"severity", "error"}, {"summary", "cublasGemmEx returned it"},
-                      {"pid", 812}, {"call", 7}, {"location", "train.py:42 in forward"},
+                      {"pid", 812}, {"call", 7}, {"location", "made at train.py:42 in forward"},
                       {"evidence", "#7 returned 13."}, {"advice", "Rerun with --sync."}}}}};
   const std::string md = render_markdown(report);
   for (const char* text : {"## process 812 on node3: /usr/bin/python3", "- command: ``python3 train.py --name=a|b`c``",
-                           "Made at `train.py:42 in forward <- model.py:7 in step`",
+                           "**Python:** `made at train.py:42 in forward <- model.py:7 in step`",
                            "### The failing call: `cublasGemmEx -> CUBLAS_STATUS_EXECUTION_FAILED (13)`",
                            "| CUDA driver | 12.4 (12040) |", "| CUDA runtime | 12.1 (12010) |",
                            "| Framework | PyTorch (`/venv/lib/python3.11/site-packages/torch/lib/`) |",
                            "`CUDA_VISIBLE_DEVICES=0\\|1`", "### error `execution-failed`: cublasGemmEx returned it (pid 812, call #7)",
-                           "- **Where:** `train.py:42 in forward`", "- **Evidence:** #7 returned 13.",
+                           "- **Where:** `made at train.py:42 in forward`", "- **Evidence:** #7 returned 13.",
                            "- **Advice:** Rerun with --sync.", "- ran: 20260101-000000 .. exited with status 1"}) {
     EXPECT_NE(md.find(text), std::string::npos) << text << " not in\n" << md;
   }

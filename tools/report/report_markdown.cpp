@@ -131,7 +131,8 @@ void append_trace(std::string& out, const json& trace) {
   if (!trace["first_failure"].is_null()) {
     const json& call = trace["first_failure"];
     out += fmt::format("\n### The failing call: {}\n\n", code(call["function"].get<std::string>() + " -> " + call_outcome_text(call)));
-    if (call.contains("location")) out += fmt::format("Made at {}\n\n", code(call["location"].get<std::string>()));
+    // "made at train.py:42 in forward <- ...": the Python line (CUBLASSPY_STACKS).
+    if (call.contains("location")) out += fmt::format("**Python:** {}\n\n", code(call["location"].get<std::string>()));
     out += code_block(call_block_text(call, true));
   }
   if (!trace["first_async_error"].is_null()) {
