@@ -32,6 +32,12 @@ if(NOT CLI11_FOUND)
   cublasspy_require(CUBLASSPY_CLI11_H "CLI11" "libcli11-dev")
   add_library(CLI11::CLI11 INTERFACE IMPORTED)
 endif()
+# zlib writes `cublasspy bundle`'s .tar.gz. Its static library, so the tool still needs nothing
+# but glibc (cmake/SelfContained.cmake); libarchive's static library would bring lzma, bzip2,
+# nettle, libxml2 and more.
+set(ZLIB_USE_STATIC_LIBS ON)
+find_package(ZLIB QUIET)
+cublasspy_require(ZLIB_FOUND "zlib (its static library, libz.a)" "zlib1g-dev")
 if(CUBLASSPY_BUILD_TESTS)
   find_package(GTest QUIET)
   cublasspy_require(GTest_FOUND "GoogleTest" "libgtest-dev")

@@ -4,7 +4,7 @@
 # /usr/local/cuda (NVIDIA's installer or image); it cannot come from here.
 set -euo pipefail
 
-packages=(cmake make g++ libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev
+packages=(cmake make g++ libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
           libgtest-dev libbenchmark-dev python3 libpython3-dev clang libclang-rt-14-dev
           debootstrap equivs binutils util-linux
           python3-build python3-setuptools python3-wheel)  # the wheel (cmake/Packaging.cmake)

@@ -73,7 +73,8 @@ bool contains_ignoring_case(std::string_view text, std::string_view word) {
   return false;
 }
 
-// "scheme://user:password@host..." keeps scheme and host, not what stands before the '@'.
+}  // namespace
+
 std::string without_url_credentials(std::string_view value) {
   std::string out;
   size_t pos = 0;
@@ -94,8 +95,6 @@ std::string without_url_credentials(std::string_view value) {
   out.append(value.substr(pos));
   return out;
 }
-
-}  // namespace
 
 bool looks_like_credential_name(std::string_view name) {
   for (std::string_view word : kCredentialWords) {

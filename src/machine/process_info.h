@@ -28,6 +28,9 @@ inline constexpr const char kRedacted[] = "<redacted>";
 bool is_recorded_environment_name(std::string_view name);
 // True for a name that may hold a credential (*TOKEN*, *KEY*, *SECRET*, *PASSWORD*, ...).
 bool looks_like_credential_name(std::string_view name);
+// `value` with the user:password part of every "scheme://user:password@host..." URL replaced
+// with kRedacted; scheme and host stay.
+std::string without_url_credentials(std::string_view value);
 // The "NAME=value" entry as the trace records it, or nothing for a variable it leaves out. The
 // value of a credential-like name is replaced with kRedacted, and so is the user:password part
 // of a URL in any value.

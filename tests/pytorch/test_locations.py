@@ -4,11 +4,14 @@ A torch.mm two functions deep in a script fails (the stand-in's fault script); t
 both lines, in the JSON (python_stack) and in the text ("made at program.py:L in inner <- ...").
 CUBLASSPY_STACKS=none records nothing; under CUBLASSPY_STACKS=all a crash inside the GEMM still
 has the location, taken before the call, and the faulting PC. Under --sync all the kernel an
-out-of-range embedding index makes fault is pinned, with the lines that launched it.
+out-of-range embedding index makes fault is pinned, with the lines that launched it. The
+bug-report bundle of the failing run gives the Python line and PyTorch in its report.md.
 Usage: test_locations.py <repository root> <build directory>
 """
+import os
 import subprocess
 import sys
+import tarfile
 
 from scenario import Scenario, calls
 
@@ -96,6 +99,8 @@ def main():
     s.check("--all adds the native frames", "native: " in text_all and "at::_ops::mm::call <- " in text_all,
             text_all[-600:])
 
+    bundled(s, failing)
+
     call = sgemm(s.report(*none.traces))
     s.check("CUBLASSPY_STACKS=none records no location",
             call is not None and call["failed"] and "python_stack" not in call and "native_stack" not in call,
@@ -112,6 +117,26 @@ def main():
 
     pinned_line(s, embedding)
     return s.finish()
+
+
+def bundled(s, run):
+    """`cublasspy bundle` of the failing run: report.md says where the call was made and that PyTorch
+    made it; the Sgemm's reproducers are in the archive."""
+    archive = os.path.join(run.trace_dir, "issue.tar.gz")
+    out = s.cli_run(["bundle", "-o", archive, *run.traces])
+    s.check("cublasspy bundle writes the archive", out.returncode == 0 and os.path.exists(archive), out.stderr[-500:])
+    names, md = [], ""
+    if os.path.exists(archive):
+        with tarfile.open(archive) as tar:
+            names = tar.getnames()
+            if "issue/report.md" in names:
+                md = tar.extractfile("issue/report.md").read().decode()
+    want = f"**Python:** `made at program.py:{INNER_LINE} in inner <- program.py:{OUTER_LINE} in outer"
+    s.check("report.md gives the failing call's Python line", want in md, md[:1500])
+    s.check("report.md names PyTorch as the framework", "| Framework | PyTorch (`" in md, md[:1500])
+    s.check("the failing Sgemm's C++ and PyTorch reproducers are in the bundle",
+            any(n.startswith("issue/reproducers/") and n.endswith(".cpp") for n in names) and
+            any(n.startswith("issue/reproducers/") and n.endswith(".py") for n in names), names)
 
 
 def pinned_line(s, run):

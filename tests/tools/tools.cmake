@@ -33,11 +33,13 @@ set_target_properties(tools_test_empty_preload PROPERTIES
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-programs)
 
 add_executable(tools_test
+  ${CMAKE_CURRENT_LIST_DIR}/bundle_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/perfetto_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/process_end_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_errors_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_golden_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_json_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report_markdown_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/static_runtime_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/synthetic_trace_test.cpp

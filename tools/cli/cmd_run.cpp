@@ -166,6 +166,8 @@ int run_command(const RunArgs& a) {
       std::string files;
       for (const TraceFile& t : opened.traces) files += " " + t.path();
       out += "\nfull report: cublasspy report --all" + files + "\n";
+      // Something went wrong: the one file a bug report needs (report, traces, reproducers).
+      if (trouble) out += "bug report:  cublasspy bundle -o cublasspy-bundle-" + std::to_string(outcome.pid) + ".tar.gz" + files + "\n";
     }
     std::fwrite(out.data(), 1, out.size(), stderr);
   }

@@ -15,6 +15,7 @@ SubcommandAction attach_run(CLI::App& app);
 SubcommandAction attach_report(CLI::App& app);
 SubcommandAction attach_replay(CLI::App& app);
 SubcommandAction attach_doctor(CLI::App& app);
+SubcommandAction attach_bundle(CLI::App& app);
 
 // THE table of subcommands: one line each.
 const Subcommand kSubcommands[] = {
@@ -22,6 +23,7 @@ const Subcommand kSubcommands[] = {
     {"report", "Print what a trace (or several) recorded: text, --json, or --perfetto", &attach_report},
     {"replay", "Re-execute a captured GEMM call in a fresh process and say what its outcome means", &attach_replay},
     {"doctor", "Check this machine's CUDA set-up without running a workload", &attach_doctor},
+    {"bundle", "Write one .tar.gz for a bug report: report, traces, reproducers, dumps, doctor", &attach_bundle},
 };
 
 }  // namespace cublasspy::tools

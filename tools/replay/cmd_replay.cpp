@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gemm/gemm_call.h"
+#include "replay/call_selection.h"
 #include "replay/emitters.h"
 #include "replay/plan_builder.h"
 #include "replay/replay_output.h"
@@ -49,20 +50,6 @@ struct ReplayArgs {
   bool verbose = false;
   std::string runner;
 };
-
-OriginalCall original_of(const CallView& c) {
-  OriginalCall o;
-  o.function = c.function_name();
-  o.in_flight = c.in_flight();
-  o.crashed = (c.rec().flags & format::kFlagCrashed) != 0;
-  o.status = c.in_flight() ? 0 : c.rec().status;
-  o.async_status = c.async_fault() ? c.rec().async_status : 0;
-  if (c.rec().flags & format::kFlagScanned) {
-    const format::ScanSummary& d = c.slot.scan[3];  // the output
-    if (d.max_abs_finite != -1) o.nonfinite_output = d.nan_count + d.pos_inf_count + d.neg_inf_count;
-  }
-  return o;
-}
 
 // FILE, or FILE with ".call<seq>" before its extension when several calls are replayed.
 std::string output_path(const std::string& path, uint64_t seq, bool several) {
@@ -149,8 +136,7 @@ class Replayer {
     EmitContext context;
     context.trace_path = trace_.path();
     context.seq = r.seq;
-    context.original_outcome = r.original.failed() ? (r.original.status ? name_and_number(NameSet::kCublasStatus, r.original.status) : "failed")
-                                                   : "success";
+    context.original_outcome = original_outcome_text(r.original);
     context.dumped_operands = r.dumped_operands;
     context.notes = r.notes;
     std::string error;
@@ -180,28 +166,6 @@ class Replayer {
   std::string runner_;
 };
 
-// The calls to replay: the one asked for, or every failing one (the first failure too, when the
-// ring no longer holds it).
-std::vector<CallView> select_calls(const TraceFile& trace, const ReplayArgs& a, std::string& error) {
-  std::vector<CallView> calls;
-  uint64_t first = 0, last = 0;
-  trace.for_each_call([&](const CallView& c) {
-    if (first == 0) first = c.seq;
-    last = c.seq;
-    if (a.call ? c.seq == *a.call : (c.failed() || c.in_flight())) calls.push_back(c);
-  });
-  if (auto ff = trace.first_failure()) {
-    bool held = false;
-    for (const CallView& c : calls) held = held || c.seq == ff->seq;
-    if (!held && (a.call ? ff->seq == *a.call : true)) calls.insert(calls.begin(), *ff);
-  }
-  if (a.call && calls.empty()) {
-    error = trace.path() + ": call " + std::to_string(*a.call) + " is not in the trace" +
-            (first ? " (it holds calls " + std::to_string(first) + " to " + std::to_string(last) + ")" : " (it holds no call)");
-  }
-  return calls;
-}
-
 int replay_command(const ReplayArgs& a) {
   if (!a.call && !a.failing) {
     std::fprintf(stderr, "cublasspy replay: say which call: --call SEQ, or --failing for every failing call\n");
@@ -213,7 +177,7 @@ int replay_command(const ReplayArgs& a) {
     std::fprintf(stderr, "cublasspy replay: %s\n", error.c_str());
     return kExitUsage;
   }
-  std::vector<CallView> calls = select_calls(*trace, a, error);
+  std::vector<CallView> calls = select_calls(*trace, a.call, error);
   if (!error.empty()) {
     std::fprintf(stderr, "cublasspy replay: %s\n", error.c_str());
     return kExitUsage;

@@ -15,6 +15,7 @@
 #include "report/report_model.h"
 #include "present/lt_algo_config.h"
 #include "report/report_text.h"
+#include "report/trace_paths.h"
 #include "cli/subcommand.h"
 
 namespace cublasspy::tools {
@@ -28,27 +29,6 @@ struct ReportArgs {
   std::string cublaslt;
   std::vector<std::string> traces;
 };
-
-// A directory stands for the traces in it (a multi-rank job's output directory).
-std::vector<std::string> expand_directories(const std::vector<std::string>& paths,
-                                            std::vector<std::string>& errors) {
-  std::vector<std::string> out;
-  for (const std::string& path : paths) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(path, ec)) {
-      out.push_back(path);
-      continue;
-    }
-    std::vector<std::string> found;
-    for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
-      if (entry.path().extension() == ".cbt") found.push_back(entry.path().string());
-    }
-    if (found.empty()) errors.push_back(path + ": no .cbt trace in this directory");
-    std::sort(found.begin(), found.end());
-    out.insert(out.end(), found.begin(), found.end());
-  }
-  return out;
-}
 
 bool write_file(const std::string& path, const std::string& text, std::string& error) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

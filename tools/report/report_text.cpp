@@ -46,62 +46,6 @@ std::string basename_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string version_text(const json& v) {
-  if (v.is_null()) return "unknown";
-  int n = v.get<int>();
-  if (n == 0) return "0 (none)";
-  return fmt::format("{}.{} ({})", n / 1000, n % 1000 / 10, n);
-}
-
-// The ending in words. What the process recorded itself is said plainly; what only its
-// launcher saw says that no exit handler ran, and for status 127 why that usually is.
-std::string ending_text(const json& end) {
-  std::string state = end.value("state", "unknown");
-  const bool by_launcher = end.value("recorded_by", json()) == "launcher";
-  if (state == "exited") {
-    if (end["exit_status"].is_null()) return "exited";
-    int status = end["exit_status"].get<int>();
-    std::string text = fmt::format("exited with status {}", status);
-    if (!by_launcher) return text;
-    if (status == 127) {
-      return text + " without running its exit handlers: the dynamic linker's status for a \"symbol "
-                    "lookup error\" or a library it could not load (its message is on stderr)";
-    }
-    return text + " without running its exit handlers (_exit)";
-  }
-  if (state == "exec") {
-    // Format version 9: neither an exit nor a death; the program goes on as another image.
-    const json& exec = end.contains("exec") ? end["exec"] : json();
-    if (!exec.is_object() || !exec["target"].is_string()) {
-      return "replaced itself by exec (its target was not recorded)";
-    }
-    return fmt::format("replaced itself by exec of {} ({}, call #{})", exec["target"].get<std::string>(),
-                       exec["function"].get<std::string>(), exec["call"].get<uint64_t>());
-  }
-  if (state == "signaled") {
-    std::string text = fmt::format("killed by signal {} ({})", end["signal"].get<int>(), end.value("signal_name", "?"));
-    if (!by_launcher) return text;
-    return text + (end["signal"] == SIGKILL ? ", seen by cublasspy run (the OOM killer, a time limit or kill -9)"
-                                            : ", seen by cublasspy run");
-  }
-  std::string text = "ended without a recorded exit (SIGKILL, the OOM killer, or still running)";
-  if (end.contains("command")) {
-    const json& c = end["command"];
-    text += fmt::format("; the command cublasspy run started (process {}) ", c["pid"].get<uint64_t>());
-    text += c["state"] == "exited" ? fmt::format("exited with status {}", c["exit_status"].get<int>())
-                                   : fmt::format("was killed by signal {} ({})", c["signal"].get<int>(),
-                                                 c.value("signal_name", "?"));
-  }
-  return text;
-}
-
-std::string process_title(const json& trace) {
-  const json& p = trace["process"];
-  std::string pid = p["pid"].is_null() ? "?" : std::to_string(p["pid"].get<int64_t>());
-  std::string rank = p["rank"].is_null() ? "" : fmt::format(", rank {}", p["rank"].get<int64_t>());
-  return fmt::format("process {} on {}{}: {}", pid, p.value("host", "?"), rank, p.value("exe", "?"));
-}
-
 // Wraps `pieces` after `indent`, breaking between pieces only.
 void append_wrapped(std::string& out, const std::vector<std::string>& pieces, const std::string& indent) {
   std::string line = indent;
@@ -189,11 +133,11 @@ void append_trace(std::string& out, const json& trace, const TextOptions& o, con
   std::vector<std::string> libs;
   for (const json& lib : env["libraries"]) libs.push_back(basename_of(lib.value("path", "")));
   std::string lib_text = libs.empty() ? "no CUDA library loaded" : join(libs, ", ");
-  std::string runtime = version_text(env["cuda_runtime_version"]);
+  std::string runtime = cuda_version_text(env["cuda_runtime_version"]);
   if (env["cuda_runtime_version"].is_null() && env.value("cuda_runtime_linkage", json()) == "static") {
     runtime = "linked statically into the program (no libcudart.so loaded: its calls are invisible to the shim)";
   }
-  out += fmt::format("  CUDA      driver {}, runtime {}; {}\n", version_text(env["cuda_driver_version"]), runtime,
+  out += fmt::format("  CUDA      driver {}, runtime {}; {}\n", cuda_version_text(env["cuda_driver_version"]), runtime,
                      lib_text);
 
   const json& totals = trace["totals"];
@@ -362,6 +306,68 @@ void append_call_list(std::string& out, const json& trace, const Style& s) {
 }
 
 }  // namespace
+
+std::string cuda_version_text(const json& v) {
+  if (v.is_null()) return "unknown";
+  int n = v.get<int>();
+  if (n == 0) return "0 (none)";
+  return fmt::format("{}.{} ({})", n / 1000, n % 1000 / 10, n);
+}
+
+// The ending in words. What the process recorded itself is said plainly; what only its
+// launcher saw says that no exit handler ran, and for status 127 why that usually is.
+std::string ending_text(const json& end) {
+  std::string state = end.value("state", "unknown");
+  const bool by_launcher = end.value("recorded_by", json()) == "launcher";
+  if (state == "exited") {
+    if (end["exit_status"].is_null()) return "exited";
+    int status = end["exit_status"].get<int>();
+    std::string text = fmt::format("exited with status {}", status);
+    if (!by_launcher) return text;
+    if (status == 127) {
+      return text + " without running its exit handlers: the dynamic linker's status for a \"symbol "
+                    "lookup error\" or a library it could not load (its message is on stderr)";
+    }
+    return text + " without running its exit handlers (_exit)";
+  }
+  if (state == "exec") {
+    // Format version 9: neither an exit nor a death; the program goes on as another image.
+    const json& exec = end.contains("exec") ? end["exec"] : json();
+    if (!exec.is_object() || !exec["target"].is_string()) {
+      return "replaced itself by exec (its target was not recorded)";
+    }
+    return fmt::format("replaced itself by exec of {} ({}, call #{})", exec["target"].get<std::string>(),
+                       exec["function"].get<std::string>(), exec["call"].get<uint64_t>());
+  }
+  if (state == "signaled") {
+    std::string text = fmt::format("killed by signal {} ({})", end["signal"].get<int>(), end.value("signal_name", "?"));
+    if (!by_launcher) return text;
+    return text + (end["signal"] == SIGKILL ? ", seen by cublasspy run (the OOM killer, a time limit or kill -9)"
+                                            : ", seen by cublasspy run");
+  }
+  std::string text = "ended without a recorded exit (SIGKILL, the OOM killer, or still running)";
+  if (end.contains("command")) {
+    const json& c = end["command"];
+    text += fmt::format("; the command cublasspy run started (process {}) ", c["pid"].get<uint64_t>());
+    text += c["state"] == "exited" ? fmt::format("exited with status {}", c["exit_status"].get<int>())
+                                   : fmt::format("was killed by signal {} ({})", c["signal"].get<int>(),
+                                                 c.value("signal_name", "?"));
+  }
+  return text;
+}
+
+std::string process_title(const json& trace) {
+  const json& p = trace["process"];
+  std::string pid = p["pid"].is_null() ? "?" : std::to_string(p["pid"].get<int64_t>());
+  std::string rank = p["rank"].is_null() ? "" : fmt::format(", rank {}", p["rank"].get<int64_t>());
+  return fmt::format("process {} on {}{}: {}", pid, p.value("host", "?"), rank, p.value("exe", "?"));
+}
+
+std::string call_block_text(const json& call, bool native) {
+  std::string out;
+  append_call_block(out, call, Style(false), "", native);
+  return out;
+}
 
 bool use_color(int fd, ColorChoice choice) {
   if (choice != ColorChoice::kAuto) return choice == ColorChoice::kAlways;

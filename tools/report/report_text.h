@@ -28,6 +28,17 @@ std::string render_text(const nlohmann::ordered_json& report, const TextOptions&
 // present/call_text.h (which call_line() uses too).
 std::string call_arguments_text(const nlohmann::ordered_json& call);
 std::string call_outcome_text(const nlohmann::ordered_json& call);
+// The pieces the other views of the report (the Markdown of report_markdown.h, run's summary)
+// say exactly as the text does:
+// "12.4 (12040)" of a CUDA version number, "0 (none)", "unknown" for null.
+std::string cuda_version_text(const nlohmann::ordered_json& version);
+// A trace's end object in words: "exited with status 1", "killed by signal 11 (SIGSEGV)", ...
+std::string ending_text(const nlohmann::ordered_json& end);
+// "process 812 on node3, rank 2: /usr/bin/python3".
+std::string process_title(const nlohmann::ordered_json& trace);
+// A CALL object as the text report's block: "#6 cublasGemmEx -> ...  tid 812, 2.1 us", then its
+// locations (the native ones with `native`), its arguments wrapped, its scan and check findings.
+std::string call_block_text(const nlohmann::ordered_json& call, bool native);
 // "812 ns", "3.4 us", "12.0 ms", "1.25 s".
 std::string duration_text(uint64_t ns);
 
