@@ -46,8 +46,9 @@ void write_zeros(int fd, uint64_t bytes) {
   }
 }
 
-// Maps a file of `bytes` at `path`, reserving its blocks. Returns nullptr and sets `why`.
-void* map_file(std::string& path, uint64_t bytes, std::string& why) {
+// Maps a file of `bytes` at `path`, reserving its blocks. Returns nullptr and sets `why`; else
+// the file's identity goes in `identity`.
+void* map_file(std::string& path, uint64_t bytes, std::string& why, struct stat& identity) {
   // Past the file-size limit (ulimit -f), reserving the blocks would send SIGXFSZ, whose default
   // action kills the host program: check first and never touch the file.
   struct rlimit limit;
@@ -73,6 +74,7 @@ void* map_file(std::string& path, uint64_t bytes, std::string& why) {
     return nullptr;
   }
   write_zeros(fd, bytes);
+  if (::fstat(fd, &identity) != 0) identity = {};
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   int map_err = errno;
   ::close(fd);
@@ -104,14 +106,15 @@ std::string fallback_trace_path(const std::string& path) {
 char* TraceMapping::create(const std::string& requested, uint64_t bytes, OpenResult& result) {
   std::string path = requested;
   std::string why;
-  void* base = map_file(path, bytes, why);
+  struct stat identity {};
+  void* base = map_file(path, bytes, why, identity);
   if (base == nullptr) {
     // The user asked for a place we cannot write: keep the record elsewhere rather than lose it.
     std::string fallback = fallback_trace_path(requested);
     if (!fallback.empty()) {
       path = fallback;
       std::string why2;
-      base = map_file(path, bytes, why2);
+      base = map_file(path, bytes, why2, identity);
       if (base != nullptr) {
         result.warning = why + "; writing the trace to " + path + " instead";
       } else {
@@ -134,6 +137,8 @@ char* TraceMapping::create(const std::string& requested, uint64_t bytes, OpenRes
   base_ = static_cast<char*>(base);
   bytes_ = bytes;
   file_backed_ = result.file_backed;
+  file_device_ = result.file_backed ? static_cast<uint64_t>(identity.st_dev) : 0;
+  file_inode_ = result.file_backed ? static_cast<uint64_t>(identity.st_ino) : 0;
   detach_state_.store(kAttached);
   detach_unreported_.store(false);
   return base_;
@@ -145,6 +150,15 @@ void TraceMapping::abandon() {
   file_backed_ = false;
   detach_state_.store(kAttached);
   detach_unreported_.store(false);
+}
+
+bool TraceMapping::remove_file(const std::string& path) {
+  if (base_ == nullptr || !file_backed_ || file_inode_ == 0 || path.empty()) return false;
+  if (detach_state_.load() != kAttached) return false;  // truncated under the process: not ours to judge
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (static_cast<uint64_t>(st.st_dev) != file_device_ || static_cast<uint64_t>(st.st_ino) != file_inode_) return false;
+  return ::unlink(path.c_str()) == 0;
 }
 
 bool TraceMapping::detach_on_fault(const void* address) {

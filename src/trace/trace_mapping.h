@@ -37,6 +37,11 @@ class TraceMapping {
   // The child of a fork must not write its parent's file: unmaps the child's view and forgets it.
   void abandon();
 
+  // Removes the file at `path` when it is still the one this mapping was created as (the same
+  // device and inode, never through a link) and still mapped (not detached after a fault). The
+  // mapping stays valid: threads still recording write to memory no file names any more.
+  bool remove_file(const std::string& path);
+
   // Async-signal-safe, for the SIGBUS handler: when `address` lies in the file mapping (someone
   // truncated the file under the running process), replaces the whole mapping with anonymous
   // memory at the same address, so the faulting store can be retried and the recording goes on
@@ -57,6 +62,7 @@ class TraceMapping {
   std::atomic<int> detach_state_{kAttached};
   bool file_backed_ = false;
   std::atomic<bool> detach_unreported_{false};
+  uint64_t file_device_ = 0, file_inode_ = 0;  // what remove_file() checks the path against
 };
 
 }  // namespace cublasspy

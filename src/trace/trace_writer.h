@@ -212,6 +212,16 @@ class TraceWriter {
   // shared state is needed beyond the child's own view).
   void abandon_after_fork();
 
+  // Whether the trace holds something that makes it worth keeping past a clean exit: a failed
+  // call other than a probe (a failed load; a device count or driver initialization that found
+  // no device where CUDA_VISIBLE_DEVICES hides them all), an asynchronous error, a failed
+  // launch, a graph launch that used freed memory
+  // (recorded_incident.cpp; docs/CONTRACT.md, "Which traces are kept").
+  bool recorded_incident() const;
+  // Removes the trace's file at `path` if it is still this trace's (TraceMapping::remove_file);
+  // recording goes on into the mapping.
+  bool remove_file(const std::string& path) { return mapping_.remove_file(path); }
+
   // For the SIGBUS handler and after it: TraceMapping's (the file truncated under the process).
   bool detach_on_fault(const void* address) { return mapping_.detach_on_fault(address); }
   bool detached_unreported() const { return mapping_.detached_unreported(); }
