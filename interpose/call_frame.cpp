@@ -38,6 +38,7 @@ void finish_inspected_call(CallFrame& frame, CallContext& ctx, int status) {
   if (locate) take_locations(rt, frame.slot, frame.seq);
   if (site.first) rt.writer.failure_sites().keep_first(site.index, frame.slot, frame.seq);
   rt.writer.complete(frame.slot, frame.seq, failed, thread_state().claim);
+  if (outcome.finding) rt.flagged.store(true, std::memory_order_relaxed);
   if (failed || outcome.finding) apply_error_policy(rt, id, rec);
 }
 

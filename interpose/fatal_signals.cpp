@@ -20,6 +20,9 @@ constexpr int kMaxSignal = 65;
 
 struct sigaction g_previous[kMaxSignal];
 std::atomic<TraceWriter*> g_writer{nullptr};
+// Set by the handler (a lock-free store), read at exit (fatal_signal_arrived).
+std::atomic<bool> g_fatal_signal_arrived{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
 
 // The innermost frame of on_fatal_signal still running on this thread (nullptr: none). A signal
 // that arrives while it runs (the previous handler aborted, or something faulted) is a second
@@ -107,6 +110,7 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
     errno = saved_errno;
     return;
   }
+  g_fatal_signal_arrived.store(true, std::memory_order_relaxed);
   char frame;
   const bool second = below_active_handler(&frame);
   const char* outer = t_handler_frame;
@@ -158,6 +162,9 @@ void install_fatal_signal_handlers(TraceWriter* writer) {
     sigaction(sig, &sa, nullptr);
   }
 }
+
+bool fatal_signal_arrived() { return g_fatal_signal_arrived.load(std::memory_order_relaxed); }
+void forget_fatal_signals() { g_fatal_signal_arrived.store(false, std::memory_order_relaxed); }
 
 bool inside_fatal_signal_handler() {
   char frame;

@@ -15,4 +15,10 @@ void install_fatal_signal_handlers(TraceWriter* writer);
 // own handler after a crash), false once that handler was left by siglongjmp.
 bool inside_fatal_signal_handler();
 
+// Whether a fatal signal reached the handler in this process (or forked child) since its trace
+// opened, even one the program handled and went on from: such a trace is kept at exit.
+bool fatal_signal_arrived();
+// In a forked child: its parent's signals are not its own.
+void forget_fatal_signals();
+
 }  // namespace cublasspy

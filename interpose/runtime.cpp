@@ -17,6 +17,7 @@
 #include "settings/path_template.h"
 #include "machine/process_info.h"
 #include "exec_hooks.h"
+#include "keep_policy.h"
 #include "post_call.h"
 #include "shim_guard.h"
 #include "shim_log.h"
@@ -81,6 +82,8 @@ void on_fork_child() {
     g_parent_cuda_ready.store(rt->cuda_ready.load());
   }
   rt->writer.abandon_after_fork();
+  rt->flagged.store(false);
+  forget_fatal_signals();
   process_section_after_fork();
   t_state.claim = ClaimCursor{};
   g_trace_pid.store(0);
@@ -108,6 +111,7 @@ void on_exit_mark(int status, void*) {
   // the program's own handler after a crash keeps the signal.
   if (!inside_fatal_signal_handler()) rt->writer.unmark_signaled();
   rt->writer.mark_exited(status);
+  settle_trace_at_exit(*rt, status);
 }
 
 // Once, outside the signal handler that detached the trace (see TraceWriter::detach_on_fault).

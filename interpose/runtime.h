@@ -78,6 +78,8 @@ class Runtime {
   TraceWriter writer;
   // True once the process has made a successful CUDA/cuBLAS initialization (for fork reports).
   std::atomic<bool> cuda_ready{false};
+  // True once a check or scan flagged a call of this process (keep_policy.h keeps its trace).
+  std::atomic<bool> flagged{false};
   // Libraries named in the trace so far (process section "library" entries).
   std::vector<std::string> libraries_recorded;
   std::string trace_path;  // "" when the trace is memory only (dumps go next to it)

@@ -22,6 +22,7 @@ constexpr const char* kOnErrorNames[] = {"continue", "abort", "trap"};
 constexpr const char* kDumpNames[] = {"none", "failing", "all"};
 constexpr const char* kStackNames[] = {"none", "failing", "all"};
 constexpr const char* kNvmlNames[] = {"off", "failure", "early"};
+constexpr const char* kKeepNames[] = {"incident", "always"};
 
 }  // namespace
 
@@ -41,6 +42,7 @@ bool parse_on_error(std::string_view t, OnError& out) { return parse_named(t, kO
 bool parse_dump_mode(std::string_view t, DumpMode& out) { return parse_named(t, kDumpNames, out); }
 bool parse_stack_mode(std::string_view t, StackMode& out) { return parse_named(t, kStackNames, out); }
 bool parse_nvml_mode(std::string_view t, NvmlMode& out) { return parse_named(t, kNvmlNames, out); }
+bool parse_keep_mode(std::string_view t, KeepMode& out) { return parse_named(t, kKeepNames, out); }
 
 bool parse_ring(std::string_view text, uint64_t& out) {
   uint64_t value = 0;
@@ -78,6 +80,7 @@ const char* to_string(ScanMode m) { return kScanNames[static_cast<int>(m)]; }
 const char* to_string(OnError m) { return kOnErrorNames[static_cast<int>(m)]; }
 const char* to_string(DumpMode m) { return kDumpNames[static_cast<int>(m)]; }
 const char* to_string(StackMode m) { return kStackNames[static_cast<int>(m)]; }
+const char* to_string(KeepMode m) { return kKeepNames[static_cast<int>(m)]; }
 
 Config parse_config(GetEnv getenv_fn, std::vector<std::string>& errors) {
   Config c;
@@ -106,6 +109,7 @@ Config parse_config(GetEnv getenv_fn, std::vector<std::string>& errors) {
   read("CUBLASSPY_SIDE_MB", parse_side_mb, c.side_mb,
        "a whole number of MiB from 0 to 4096 (default 4)");
   read("CUBLASSPY_NVML", parse_nvml_mode, c.nvml, "off, failure, early");
+  read("CUBLASSPY_KEEP", parse_keep_mode, c.keep, "incident, always");
   if (const char* t = getenv_fn("CUBLASSPY_TRACE")) {
     if (*t == '\0') {
       errors.push_back("cublasspy: ignoring CUBLASSPY_TRACE='': accepted values are a path "

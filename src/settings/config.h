@@ -21,6 +21,9 @@ enum class StackMode : uint8_t { kNone, kFailing, kAll };
 // cuBLAS/cuBLASLt handle created and watches Xid/ECC events from then on; kFailure opens it only
 // at the first failure (its counts, but no event from before); kOff never.
 enum class NvmlMode : uint8_t { kOff, kFailure, kEarly };
+// CUBLASSPY_KEEP: which traces outlive their process's clean exit. kIncident keeps a trace
+// only when something happened (docs/CONTRACT.md, "Which traces are kept"); kAlways keeps all.
+enum class KeepMode : uint8_t { kIncident, kAlways };
 
 inline constexpr uint64_t kDefaultRing = 8192;   // records; 8 MiB of trace at 1 KiB a record
 inline constexpr uint64_t kMinRing = 16;
@@ -51,6 +54,7 @@ struct Config {
   // mounts the host's elsewhere, and in tests that fake a machine.
   std::string machine_root = "/";
   NvmlMode nvml = NvmlMode::kEarly;          // CUBLASSPY_NVML
+  KeepMode keep = KeepMode::kIncident;       // CUBLASSPY_KEEP
 };
 
 // Reads a variable through `getenv_fn` (so tests can feed their own) and appends one message per
@@ -70,10 +74,12 @@ bool parse_dump_max_mb(std::string_view text, uint64_t& out);  // whole MiB, 0 t
 bool parse_stack_mode(std::string_view text, StackMode& out);
 bool parse_side_mb(std::string_view text, uint64_t& out);      // whole MiB, 0 to kMaxSideMb
 bool parse_nvml_mode(std::string_view text, NvmlMode& out);    // off, failure, early
+bool parse_keep_mode(std::string_view text, KeepMode& out);    // incident, always
 
 const char* to_string(ScanMode m);
 const char* to_string(OnError m);
 const char* to_string(DumpMode m);
 const char* to_string(StackMode m);
+const char* to_string(KeepMode m);
 
 }  // namespace cublasspy

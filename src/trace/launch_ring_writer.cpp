@@ -1,5 +1,7 @@
 #include "trace/trace_writer.h"
 
+#include <algorithm>
+
 #include "trace/writer_internal.h"
 
 // The launch ring (format::LaunchEntry): the threads' blocks of tickets and count tables, the
@@ -21,7 +23,7 @@ void TraceWriter::adopt_launch_cursor(LaunchCursor& cursor) {
   cursor.generation = generation_;
 }
 
-void TraceWriter::refill_launch_cursor(LaunchCursor& cursor) {
+bool TraceWriter::refill_launch_cursor(LaunchCursor& cursor) {
   if (cursor.generation != generation_) adopt_launch_cursor(cursor);
   FileHeader& h = *header_;
   // claim()'s rule: a new block when this one is used up or has fallen more than the lag behind
@@ -34,7 +36,17 @@ void TraceWriter::refill_launch_cursor(LaunchCursor& cursor) {
     cursor.size = used_up && cursor.size != 0 ? std::min(cursor.size * 2, launch_block_) : 1;
     cursor.base = atom(h.launch_next).fetch_add(cursor.size, std::memory_order_relaxed);
     cursor.next = cursor.base;
+    if (!launch_space_.complete()) [[unlikely]] back_launch_block(cursor);
   }
+  return cursor.next != cursor.base + cursor.size;
+}
+
+void TraceWriter::back_launch_block(LaunchCursor& cursor) {
+  const uint64_t first = launch_index(cursor.base);
+  const uint64_t end = std::min<uint64_t>(first + cursor.size, launch_capacity_);
+  if (mapping_.reserve(launch_space_, end * sizeof(LaunchEntry))) return;
+  const uint64_t reserved = launch_space_.reserved.load(std::memory_order_acquire) / sizeof(LaunchEntry);
+  cursor.size = reserved > first ? static_cast<uint32_t>(std::min<uint64_t>(cursor.size, reserved - first)) : 0;
 }
 
 void TraceWriter::complete_launch(LaunchEntry* e, uint64_t ticket) {

@@ -23,11 +23,21 @@ void TraceWriter::refill_claim_cursor(ClaimCursor& cursor) {
   // behind it.
   const bool current = cursor.generation == generation_;
   const bool used_up = current && cursor.next == cursor.base + cursor.size;
-  cursor.size = used_up ? std::min(cursor.size * 2, block_) : 1;
+  cursor.size = used_up && cursor.size != 0 ? std::min(cursor.size * 2, block_) : 1;
   cursor.base = atom(header_->next_ticket).fetch_add(cursor.size, std::memory_order_relaxed);
   cursor.next = cursor.base;
+  if (!ring_space_.complete()) [[unlikely]] back_claim_block(cursor);
   if (!current) adopt_counters(cursor);
   cursor.generation = generation_;
+}
+
+void TraceWriter::back_claim_block(ClaimCursor& cursor) {
+  const uint64_t first = slot_index(cursor.base);
+  // A block that wraps round the ring's end needs all of it.
+  const uint64_t end = std::min<uint64_t>(first + cursor.size, capacity_);
+  if (mapping_.reserve(ring_space_, end * kRecordBytes)) return;
+  const uint64_t reserved = ring_space_.reserved.load(std::memory_order_acquire) / kRecordBytes;
+  cursor.size = reserved > first ? static_cast<uint32_t>(std::min<uint64_t>(cursor.size, reserved - first)) : 0;
 }
 
 void TraceWriter::note_skipped(uint64_t ticket) {
@@ -52,6 +62,8 @@ RecordSlot* TraceWriter::claim_slow(ClaimCursor& cursor, uint64_t* seq_out, Reco
     if (cursor.generation != generation_ || cursor.next == cursor.base + cursor.size ||
         atom(header_->next_ticket).load(std::memory_order_relaxed) - cursor.base > lag_) [[unlikely]] {
       refill_claim_cursor(cursor);
+      // No slot of the new block could be reserved (a full disk): the record is dropped.
+      if (cursor.next == cursor.base + cursor.size) [[unlikely]] break;
     }
     const uint64_t ticket = cursor.next++;
     RecordSlot* slot = &ring_[slot_index(ticket)];

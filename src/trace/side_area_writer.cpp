@@ -28,6 +28,13 @@ bool TraceWriter::attach(uint64_t& head, uint64_t seq, uint32_t kind, const void
       return false;
     }
   } while (!atom(h.side_used).compare_exchange_weak(used, used + need, std::memory_order_relaxed));
+  // The entry's blocks, reserved as the area fills; on a full disk it is dropped (its bytes
+  // stay unwritten: no chain names them).
+  if (!side_space_.complete() && !mapping_.reserve(side_space_, used + need)) [[unlikely]] {
+    atom(h.side_dropped).fetch_add(1, std::memory_order_relaxed);
+    atom(h.side_dropped_bytes).fetch_add(need, std::memory_order_relaxed);
+    return false;
+  }
   const uint64_t at = h.side_offset + used;
   auto* entry = reinterpret_cast<SideEntry*>(file_base_ + at);
   entry->length = length;

@@ -1,7 +1,9 @@
-// Where a trace's bytes live: the file the writer creates (exclusively, never through a link,
-// its blocks reserved up front), the fallback in $TMPDIR, or anonymous memory when no file can
-// be written; and what becomes of the mapping when the file is truncated under the process
-// (SIGBUS) or the process forks. The writer (trace_writer.h) lays the trace out in it.
+// Where a trace's bytes live: the file the writer creates (exclusively, never through a link),
+// the fallback in $TMPDIR, or anonymous memory when no file can be written; which of its blocks
+// are reserved (the fixed parts at creation, the rings and the side area a step at a time as
+// the writer reaches them, so the file's disk cost follows what was written); and what becomes
+// of the mapping when the file is truncated under the process (SIGBUS) or the process forks.
+// The writer (trace_writer.h) lays the trace out in it.
 #pragma once
 
 #include <atomic>
@@ -22,20 +24,52 @@ struct OpenResult {
 // (or /tmp); "" when that is the same directory. `cublasspy run` looks for traces there too.
 std::string fallback_trace_path(const std::string& path);
 
+// A byte range of the file, [begin, end).
+struct FileRange {
+  uint64_t begin = 0, end = 0;
+};
+
+// A part of the file whose blocks are reserved as the writer reaches it, from its start:
+// [offset, offset + bytes), of which the first `reserved` bytes are reserved. Nothing may store
+// into (or read) the part past `reserved` of a file mapping: a page without blocks is allocated
+// at its first store, and on a full disk that store is a SIGBUS.
+struct GrowingRegion {
+  uint64_t offset = 0, bytes = 0;
+  std::atomic<uint64_t> reserved{0};
+  std::atomic<bool> stuck{false};  // a reservation failed (a full disk): no more are tried
+  bool complete() const { return reserved.load(std::memory_order_relaxed) == bytes; }
+};
+
 class TraceMapping {
  public:
   // Maps `bytes` of zeroed memory read-write: a new file at `requested` (never following a
-  // symlink, never clobbering an existing file: a suffix is added; the blocks reserved, so a
-  // full disk fails here, not later with SIGBUS), else at fallback_trace_path(requested), else
-  // anonymous memory. Fills `result` (all but ok) and returns the mapping's start; nullptr,
-  // leaving the current mapping as it was, when there is no memory either.
-  char* create(const std::string& requested, uint64_t bytes, OpenResult& result);
+  // symlink, never clobbering an existing file: a suffix is added; the blocks of the `fixed`
+  // ranges reserved, so a full disk fails here, not later with SIGBUS; the rest is a hole until
+  // reserve() reserves it), else at fallback_trace_path(requested), else anonymous memory.
+  // Fills `result` (all but ok) and returns the mapping's start; nullptr, leaving the current
+  // mapping as it was, when there is no memory either.
+  char* create(const std::string& requested, uint64_t bytes, const FileRange* fixed, int fixed_count,
+               OpenResult& result);
+  // Whether bytes [0, end) of `region` are reserved; if not, reserves up to a step past `end`
+  // (kReserveStep, within the region) first. Lock-free and async-signal-safe (the file opened
+  // again by its path and checked to be this one, fallocate, close: the shim holds no
+  // descriptor in the host process); concurrent reservations of one range are harmless. False
+  // when the blocks cannot be had (a full disk, the file gone): the writer then leaves that
+  // part unwritten, counting what it drops. True at once for memory, and for a file whose
+  // blocks were all reserved at creation (a file system without fallocate).
+  bool reserve(GrowingRegion& region, uint64_t end);
+  static constexpr uint64_t kReserveStep = 256 << 10;
 
   char* base() const { return base_; }
   uint64_t bytes() const { return bytes_; }
 
   // The child of a fork must not write its parent's file: unmaps the child's view and forgets it.
   void abandon();
+
+  // Removes the file at `path` when it is still the one this mapping was created as (the same
+  // device and inode, never through a link) and still mapped (not detached after a fault). The
+  // mapping stays valid: threads still recording write to memory no file names any more.
+  bool remove_file(const std::string& path);
 
   // Async-signal-safe, for the SIGBUS handler: when `address` lies in the file mapping (someone
   // truncated the file under the running process), replaces the whole mapping with anonymous
@@ -57,6 +91,10 @@ class TraceMapping {
   std::atomic<int> detach_state_{kAttached};
   bool file_backed_ = false;
   std::atomic<bool> detach_unreported_{false};
+  uint64_t file_device_ = 0, file_inode_ = 0;  // what remove_file() and reserve() check the path against
+  bool all_reserved_ = false;  // the file system has no fallocate: every block reserved at creation
+  uint64_t page_bytes_ = 4096;
+  std::string path_;           // the file (reserve() opens it again)
 };
 
 }  // namespace cublasspy

@@ -50,6 +50,13 @@ Layout layout_for(uint32_t function_count, uint64_t capacity, uint64_t launch_ca
   return l;
 }
 
+void start_growing(GrowingRegion& region, uint64_t offset, uint64_t bytes) {
+  region.offset = offset;
+  region.bytes = bytes;
+  region.reserved.store(0);
+  region.stuck.store(false);
+}
+
 }  // namespace
 
 OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
@@ -59,8 +66,14 @@ OpenResult TraceWriter::open(const std::string& requested, uint64_t capacity,
   OpenResult result;
   side_bytes = side_bytes / 8 * 8;
   Layout l = layout_for(function_count, capacity, launch_capacity, side_bytes);
-  char* bytes = mapping_.create(requested, l.file_bytes, result);
+  // Reserved now: the header and the tables before the ring, and the kernel and launch count
+  // tables after the launch ring. The rings and the side area are reserved as they fill.
+  const FileRange fixed[] = {{0, l.ring_offset}, {l.kernels_offset, l.side_offset}};
+  char* bytes = mapping_.create(requested, l.file_bytes, fixed, launch_capacity != 0 ? 2 : 1, result);
   if (bytes == nullptr) return result;
+  start_growing(ring_space_, l.ring_offset, capacity * kRecordBytes);
+  start_growing(launch_space_, l.launch_offset, launch_capacity * sizeof(LaunchEntry));
+  start_growing(side_space_, l.side_offset, side_bytes);
 
   header_ = reinterpret_cast<FileHeader*>(bytes);
   process_ = bytes + l.process_offset;

@@ -17,8 +17,9 @@ namespace cublasspy {
 class TraceWriter {
  public:
   // Creates the trace (TraceMapping::create: never follows a symlink, never clobbers an
-  // existing file, reserves the blocks up front, falls back to $TMPDIR, then to anonymous
-  // memory) and lays it out. `functions` has function_count entries.
+  // existing file, reserves the blocks of the header and tables up front and those of the rings
+  // and the side area as they fill, falls back to $TMPDIR, then to anonymous memory) and lays
+  // it out. `functions` has function_count entries.
   // `side_bytes` sizes the side area (format::SideEntry; rounded down to 8 bytes, 0: none).
   // `launch_capacity`: entries of the launch ring (0: the trace has none, nor a kernel table).
   OpenResult open(const std::string& path, uint64_t ring_capacity,
@@ -153,7 +154,8 @@ class TraceWriter {
     if (cursor.generation != generation_ || cursor.next == cursor.base + cursor.size ||
         std::atomic_ref<uint64_t>(header_->launch_next).load(std::memory_order_relaxed) - cursor.base >
             launch_lag_) [[unlikely]] {
-      refill_launch_cursor(cursor);
+      // No entry whose blocks could be reserved (a full disk): the launch goes unrecorded.
+      if (!refill_launch_cursor(cursor)) return nullptr;
     }
     const uint64_t t = cursor.next++;
     format::LaunchEntry* e = &launches_[launch_index(t)];
@@ -212,6 +214,16 @@ class TraceWriter {
   // shared state is needed beyond the child's own view).
   void abandon_after_fork();
 
+  // Whether the trace holds something that makes it worth keeping past a clean exit: a failed
+  // call other than a probe (a failed load; a device count or driver initialization that found
+  // no device where CUDA_VISIBLE_DEVICES hides them all), an asynchronous error, a failed
+  // launch, a graph launch that used freed memory
+  // (recorded_incident.cpp; docs/CONTRACT.md, "Which traces are kept").
+  bool recorded_incident() const;
+  // Removes the trace's file at `path` if it is still this trace's (TraceMapping::remove_file);
+  // recording goes on into the mapping.
+  bool remove_file(const std::string& path) { return mapping_.remove_file(path); }
+
   // For the SIGBUS handler and after it: TraceMapping's (the file truncated under the process).
   bool detach_on_fault(const void* address) { return mapping_.detach_on_fault(address); }
   bool detached_unreported() const { return mapping_.detached_unreported(); }
@@ -250,8 +262,15 @@ class TraceWriter {
   // A cursor from an earlier trace (or none): a count table in this one, and no block.
   void adopt_launch_cursor(LaunchCursor& cursor);
   // claim_launch's cold path: adopts a stale cursor, and takes a new block of tickets when the
-  // cursor's is used up or has fallen more than the lag behind.
-  void refill_launch_cursor(LaunchCursor& cursor);
+  // cursor's is used up or has fallen more than the lag behind. False when the block has no
+  // ticket left (back_launch_block found no reserved entry for it).
+  bool refill_launch_cursor(LaunchCursor& cursor);
+  // While the rings' first round reaches parts of the file not reserved yet: reserves the
+  // blocks of a fresh block of tickets' slots (TraceMapping::reserve), or, when that fails,
+  // trims the block to the tickets whose slots are reserved (perhaps none; the others are
+  // given up, as a dropped record's ticket is).
+  [[gnu::cold, gnu::noinline]] void back_claim_block(ClaimCursor& cursor);
+  [[gnu::cold, gnu::noinline]] void back_launch_block(LaunchCursor& cursor);
 
   format::FileHeader* header_ = nullptr;
   format::RecordSlot* ring_ = nullptr;
@@ -280,6 +299,10 @@ class TraceWriter {
   TraceMapping mapping_;
   alignas(64) std::atomic<bool> first_failure_taken_{false};  // read by every failing call
   char pad_[63];  // nothing written often shares its line
+  // The parts of the file whose blocks are reserved as they fill (TraceMapping::reserve): the
+  // record ring, the launch ring and the side area. Asked where a block of tickets is taken
+  // and where a side entry is placed, never by claim()'s inline case.
+  GrowingRegion ring_space_, launch_space_, side_space_;
 };
 
 }  // namespace cublasspy

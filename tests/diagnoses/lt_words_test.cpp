@@ -134,15 +134,18 @@ TEST(LtWords, RunAsksForTheLogBesideTheTrace) {
   }
   EXPECT_TRUE(quoted) << report.out;
 
-  // The real library creates its file whatever it has to say; `run` removes it when empty.
+  // The real library creates its file whatever it has to say; `run` removes it when empty,
+  // the log of a process whose clean exit removed its trace too.
   ScratchDir clean;
   env["LD_LIBRARY_PATH"] = cuda_libdir();
-  ProcessResult ok = run_process({CBS_TEST_CLI, "run", "--", program_path("diag_lt_words"), "desc"}, env,
-                                 in_directory(clean.path()));
-  EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  EXPECT_TRUE(contains(ok.out, "cublasLtMatmulDescCreate 0")) << ok.out;
-  EXPECT_EQ(clean.files(".cbt").size(), 1u);
-  EXPECT_TRUE(clean.files(".log").empty()) << "a clean run leaves no log";
+  for (const char* keep : {"always", "incident"}) {
+    ProcessResult ok = run_process({CBS_TEST_CLI, "run", "--keep", keep, "--", program_path("diag_lt_words"), "desc"},
+                                   env, in_directory(clean.path()));
+    EXPECT_EQ(ok.exit_code, 0) << ok.err;
+    EXPECT_TRUE(contains(ok.out, "cublasLtMatmulDescCreate 0")) << ok.out;
+    EXPECT_EQ(clean.files(".cbt").size(), 1u) << "kept under always, removed under incident: " << keep;
+    EXPECT_TRUE(clean.files(".log").empty()) << "a clean run leaves no log (--keep " << keep << ")";
+  }
 }
 
 // ---- the checks of cuBLASLt's rules ------------------------------------------------------------

@@ -62,6 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)to_string(c.scan);
   (void)to_string(c.on_error);
   (void)to_string(c.dump);
+  (void)to_string(c.keep);
 
   TemplateValues v;
   v.pid = 4242;
@@ -81,11 +82,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ScanMode s;
     OnError o;
     DumpMode d;
+    KeepMode k;
     uint64_t ring = 0, dump_mb = 0;
     (void)parse_bool(value, b);
     (void)parse_scan_mode(value, s);
     (void)parse_on_error(value, o);
     (void)parse_dump_mode(value, d);
+    (void)parse_keep_mode(value, k);
     if (parse_ring(value, ring) && (ring < kMinRing || ring > kMaxRing)) fail("ring accepted", value);
     if (parse_dump_max_mb(value, dump_mb) && dump_mb > kMaxDumpMaxMb) fail("dump budget accepted", value);
     (void)expand_path_template(value, v, nullptr);

@@ -63,6 +63,7 @@ if(TARGET cublasspy_test_support)
     ${HARDENING_DIR}/stress_test.cpp
     ${HARDENING_DIR}/fork_exec_test.cpp
     ${HARDENING_DIR}/exec_end_test.cpp
+    ${HARDENING_DIR}/keep_policy_test.cpp
     ${HARDENING_DIR}/trace_file_faults_test.cpp
     ${HARDENING_DIR}/host_signals_test.cpp
     ${HARDENING_DIR}/security_test.cpp
@@ -73,7 +74,8 @@ if(TARGET cublasspy_test_support)
   target_compile_definitions(hardening_test PRIVATE
     CUBLASSPY_TOOL_PATH="$<TARGET_FILE:cublasspy_cli>"
     CUBLASSPY_FUZZ_CORPUS="${HARDENING_FUZZ_DIR}/corpus")
-  add_dependencies(hardening_test cublasspy cublasspy_cli hard_secure_probe shim_sgemm_loop)
+  add_dependencies(hardening_test cublasspy cublasspy_cli hard_secure_probe shim_sgemm_loop shim_failing_dlopen
+                   shim_fork_after_init)
   foreach(p ${HARDENING_PROGRAMS})
     add_dependencies(hardening_test hard_${p})
   endforeach()  # (fork_during_setup included when the null CUDA stack exists)

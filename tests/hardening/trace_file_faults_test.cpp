@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "support/shim_tests.h"
+#include "trace/trace_mapping.h"
 
 namespace cublasspy::integration {
 namespace {
@@ -139,16 +140,84 @@ TEST_F(TraceFileFaults, FullDiskFallsBackToTmpdir) {
   EXPECT_EQ(calls_to(*trace, "cublasSgemm_v2"), 3u);
 }
 
+// What a file takes on disk (its blocks, not its apparent size).
+uint64_t disk_bytes(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0 ? uint64_t(st.st_blocks) * 512 : 0;
+}
+
+TEST_F(TraceFileFaults, ATraceTakesTheDiskSpaceOfWhatWasWritten) {
+  // A short run: the header and tables (the function table, the counters, the failure sites,
+  // the kernel and launch count tables: 1.2 MiB by default) and the record ring's first step.
+  ProcessResult few = run_process({program("shim_sgemm_loop"), "3"}, traced(dir_) + on_standin(), isolated_in(dir_));
+  ASSERT_TRUE(few.exited_ok()) << few.describe();
+  auto trace = open_trace(trace_path(dir_, few.pid));
+  ASSERT_TRUE(trace);
+  const format::FileHeader& h = trace->header();
+  const uint64_t capacity = h.file_bytes, small = disk_bytes(trace_path(dir_, few.pid));
+  const uint64_t fixed = h.ring_offset + (h.side_offset - h.kernels_offset);
+  EXPECT_LE(small, fixed + TraceMapping::kReserveStep + 2 * 4096) << "of a file of " << capacity << " bytes";
+  EXPECT_GT(capacity, 8u * small);
+  // A run that goes round the record ring reserves all of it.
+  ScratchDir many_dir;
+  ProcessResult many = run_process({program("shim_sgemm_loop"), "9000"}, traced(many_dir) + on_standin(),
+                                   isolated_in(many_dir));
+  ASSERT_TRUE(many.exited_ok()) << many.describe();
+  auto full = open_trace(trace_path(many_dir, many.pid));
+  ASSERT_TRUE(full);
+  EXPECT_GT(disk_bytes(trace_path(many_dir, many.pid)), full->header().ring_capacity * format::kRecordBytes);
+  EXPECT_EQ(full->header().dropped_records, 0u);
+}
+
+TEST_F(TraceFileFaults, DiskFillingWhileRunningDropsRecordsNotTheProgram) {
+  ASSERT_TRUE(tiny_disks_work()) << "unshare with user and mount namespaces (util-linux) does not work here";
+  std::vector<std::string> argv = {program("shim_sgemm_loop"), "2000"};
+  ProcessResult plain = run_process(argv, on_standin(), isolated_in(dir_));
+  ASSERT_TRUE(plain.exited_ok()) << plain.describe();
+  // Room for what a short run reserves (the header, the tables, the ring's first step), not
+  // for the steps 2000 records need.
+  ProcessResult sized = run_process({program("shim_sgemm_loop"), "3"}, traced(dir_) + on_standin(), isolated_in(dir_));
+  ASSERT_TRUE(sized.exited_ok()) << sized.describe();
+  const uint64_t room = disk_bytes(trace_path(dir_, sized.pid));
+  ASSERT_GT(room, 0u);
+
+  const std::string full = dir_ / "full", kept = dir_ / "kept";
+  fs::create_directory(full);
+  fs::create_directory(kept);
+  // The tmpfs goes with the namespace: the trace is copied out before it ends.
+  std::vector<std::string> wrapped = {
+      "unshare", "--user", "--map-root-user", "--mount", "sh", "-c",
+      "mount -t tmpfs -o size=" + std::to_string(room) + " tmpfs \"$0\" || exit 99; \"$@\"; status=$?; "
+      "cp \"$0\"/t-*.cbt \"" + kept + "\"/ || exit 98; exit $status",
+      full};
+  wrapped.insert(wrapped.end(), argv.begin(), argv.end());
+  ProcessResult r = run_process(wrapped, traced(dir_) + on_standin() + Env{{"CUBLASSPY_TRACE", full + "/t-%p.cbt"}},
+                                isolated_in(dir_));
+  ASSERT_TRUE(r.exited_ok()) << r.describe();
+  EXPECT_EQ(r.out, plain.out);
+  EXPECT_EQ(r.err.find("writing the trace to"), std::string::npos) << "the trace was created where asked:\n" << r.err;
+  std::vector<std::string> copies;
+  for (const auto& e : fs::directory_iterator(kept)) copies.push_back(e.path());
+  ASSERT_EQ(copies.size(), 1u);
+  auto trace = open_trace(copies.front());
+  ASSERT_TRUE(trace);
+  EXPECT_EQ(calls_to(*trace, "cublasSgemm_v2"), 2000u) << "the counters are in the tables, reserved at creation";
+  EXPECT_GT(trace->header().dropped_records, 0u) << "the ring's next step did not fit";
+  EXPECT_LT(calls_of(*trace, "cublasSgemm_v2").size(), 2000u);
+  EXPECT_GT(calls_of(*trace, "cublasSgemm_v2").size(), 100u) << "the first step's records stay";
+  EXPECT_EQ(trace->header().end_state, static_cast<uint32_t>(format::EndState::kExited));
+}
+
 TEST_F(TraceFileFaults, FullDiskForTheDumpsSkipsThemWithAWarning) {
   ASSERT_TRUE(tiny_disks_work()) << "unshare with user and mount namespaces (util-linux) does not work here";
   std::vector<std::string> argv = {program("shim_sgemm_loop"), "3"};
   ProcessResult plain = run_process(argv, on_standin(), isolated_in(dir_));
   ASSERT_TRUE(plain.exited_ok()) << plain.describe();
-  // Room for the trace (its size is fixed at creation) and not a page more.
+  // Room for the trace (the blocks it reserves, which the same run reserves again) and not a
+  // page more.
   ProcessResult sized = run_process(argv, traced(dir_) + on_standin(), isolated_in(dir_));
-  auto first = open_trace(trace_path(dir_, sized.pid));
-  ASSERT_TRUE(first);
-  const uint64_t trace_bytes = first->header().file_bytes;
+  const uint64_t trace_bytes = disk_bytes(trace_path(dir_, sized.pid));
+  ASSERT_GT(trace_bytes, 0u);
 
   const std::string full = dir_ / "full";
   fs::create_directory(full);

@@ -51,6 +51,9 @@ class Scenario:
         os.makedirs(work, exist_ok=True)
         self.work = tempfile.mkdtemp(prefix=os.path.basename(sys.argv[0]).replace(".py", "") + ".", dir=work)
         self.failures = []
+        # The scenarios read the traces of clean runs too: every process they start keeps its
+        # trace (the environment passes into the root), unless a scenario sets its own.
+        os.environ.setdefault("CUBLASSPY_KEEP", "always")
 
     def binds(self):
         paths = [self.repo] + ([] if self.build.startswith(self.repo + os.sep) else [self.build])

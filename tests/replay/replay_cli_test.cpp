@@ -43,8 +43,9 @@ Env standin() { return {{"LD_LIBRARY_PATH", kStandin}}; }
 
 // Runs the subject in `mode` under the shim on the stand-in and returns its one trace.
 std::string trace_subject(const ScratchDir& dir, const std::string& mode, const Env& extra = {}) {
+  // CUBLASSPY_KEEP=always: a clean run's trace is replayed too.
   Env env = merged(standin(), {{"LD_PRELOAD", kShim}, {"CUBLASSPY_TRACE", dir / "subject-%p.cbt"},
-                                      {"CUBLASSPY_LOG", "off"}});
+                                      {"CUBLASSPY_LOG", "off"}, {"CUBLASSPY_KEEP", "always"}});
   ProcessResult r = run_process({kSubjects, mode}, merged(env, extra));
   std::vector<std::string> traces = dir.files(".cbt");
   if (traces.size() != 1) {

@@ -13,7 +13,9 @@ namespace fs = std::filesystem;
 std::string program(const std::string& name) { return kProgramDir + "/" + name; }
 
 Env traced(const ScratchDir& dir) {
-  return {{"LD_PRELOAD", kShim}, {"CUBLASSPY_TRACE", dir / "t-%p.cbt"}, {"TMPDIR", dir.path()}};
+  // CUBLASSPY_KEEP=always: the tests read the traces of clean runs too (a test of the keep
+  // policy overrides it).
+  return {{"LD_PRELOAD", kShim}, {"CUBLASSPY_TRACE", dir / "t-%p.cbt"}, {"TMPDIR", dir.path()}, {"CUBLASSPY_KEEP", "always"}};
 }
 
 std::string trace_path(const ScratchDir& dir, pid_t pid) { return dir / ("t-" + std::to_string(pid) + ".cbt"); }

@@ -22,7 +22,8 @@ namespace fs = std::filesystem;
 Env on_standin() { return {{"LD_LIBRARY_PATH", kStandinDir}}; }
 
 Env traced_into(const ScratchDir& dir) {
-  return {{"LD_PRELOAD", kShim}, {"CUBLASSPY_TRACE", dir / "trace-%p.cbt"}, {"NO_COLOR", "1"}};
+  // CUBLASSPY_KEEP=always: the tests read the traces of clean runs too.
+  return {{"LD_PRELOAD", kShim}, {"CUBLASSPY_TRACE", dir / "trace-%p.cbt"}, {"NO_COLOR", "1"}, {"CUBLASSPY_KEEP", "always"}};
 }
 
 std::string trace_simple_gemm(const ScratchDir& dir, Env env) {

@@ -83,6 +83,8 @@ TracedRun run_traced(const std::string& program, const RunOptions& o) {
   }
   env.push_back("CUBLASSPY_TRACE=" + run.dir + "/t-%p.cbt");
   env.push_back("CUBLASSPY_LOG=off");
+  // The tests read the traces of clean runs too; a test of the keep policy sets its own.
+  if (!o.env.count("CUBLASSPY_KEEP")) env.push_back("CUBLASSPY_KEEP=always");
   if (o.preload_shim) env.push_back("LD_PRELOAD=" + shim_path());
   if (!o.machine_root.empty()) {
     env.push_back("CUBLASSPY_MACHINE_ROOT=" + o.machine_root);

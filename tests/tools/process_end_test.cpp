@@ -30,7 +30,7 @@ Ended run_program(const std::vector<std::string>& args, bool launcher, const Scr
   std::vector<std::string> argv;
   Env env = {{"LD_LIBRARY_PATH", library_path}, {"NO_COLOR", "1"}};
   if (launcher) {
-    argv = {kTool, "run", "--summary", "never", "-o", dir / "t-%p.cbt", "--", kProgram};
+    argv = {kTool, "run", "--summary", "never", "--keep", "always", "-o", dir / "t-%p.cbt", "--", kProgram};
   } else {
     argv = {kProgram};
     env = traced_into(dir);

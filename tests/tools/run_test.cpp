@@ -41,7 +41,7 @@ std::vector<std::string> summary_traces(const std::string& err) {
 TEST(Run, ExitStatusPassesThrough) {
   ProcessResult r = run_process({kTool, "run", "--", "sh", "-c", "exit 3"});
   EXPECT_EQ(r.exit_code, 3) << r.err;
-  EXPECT_TRUE(r.err.empty()) << r.err;  // nothing failed: no summary
+  EXPECT_TRUE(r.err.empty()) << r.err;  // no trace, and the command's own failure: no summary
   EXPECT_EQ(run_process({kTool, "run", "--", "true"}).exit_code, 0);
 }
 
@@ -77,7 +77,7 @@ TEST(Run, PrependsTheShimAndKeepsLdPreload) {
   ProcessResult kept = run_process({kTool, "run", "--", "sh", "-c", "printf %s \"$LD_PRELOAD\""},
                                    {{"LD_PRELOAD", kEmptyPreload}});
   EXPECT_EQ(kept.out, canonical_shim() + ":" + kEmptyPreload);
-  EXPECT_TRUE(kept.err.empty()) << kept.err;  // the loader found both
+  EXPECT_EQ(kept.err.find("ld.so"), std::string::npos) << kept.err;  // the loader found both
 
   // Another copy of the shim would record every call twice: it is dropped.
   ProcessResult other = run_process({kTool, "run", "--", "sh", "-c", "printf %s \"$LD_PRELOAD\""},
@@ -167,13 +167,24 @@ TEST(Run, SummaryOnStderrWhenACallFailed) {
 TEST(Run, NoSummaryWhenNothingFailed) {
   ASSERT_TRUE(standin_built()) << "the CPU stand-in is missing from " << kStandinDir << ": every test build makes it";
   ScratchDir dir;
-  ProcessResult r = run_process({kTool, "run", "--", kSimpleGemm}, on_standin(), in_directory(dir.path()));
+  // A clean process keeps no trace (CUBLASSPY_KEEP=incident): `run` says so, and nothing else.
+  Env by_default = on_standin();
+  by_default["CUBLASSPY_KEEP"] = std::nullopt;
+  ProcessResult r = run_process({kTool, "run", "--", kSimpleGemm}, by_default, in_directory(dir.path()));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("sgemm c[0] 6.5"), std::string::npos) << r.out;
-  EXPECT_TRUE(r.err.empty()) << r.err;
-  EXPECT_EQ(dir.files().size(), 1u);
+  EXPECT_EQ(r.err, "\ncublasspy run: no trace kept: the run was clean, or made no intercepted call (--keep always "
+                   "keeps every trace)\n");
+  EXPECT_TRUE(dir.files().empty());
 
-  ProcessResult always = run_process({kTool, "run", "--summary", "always", "--", kSimpleGemm}, on_standin(), in_directory(dir.path()));
+  // Kept, it is named, without a summary.
+  ProcessResult kept = run_process({kTool, "run", "--keep", "always", "--", kSimpleGemm}, on_standin(),
+                                   in_directory(dir.path()));
+  ASSERT_EQ(dir.files().size(), 1u);
+  EXPECT_EQ(kept.err, "\ncublasspy run: trace kept: " + dir.files().front() + "\n");
+
+  ProcessResult always = run_process({kTool, "run", "--keep", "always", "--summary", "always", "--", kSimpleGemm},
+                                     on_standin(), in_directory(dir.path()));
   EXPECT_NE(always.err.find("0 failed"), std::string::npos) << always.err;
 }
 

@@ -4,7 +4,9 @@
 // died of signal N; 127 when not found). Afterwards COMMAND's wait status goes into every
 // trace of the run (launcher_wait.h). cuBLASLt is asked for its log beside the traces
 // (cublaslt_log_request.h). When COMMAND ended abnormally, a call failed, or a diagnosis of
-// severity error stands, the report's summary goes to stderr.
+// severity error stands, the report's summary goes to stderr. The shim removes the trace of a
+// process that exited cleanly (CUBLASSPY_KEEP, `--keep`): the summary covers the traces kept,
+// and `run` says where they are, or that none was kept.
 #include <climits>
 #include <cstdlib>
 #include <cstdio>
@@ -34,7 +36,7 @@ struct RunArgs {
   std::string trace_template;
   bool check = false;
   std::string sync;  // "" not given, "1" (--sync), "all" (--sync all)
-  std::string scan, dump, stacks, on_error, ring, log;
+  std::string scan, dump, stacks, on_error, ring, log, keep;
   std::string summary = "auto";
   std::vector<std::string> command;
 };
@@ -74,6 +76,15 @@ void set_variable(std::vector<std::string>& env, const std::string& name, const 
   env.push_back(prefix + value);
 }
 
+// Whether the command's processes keep every trace: `--keep`, else the inherited CUBLASSPY_KEEP
+// (a bad value, which the shim reports, leaves its default, `incident`).
+bool keeps_every_trace(const std::string& option) {
+  const char* inherited = std::getenv("CUBLASSPY_KEEP");
+  KeepMode mode = KeepMode::kIncident;
+  (void)parse_keep_mode(!option.empty() ? option : inherited != nullptr ? inherited : "", mode);
+  return mode == KeepMode::kAlways;
+}
+
 std::string current_directory() {
   char buf[PATH_MAX];
   return getcwd(buf, sizeof buf) ? std::string(buf) : std::string(".");
@@ -110,6 +121,7 @@ int run_command(const RunArgs& a) {
   if (!a.on_error.empty()) set_variable(env, "CUBLASSPY_ON_ERROR", a.on_error);
   if (!a.ring.empty()) set_variable(env, "CUBLASSPY_RING", a.ring);
   if (!a.log.empty()) set_variable(env, "CUBLASSPY_LOG", a.log);
+  if (!a.keep.empty()) set_variable(env, "CUBLASSPY_KEEP", a.keep);
   const std::string lt_log = request_cublaslt_log(env, tmpl);
   std::string run_id = make_run_id();
   set_variable(env, kRunIdVariable, run_id);
@@ -132,9 +144,8 @@ int run_command(const RunArgs& a) {
   // below says what is wrong with a damaged one, and an old one reads as it always did.
   for (const std::string& path : paths) (void)record_launcher_wait(path, outcome.pid, outcome.wait_status);
   OpenedTraces opened = open_traces(paths);
-  std::vector<long long> pids;
-  for (const TraceFile& t : opened.traces) pids.push_back(std::strtoll(t.process().get("pid").c_str(), nullptr, 10));
-  remove_empty_cublaslt_logs(lt_log, pids);
+  // The logs of every process of the run that is gone, those whose trace was removed included.
+  remove_empty_cublaslt_logs(lt_log, started);
   if (a.summary == "never") return outcome.shell_status();
   for (const std::string& e : opened.errors) std::fprintf(stderr, "cublasspy run: %s\n", e.c_str());
 
@@ -155,22 +166,31 @@ int run_command(const RunArgs& a) {
   for (const auto& d : report["diagnoses"]) trouble = trouble || d["severity"] == "error";
 
   bool show = a.summary == "always" || (a.summary == "auto" && trouble);
-  if (show) {
+  std::string files;
+  for (const TraceFile& t : opened.traces) files += " " + t.path();
+  std::string out;
+  if (paths.empty()) {
+    // Without a trace, `run` cannot tell a clean process from one that made no CUDA call. A
+    // command that failed without one is left to say so itself, unless a summary was asked for.
+    const bool every_trace_kept = keeps_every_trace(a.keep);
+    if (every_trace_kept && show) {
+      out = "\ncublasspy run: no trace was written (the command made no intercepted call)\n";
+    } else if (!every_trace_kept && (show || outcome.shell_status() == 0)) {
+      out = "\ncublasspy run: no trace kept: the run was clean, or made no intercepted call "
+            "(--keep always keeps every trace)\n";
+    }
+  } else if (show) {
     TextOptions text;
     text.color = use_color(STDERR_FILENO, ColorChoice::kAuto);
-    std::string out = "\n";
-    if (opened.traces.empty()) {
-      out += "cublasspy run: no trace was written (the command made no intercepted call)\n";
-    } else {
-      out += render_text(report, text);
-      std::string files;
-      for (const TraceFile& t : opened.traces) files += " " + t.path();
-      out += "\nfull report: cublasspy report --all" + files + "\n";
-      // Something went wrong: the one file a bug report needs (report, traces, reproducers).
-      if (trouble) out += "bug report:  cublasspy bundle -o cublasspy-bundle-" + std::to_string(outcome.pid) + ".tar.gz" + files + "\n";
-    }
-    std::fwrite(out.data(), 1, out.size(), stderr);
+    out = "\n" + render_text(report, text) + "\nfull report: cublasspy report --all" + files + "\n";
+  } else if (!files.empty()) {
+    out = "\ncublasspy run: trace" + std::string(opened.traces.size() > 1 ? "s" : "") + " kept:" + files + "\n";
   }
+  // Something went wrong: the one file a bug report needs (report, traces, reproducers).
+  if (trouble && !files.empty()) {
+    out += "bug report:  cublasspy bundle -o cublasspy-bundle-" + std::to_string(outcome.pid) + ".tar.gz" + files + "\n";
+  }
+  std::fwrite(out.data(), 1, out.size(), stderr);
   return outcome.shell_status();
 }
 
@@ -215,6 +235,11 @@ SubcommandAction attach_run(CLI::App& app) {
       ->type_name("N");
   app.add_option("--log", a->log, "Where the shim's warnings go: stderr, off, or a file (CUBLASSPY_LOG)")
       ->type_name("DEST");
+  app.add_option("--keep", a->keep,
+                 "Which traces stay after a process exits: incident (a process that exited cleanly "
+                 "leaves none; the default), always (CUBLASSPY_KEEP)")
+      ->check(config_validator(&parse_keep_mode, "incident, always"))
+      ->type_name("WHEN");
   app.add_option("--summary", a->summary,
                  "Print the report's summary on stderr: auto (when something went wrong), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))

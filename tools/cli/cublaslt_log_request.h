@@ -10,6 +10,7 @@
 // for a trace only; the variables are documented for it instead.
 #pragma once
 
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,9 @@ namespace cublasspy::tools {
 // Returns the file template set ("" when none was).
 std::string request_cublaslt_log(std::vector<std::string>& env, const std::string& trace_template);
 
-// Removes the empty log files `request_cublaslt_log` asked for, for the processes `pids`.
-void remove_empty_cublaslt_logs(const std::string& log_template, const std::vector<long long>& pids);
+// Removes the empty log files `request_cublaslt_log` asked for, of processes that are gone,
+// modified at or after `not_before` (the run's start). Found by the name, not through the
+// traces: a process that exited cleanly leaves no trace (CUBLASSPY_KEEP).
+void remove_empty_cublaslt_logs(const std::string& log_template, time_t not_before);
 
 }  // namespace cublasspy::tools
