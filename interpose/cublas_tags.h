@@ -44,12 +44,13 @@ struct Handle : Plain<ArgKind::kPointer, ArgRole::kHandle> {
     }
   }
   // A setter's handle (unchanged_setter.h): the state its values are compared with.
-  template <typename Call, typename T> static void probe(Call& u, T v) {
-    uint64_t h = bits(v);
-    u.args[u.arg_count++] = h;
-    u.state = find_handle(thread_state(), h);
+  template <typename Probe, typename T> static void probe(Probe& u, T v) {
+    u.state = find_handle(thread_state(), bits(v));
     if (u.state == nullptr) u.unchanged = false;  // a handle the shim did not see created
-    else u.variant = u.state->variant.load(std::memory_order_relaxed);
+  }
+  // The handle's slot of an unchanged setter, from its state (the entry's key is the handle).
+  template <typename T> static uint64_t state_arg(const HandleState& st) {
+    return st.key.load(std::memory_order_relaxed);
   }
 };
 
@@ -96,12 +97,18 @@ struct Setter : Plain<K, R> {
     }
   }
   // Whether the value is the one the handle holds (unchanged_setter.h; after Handle::probe).
-  template <typename Call, typename T> static void probe(Call& u, T v) {
-    u.args[u.arg_count++] = bits(v);
+  template <typename Probe, typename T> static void probe(Probe& u, T v) {
     if (u.state == nullptr) return;
     auto& field = u.state->*Field;
     using Value = typename std::remove_reference_t<decltype(field)>::value_type;
     if (field.load(std::memory_order_relaxed) != static_cast<Value>(bits(v))) u.unchanged = false;
+  }
+  // The slot of an unchanged setter's value (parameter type T), from the state it equals: the
+  // bits the argument itself gives.
+  template <typename T> static uint64_t state_arg(const HandleState& st) {
+    const auto value = (st.*Field).load(std::memory_order_relaxed);
+    if constexpr (std::is_pointer_v<T>) return bits(reinterpret_cast<T>(static_cast<uintptr_t>(value)));
+    else return bits(static_cast<T>(value));
   }
 };
 // A call with a Setter parameter is stamped once, at entry (format::kFlagStampedOnce): its
@@ -112,9 +119,13 @@ template <ArgKind K, auto Field, ArgRole R>
 inline constexpr bool kSetsHandleState<Setter<K, Field, R>> = true;
 // A setter's argument, probed (unchanged_setter.h): a template, so that the wrappers of the
 // other hooks, whose tags have no probe(), never instantiate it.
-template <typename Tag, typename Call, typename T>
-void probe_arg(Call& u, T v) {
+template <typename Tag, typename Probe, typename T>
+void probe_arg(Probe& u, T v) {
   Tag::probe(u, v);
+}
+template <typename Tag, typename T, typename State>
+uint64_t state_arg(const State& st) {
+  return Tag::template state_arg<T>(st);
 }
 using StreamSet = Setter<ArgKind::kPointer, &HandleState::stream, ArgRole::kStream>;
 using WorkspaceSet = Setter<ArgKind::kPointer, &HandleState::workspace, ArgRole::kWorkspace>;

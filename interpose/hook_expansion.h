@@ -31,6 +31,7 @@ using ::cublasspy::Role;
 #define CBS_LATE(type, name, tag) ::cublasspy::tags::apply_late<::cublasspy::tags::tag>(ctx, cbs_at, name)
 #define CBS_AFTER(type, name, tag) ::cublasspy::tags::apply_after<::cublasspy::tags::tag>(ctx, cbs_at, name, status)
 #define CBS_PROBE(type, name, tag) ::cublasspy::tags::probe_arg<::cublasspy::tags::tag>(call, name)
+#define CBS_STATE_ARG(type, name, tag) args[i++] = ::cublasspy::tags::state_arg<::cublasspy::tags::tag, type>(state)
 #define CBS_SLOTS(type, name, tag) + ::cublasspy::tags::tag::kSlots
 #define CBS_SETS_STATE(type, name, tag) || ::cublasspy::tags::kSetsHandleState<::cublasspy::tags::tag>
 #define CBS_DERIVED(type, name, tag) + ::cublasspy::tags::tag::kDerived
@@ -44,7 +45,12 @@ using ::cublasspy::Role;
 // one SlotCursor: argument slots from 0, derived slots from kParams.
 // Expanded inside a function whose parameters are the hook's and whose caller is the program:
 // __builtin_return_address(0) is the call site the record keeps.
-#define CBS_RECORD_CALL(ret_, fn_, fail_, call_, ...)                                          \
+#define CBS_RECORD_CALL(ret_, fn_, fail_, call_, ...) CBS_RECORD_CALL_CAPTURING(&, ret_, fn_, fail_, call_, __VA_ARGS__)
+// The same, its moments' lambdas capturing as `capture_` says: `=` where `call_` is a function,
+// not an object of the wrapper's (the exported wrappers): then a setter's recorded call, out of
+// line (intercept.h), takes copies of the arguments, and the wrapper's usual case stores none of
+// them in its frame.
+#define CBS_RECORD_CALL_CAPTURING(capture_, ret_, fn_, fail_, call_, ...)                       \
   constexpr int kParams = 0 CBS_MAP_SPACE(CBS_SLOTS, __VA_ARGS__);                              \
   constexpr int kDerivedSlots = 0 CBS_MAP_SEMI_PLUS(__VA_ARGS__);                               \
   static_assert(kParams + kDerivedSlots <= ::cublasspy::format::kMaxArgs);                      \
@@ -52,21 +58,26 @@ using ::cublasspy::Role;
   return ::cublasspy::intercept<::cublasspy::FnId::k##fn_, ret_, kParams + kDerivedSlots,       \
                                kStampedOnce>(                                                   \
       fail_, __builtin_return_address(0),                                                       \
-      [&]([[maybe_unused]] ::cublasspy::CallContext& ctx) {                                     \
-        [[maybe_unused]] ::cublasspy::tags::SlotCursor cbs_at{0, kParams};                       \
+      [capture_]([[maybe_unused]] ::cublasspy::CallContext& ctx) {                              \
+        [[maybe_unused]] ::cublasspy::tags::SlotCursor cbs_at{0, kParams};                      \
         CBS_MAP_SEMI(CBS_BEFORE, __VA_ARGS__)                                                   \
       },                                                                                        \
-      [&]([[maybe_unused]] ::cublasspy::CallContext& ctx) {                                     \
-        [[maybe_unused]] ::cublasspy::tags::SlotCursor cbs_at{0, kParams};                       \
+      [capture_]([[maybe_unused]] ::cublasspy::CallContext& ctx) {                              \
+        [[maybe_unused]] ::cublasspy::tags::SlotCursor cbs_at{0, kParams};                      \
         CBS_MAP_SEMI(CBS_LATE, __VA_ARGS__)                                                     \
       },                                                                                        \
-      [&](void* real) { return call_(real CBS_MAP_AFTER_COMMA(CBS_NAME, __VA_ARGS__)); },      \
-      [&]([[maybe_unused]] ::cublasspy::CallContext& ctx, [[maybe_unused]] int status) {        \
-        [[maybe_unused]] ::cublasspy::tags::SlotCursor cbs_at{0, kParams};                       \
+      [capture_](void* real) { return call_(real CBS_MAP_AFTER_COMMA(CBS_NAME, __VA_ARGS__)); }, \
+      [capture_]([[maybe_unused]] ::cublasspy::CallContext& ctx, [[maybe_unused]] int status) { \
+        [[maybe_unused]] ::cublasspy::tags::SlotCursor cbs_at{0, kParams};                      \
         CBS_MAP_SEMI(CBS_AFTER, __VA_ARGS__)                                                    \
       },                                                                                        \
-      /* generic: compiled only for the setters, whose tags have probe() */                     \
-      [&](auto& call) { CBS_MAP_SEMI(CBS_PROBE, __VA_ARGS__) });
+      /* generic: compiled only for the setters, whose tags have probe() and state_arg() */     \
+      [capture_](auto& call) { CBS_MAP_SEMI(CBS_PROBE, __VA_ARGS__) },                          \
+      []([[maybe_unused]] const auto& state, [[maybe_unused]] uint64_t* args) {                 \
+        [[maybe_unused]] int i = 0;                                                             \
+        CBS_MAP_SEMI(CBS_STATE_ARG, __VA_ARGS__)                                                \
+        return i;                                                                               \
+      });
 
 // The exported wrapper of a hook: the shared recording around a plain call of the real
 // function. The cast of &::fn_ to the hook list's type selects the header's declaration of
@@ -77,7 +88,7 @@ using ::cublasspy::Role;
     using Real = CBS_REAL_TYPE(ret_, __VA_ARGS__);                                              \
     static_assert(sizeof(static_cast<Real>(&::fn_)) != 0,                                       \
                   "hook_list.h prototype differs from the CUDA header: " #fn_);                 \
-    CBS_RECORD_CALL(ret_, fn_, fail_, ::cublasspy::call_real<Real>, __VA_ARGS__)                \
+    CBS_RECORD_CALL_CAPTURING(=, ret_, fn_, fail_, ::cublasspy::call_real<Real>, __VA_ARGS__)   \
   }
 // kParams + the derived slots of every tag must fit in a record.
 #define CBS_MAP_SEMI_PLUS(...) CBS_MAP_SPACE(CBS_DERIVED, __VA_ARGS__)

@@ -42,29 +42,17 @@ void warn_unresolved(uint16_t id);
 template <typename Ret>
 inline constexpr bool kReturnsValue = std::is_integral_v<Ret> && !std::is_same_v<Ret, bool>;
 
-// kValueSlot: where a value-returning function's result goes (CBS_RECORD_CALL passes the slot
-// after the parameters' and the derived ones).
-// kStampedOnce: a handle setter, whose record keeps its start and no duration, and which has no
-// record at all when it sets what the handle already holds (unchanged_setter.h; `probe` reads
-// its arguments for that).
-// Inlined into the exported wrapper, with call_frame.h's usual path: a recorded call in trace
-// mode is one function per hook, whose tests on the hook fold at compile time.
-template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false, typename Fail, typename Before,
-          typename Late, typename Invoke, typename After, typename Probe>
-[[gnu::always_inline]] inline Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
-                                            Invoke&& invoke, After&& after, [[maybe_unused]] Probe&& probe) {
+// The recorded call (the rest of intercept() below): `called` says an unchanged setter's real
+// function was called already and returned `outcome`, a failure (recorded after its call).
+// Inlined into the wrapper, with call_frame.h's usual path: a recorded call in trace mode is
+// one function per hook, whose tests on the hook fold at compile time.
+template <FnId kId, typename Ret, int kValueSlot, bool kStampedOnce, typename Fail, typename Before, typename Late,
+          typename Invoke, typename After>
+[[gnu::always_inline]] inline Ret record_call(ThreadState& ts, [[maybe_unused]] bool called,
+                                              [[maybe_unused]] std::conditional_t<std::is_void_v<Ret>, int, Ret> outcome,
+                                              Fail fail_value, const void* caller, Before& before, Late& late,
+                                              Invoke& invoke, After& after) {
   constexpr uint16_t id = static_cast<uint16_t>(kId);
-  ThreadState& ts = thread_state();
-  // A setter that changes nothing and succeeds is counted and returns here; one that failed is
-  // recorded below with the outcome it already has.
-  [[maybe_unused]] bool called = false;
-  [[maybe_unused]] std::conditional_t<std::is_void_v<Ret>, int, Ret> outcome{};
-  if constexpr (kStampedOnce && !std::is_void_v<Ret>) {
-    UnchangedOutcome<Ret> u = call_if_unchanged<id, Ret>(ts, probe, invoke);
-    if (u.done) return u.ret;
-    called = u.called;
-    outcome = u.ret;
-  }
   // Not recorded (disabled, the shim's own calls) or a ring full of calls in flight: the call
   // is still described, on this stack frame, so checks and routing work the same.
   format::RecordSlot local;
@@ -177,6 +165,44 @@ template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false
   }
   if (!in_full) [[unlikely]] finish_call_as_it_stands(frame, ts, status);
   if constexpr (!std::is_void_v<Ret>) return result;
+}
+
+// A handle setter's recorded call (one that changes a value, or failed): out of line, so that
+// the wrapper's usual case, the unchanged setter, saves no registers for it and keeps a small
+// frame.
+template <FnId kId, typename Ret, int kValueSlot, typename Fail, typename Before, typename Late, typename Invoke,
+          typename After>
+[[gnu::noinline]] Ret record_setter_call(bool called, Ret outcome, Fail fail_value, const void* caller, Before before,
+                                         Late late, Invoke invoke, After after) {
+  return record_call<kId, Ret, kValueSlot, true>(thread_state(), called, outcome, fail_value, caller, before, late,
+                                                  invoke, after);
+}
+
+// kValueSlot: where a value-returning function's result goes (CBS_RECORD_CALL passes the slot
+// after the parameters' and the derived ones).
+// kStampedOnce: a handle setter, whose record keeps its start and no duration, and which has no
+// record at all when it sets what the handle already holds (unchanged_setter.h; `probe` reads
+// its arguments for that, `state_args` writes them back from the handle's state for the
+// fatal-signal handler).
+template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false, typename Fail, typename Before,
+          typename Late, typename Invoke, typename After, typename Probe, typename StateArgs>
+[[gnu::always_inline]] inline Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
+                                            Invoke&& invoke, After&& after, [[maybe_unused]] Probe&& probe,
+                                            [[maybe_unused]] StateArgs&& state_args) {
+  constexpr uint16_t id = static_cast<uint16_t>(kId);
+  ThreadState& ts = thread_state();
+  if constexpr (kStampedOnce && !std::is_void_v<Ret>) {
+    // A setter that changes nothing and succeeds is counted and returns here; one that failed is
+    // recorded with the outcome it already has.
+    static constexpr UnchangedSetter kSetter{
+        id, static_cast<int (*)(const HandleState&, uint64_t*)>(std::remove_reference_t<StateArgs>{})};
+    UnchangedOutcome<Ret> u = call_if_unchanged<id, Ret>(ts, kSetter, probe, invoke);
+    if (u.done) [[likely]] return u.ret;
+    return record_setter_call<kId, Ret, kValueSlot>(u.called, u.ret, fail_value, caller, before, late, invoke, after);
+  } else {
+    return record_call<kId, Ret, kValueSlot, kStampedOnce>(ts, false, {}, fail_value, caller, before, late, invoke,
+                                                           after);
+  }
 }
 
 }  // namespace cublasspy

@@ -17,16 +17,26 @@
 
 namespace cublasspy {
 
-struct UnchangedCall;  // unchanged_setter.h
+struct UnchangedSetter;  // unchanged_setter.h
+
+// An unchanged handle setter whose real call runs, unrecorded (unchanged_setter.h): what the
+// fatal-signal handler needs to record it.
+struct UnchangedInFlight {
+  const UnchangedSetter* setter = nullptr;  // nullptr: none
+  HandleState* state = nullptr;             // its handle's
+  uint32_t depth = 0;                       // ThreadState::depth when it began
+  // Written by the fatal-signal handler when it recorded the call: the wrapper completes the
+  // record if the program handled the signal and the call returned.
+  format::RecordSlot* slot = nullptr;
+  uint64_t seq = 0;
+};
 
 struct ThreadState {
   uint32_t tid = 0;      // cached gettid(); 0 until first use, reset in a forked child
   uint32_t depth = 0;    // intercepted calls on this thread's stack (nesting)
   uint32_t internal = 0; // >0 while the shim itself calls CUDA: such calls pass straight through
   format::RecordSlot* current = nullptr;  // the innermost call in flight on this thread
-  // An unchanged handle setter whose real call runs, unrecorded (unchanged_setter.h): the
-  // fatal-signal handler records it. nullptr: none.
-  UnchangedCall* unchanged_call = nullptr;
+  UnchangedInFlight unchanged;
   // The last cuBLAS handle this thread looked up, and its shadow entry (find_handle): a
   // program makes all its calls on one or two handles, and hashing the handle for every call
   // was a tenth of what the shim added to a GEMM.

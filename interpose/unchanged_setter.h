@@ -10,8 +10,9 @@
 // and what the count is for, how many calls the program made and that they changed nothing, the
 // per-function count says. A setter that changes a value, or fails, is recorded as before (the
 // failing one after the call, flagged kFlagUnchangedSetter). A crash inside one is still
-// attributed to it: the thread names the call in flight (ThreadState::unchanged_call) and the
-// fatal-signal handler writes its record (record_unchanged_in_flight).
+// attributed to it: the thread names the call in flight (ThreadState::unchanged) and the
+// fatal-signal handler writes its record (record_unchanged_in_flight), its arguments read back
+// from the handle's state, which they equal.
 //
 // Not when the shim inspects calls (checks, sync, scans, dumps), which want every call.
 // Two threads setting one handle at once race in cuBLAS itself (a handle is not thread-safe
@@ -29,22 +30,20 @@
 
 namespace cublasspy {
 
-// The setter's arguments, as its tags' probe() found them, and while its real call runs, what
-// the fatal-signal handler needs to record it. On the wrapper's stack.
-struct UnchangedCall {
-  static constexpr int kMaxArgs = 4;  // handle and at most three values (cublasSetWorkspace_v2: two)
-  bool unchanged = true;  // every value equals the handle's
-  uint8_t arg_count = 0;
-  uint16_t function_id = 0;
-  uint32_t depth = 0;
-  int variant = kDefaultVariant;
+// What the fatal-signal handler needs of a setter, fixed per function (a constant of its
+// wrapper): the record's function and how to write its arguments. An unchanged setter's
+// arguments are the handle and the values the handle already holds, so they are read back from
+// the handle's state (the tags' state_arg()) instead of being stored for every call.
+struct UnchangedSetter {
+  uint16_t function_id;
+  int (*args_from_state)(const HandleState& state, uint64_t* args);  // writes them; their count
+};
+
+// What a setter's tags' probe() find: whether every value equals the handle's, and the handle's
+// state. Local to the wrapper (kept in registers).
+struct UnchangedProbe {
+  bool unchanged = true;
   HandleState* state = nullptr;
-  uint64_t args[kMaxArgs];  // the first arg_count are written by probe(); no more are read
-  format::RecordSlot* outer = nullptr;  // ThreadState::current when the call began
-  // Set by the fatal-signal handler when it recorded the call: the wrapper completes it if the
-  // program handled the signal and the call returned.
-  format::RecordSlot* slot = nullptr;
-  uint64_t seq;  // written with slot
 };
 
 // The fatal-signal handler's: when the thread is inside an unchanged setter's real call (and in
@@ -53,8 +52,8 @@ struct UnchangedCall {
 format::RecordSlot* record_unchanged_in_flight(ThreadState& ts);
 
 // An unchanged setter recorded by the fatal-signal handler returned after all (the program
-// handled the signal): its record completed with `status`.
-void complete_signaled_unchanged(Runtime& rt, ThreadState& ts, UnchangedCall& call, int status);
+// handled the signal): its record completed with `status`, and the thread's note cleared.
+[[gnu::cold]] void complete_signaled_unchanged(Runtime& rt, ThreadState& ts, int status);
 
 template <typename Ret>
 struct UnchangedOutcome {
@@ -65,39 +64,41 @@ struct UnchangedOutcome {
 
 // For a setter's wrapper (kStampedOnce): when trace mode records calls and the setter's values
 // equal the handle's, calls the real function, and counts the call if it succeeded. Otherwise
-// nothing is called and the wrapper records the call as usual. `probe` fills an UnchangedCall
-// from the arguments (the tags' probe(); the handle first).
+// nothing is called and the wrapper records the call as usual. `probe` fills an UnchangedProbe
+// from the arguments (the tags' probe(); the handle first). While the real call runs, the
+// thread names the setter, its handle's state and its depth (ThreadState::unchanged): three
+// stores, where a copy of the call's description took a dozen.
 template <uint16_t kId, typename Ret, typename Probe, typename Invoke>
-[[gnu::always_inline]] inline UnchangedOutcome<Ret> call_if_unchanged(ThreadState& ts, Probe&& probe,
-                                                                     Invoke&& invoke) {
+[[gnu::always_inline]] inline UnchangedOutcome<Ret> call_if_unchanged(ThreadState& ts, const UnchangedSetter& setter,
+                                                                     Probe&& probe, Invoke&& invoke) {
   UnchangedOutcome<Ret> out;
   Runtime* rt = recording_runtime(ts);
   if (rt == nullptr || rt->inspecting) [[unlikely]] return out;
-  UnchangedCall call;
-  probe(call);
-  if (!call.unchanged) return out;
-  void* fn = resolved_real(kId, call.variant);
+  UnchangedProbe found;
+  probe(found);
+  if (!found.unchanged) return out;
+  void* fn = resolved_real(kId, found.state->variant.load(std::memory_order_relaxed));
   if (fn == nullptr) [[unlikely]] {  // its first call: found now, as intercept() would
-    fn = resolve_real(kHookLibraries[kId], kId, hook_name(kId), call.variant);
+    fn = resolve_real(kHookLibraries[kId], kId, hook_name(kId), found.state->variant.load(std::memory_order_relaxed));
     if (fn == nullptr) return out;  // recorded as unresolved
   }
-  call.function_id = kId;
-  call.depth = ts.depth;
-  call.outer = ts.current;
   // Named before the call, cleared after: a fatal signal in between records it.
-  ts.unchanged_call = &call;
+  const uint32_t depth = ts.depth;
+  ts.unchanged.state = found.state;
+  ts.unchanged.depth = depth;
+  ts.unchanged.setter = &setter;
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  ts.depth++;
+  ts.depth = depth + 1;
   out.ret = invoke(fn);
-  ts.depth--;
+  ts.depth = depth;
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  ts.unchanged_call = nullptr;
+  ts.unchanged.setter = nullptr;
   out.called = true;
   const int status = static_cast<int>(out.ret);
-  if (call.slot != nullptr) [[unlikely]] {
-    complete_signaled_unchanged(*rt, ts, call, status);
+  if (ts.unchanged.slot != nullptr) [[unlikely]] {
+    complete_signaled_unchanged(*rt, ts, status);
     out.done = true;
-  } else if (status == 0) {
+  } else if (status == 0) [[likely]] {
     rt->writer.count_unchanged(kId, ts.claim);
     out.done = true;
   }

@@ -63,8 +63,10 @@ inline Stamp now() {
   std::atomic_thread_fence(std::memory_order_acquire);
   uint64_t since = tsc - a_tsc;
   // The slow path is the branch taken, so that the usual one is the straight line of code.
-  if ((v & 1) != 0 || mult == 0 || s.version.load(std::memory_order_relaxed) != v || tsc < a_tsc ||
-      since >= limit) [[unlikely]] {
+  // `since >= limit` also stands for two more tests: a TSC behind the anchor wraps `since` past
+  // any limit (at most 10^9 ticks, publish() in call_clock.cpp), and an anchor not calibrated has
+  // limit 0 with its mult 0 (stored together, read under the version).
+  if ((v & 1) != 0 || s.version.load(std::memory_order_relaxed) != v || since >= limit) [[unlikely]] {
     return {now_slow(), tsc};
   }
   return {a_ns + static_cast<uint64_t>((static_cast<unsigned __int128>(since) * mult) >> 32), tsc};
