@@ -28,7 +28,7 @@ void settle_trace_at_exit(Runtime& rt, int status) {
   // trace_path but no open trace), or one in memory only.
   if (!rt.writer.is_open() || rt.trace_path.empty()) return;
   if (worth_keeping(rt, status)) return;
-  rt.writer.remove_file(rt.trace_path);
+  rt.writer.remove_file();
 }
 
 }  // namespace cublasspy

@@ -145,6 +145,16 @@ MappedFile map_file(std::string& path, uint64_t bytes, const FileRange* fixed, i
   return out;
 }
 
+// `path` from the root: reserve() and remove_file() name the file again later, after the
+// program may have changed its working directory (a relative path would then name another file,
+// or none, and the ring would stop growing).
+std::string from_root(const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  char cwd[4096];
+  if (::getcwd(cwd, sizeof cwd) == nullptr) return path;
+  return std::string(cwd) + "/" + path;
+}
+
 }  // namespace
 
 std::string fallback_trace_path(const std::string& path) {
@@ -198,7 +208,7 @@ char* TraceMapping::create(const std::string& requested, uint64_t bytes, const F
   file_device_ = result.file_backed ? static_cast<uint64_t>(file.identity.st_dev) : 0;
   file_inode_ = result.file_backed ? static_cast<uint64_t>(file.identity.st_ino) : 0;
   all_reserved_ = file.all_reserved;
-  path_ = result.file_backed ? path : std::string();
+  path_ = result.file_backed ? from_root(path) : std::string();
   detach_state_.store(kAttached);
   detach_unreported_.store(false);
   return base_;
@@ -250,7 +260,8 @@ bool TraceMapping::reserve(GrowingRegion& region, uint64_t end) {
   return true;
 }
 
-bool TraceMapping::remove_file(const std::string& path) {
+bool TraceMapping::remove_file() {
+  const std::string& path = path_;
   if (base_ == nullptr || !file_backed_ || file_inode_ == 0 || path.empty()) return false;
   if (detach_state_.load() != kAttached) return false;  // truncated under the process: not ours to judge
   struct stat st;

@@ -66,10 +66,11 @@ class TraceMapping {
   // The child of a fork must not write its parent's file: unmaps the child's view and forgets it.
   void abandon();
 
-  // Removes the file at `path` when it is still the one this mapping was created as (the same
-  // device and inode, never through a link) and still mapped (not detached after a fault). The
-  // mapping stays valid: threads still recording write to memory no file names any more.
-  bool remove_file(const std::string& path);
+  // Removes the file when its path still names the one this mapping was created as (the same
+  // device and inode, never through a link) and it is still mapped (not detached after a
+  // fault). The mapping stays valid: threads still recording write to memory no file names any
+  // more.
+  bool remove_file();
 
   // Async-signal-safe, for the SIGBUS handler: when `address` lies in the file mapping (someone
   // truncated the file under the running process), replaces the whole mapping with anonymous
@@ -94,7 +95,7 @@ class TraceMapping {
   uint64_t file_device_ = 0, file_inode_ = 0;  // what remove_file() and reserve() check the path against
   bool all_reserved_ = false;  // the file system has no fallocate: every block reserved at creation
   uint64_t page_bytes_ = 4096;
-  std::string path_;           // the file (reserve() opens it again)
+  std::string path_;           // the file, from the root (reserve() and remove_file() name it again)
 };
 
 }  // namespace cublasspy

@@ -220,9 +220,9 @@ class TraceWriter {
   // launch, a graph launch that used freed memory
   // (recorded_incident.cpp; docs/CONTRACT.md, "Which traces are kept").
   bool recorded_incident() const;
-  // Removes the trace's file at `path` if it is still this trace's (TraceMapping::remove_file);
+  // Removes the trace's file if its path still names this trace's (TraceMapping::remove_file);
   // recording goes on into the mapping.
-  bool remove_file(const std::string& path) { return mapping_.remove_file(path); }
+  bool remove_file() { return mapping_.remove_file(); }
 
   // For the SIGBUS handler and after it: TraceMapping's (the file truncated under the process).
   bool detach_on_fault(const void* address) { return mapping_.detach_on_fault(address); }

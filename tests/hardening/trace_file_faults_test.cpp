@@ -169,6 +169,27 @@ TEST_F(TraceFileFaults, ATraceTakesTheDiskSpaceOfWhatWasWritten) {
   EXPECT_EQ(full->header().dropped_records, 0u);
 }
 
+TEST_F(TraceFileFaults, ARelativeTraceGrowsAndGoesAfterTheProgramChangesDirectory) {
+  // CUBLASSPY_TRACE relative to the working directory (as the default, cublasspy-%p.cbt, is),
+  // and a program that changes directory once its trace is open: the ring's later steps are
+  // reserved in the same file, and the keep policy removes that file, not one of the new name.
+  ScratchDir elsewhere;
+  const Env relative = traced(dir_) + on_standin() +
+                       Env{{"CUBLASSPY_TRACE", "t-%p.cbt"}, {"SGEMM_LOOP_CHDIR", elsewhere.path()}};
+  ProcessResult many = run_process({program("shim_sgemm_loop"), "9000"}, relative, isolated_in(dir_));
+  ASSERT_TRUE(many.exited_ok()) << many.describe();
+  auto trace = open_trace(trace_path(dir_, many.pid));
+  ASSERT_TRUE(trace);
+  EXPECT_EQ(trace->header().dropped_records, 0u);
+  EXPECT_GT(disk_bytes(trace_path(dir_, many.pid)), trace->header().ring_capacity * format::kRecordBytes);
+  EXPECT_TRUE(fs::is_empty(elsewhere.path()));
+
+  ProcessResult clean = run_process({program("shim_sgemm_loop"), "3"},
+                                    relative + Env{{"CUBLASSPY_KEEP", std::nullopt}}, isolated_in(dir_));
+  ASSERT_TRUE(clean.exited_ok()) << clean.describe();
+  EXPECT_FALSE(fs::exists(trace_path(dir_, clean.pid))) << "a clean run's trace stays";
+}
+
 TEST_F(TraceFileFaults, DiskFillingWhileRunningDropsRecordsNotTheProgram) {
   ASSERT_TRUE(tiny_disks_work()) << "unshare with user and mount namespaces (util-linux) does not work here";
   std::vector<std::string> argv = {program("shim_sgemm_loop"), "2000"};

@@ -4,6 +4,8 @@
 //
 //   sgemm_loop CALLS [host|device] [abort]
 //
+// With SGEMM_LOOP_CHDIR=DIR in its environment, it changes its working directory to DIR after
+// creating its handle (the shim has opened its trace by then).
 // host (default): alpha = 2, beta = 0.5 in host memory; device: CUBLAS_POINTER_MODE_DEVICE with
 // alpha/beta in device memory. abort: the program calls abort() itself after the loop.
 // Prints a summary that does not depend on the shim (tests compare it with and without).
@@ -11,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#include <unistd.h>
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -31,6 +35,10 @@ int main(int argc, char** argv) {
   cublasHandle_t handle = nullptr;
   if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) {
     std::printf("cublasCreate failed\n");
+    return 3;
+  }
+  if (const char* dir = std::getenv("SGEMM_LOOP_CHDIR"); dir != nullptr && chdir(dir) != 0) {
+    std::printf("chdir %s failed\n", dir);
     return 3;
   }
   int max_ldc = kM + calls;
