@@ -22,11 +22,14 @@ void TraceWriter::refill_claim_cursor(ClaimCursor& cursor) {
   // starts again from a single slot, so a thread that calls rarely leaves few slots unused
   // behind it.
   const bool current = cursor.generation == generation_;
-  const bool used_up = current && cursor.next == cursor.base + cursor.size;
-  cursor.size = used_up && cursor.size != 0 ? std::min(cursor.size * 2, block_) : 1;
-  cursor.base = atom(header_->next_ticket).fetch_add(cursor.size, std::memory_order_relaxed);
+  const bool used_up = current && cursor.next == cursor.end;
+  const uint32_t last_size = static_cast<uint32_t>(cursor.end - cursor.base);
+  const uint32_t size = used_up && last_size != 0 ? std::min(last_size * 2, block_) : 1;
+  cursor.base = atom(header_->next_ticket).fetch_add(size, std::memory_order_relaxed);
   cursor.next = cursor.base;
+  cursor.end = cursor.base + size;
   if (!ring_space_.complete()) [[unlikely]] back_claim_block(cursor);
+  cursor.lag_limit = index_mask_ != 0 ? cursor.base + lag_ : 0;
   if (!current) adopt_counters(cursor);
   cursor.generation = generation_;
 }
@@ -34,10 +37,11 @@ void TraceWriter::refill_claim_cursor(ClaimCursor& cursor) {
 void TraceWriter::back_claim_block(ClaimCursor& cursor) {
   const uint64_t first = slot_index(cursor.base);
   // A block that wraps round the ring's end needs all of it.
-  const uint64_t end = std::min<uint64_t>(first + cursor.size, capacity_);
+  const uint64_t size = cursor.end - cursor.base;
+  const uint64_t end = std::min<uint64_t>(first + size, capacity_);
   if (mapping_.reserve(ring_space_, end * kRecordBytes)) return;
   const uint64_t reserved = ring_space_.reserved.load(std::memory_order_acquire) / kRecordBytes;
-  cursor.size = reserved > first ? static_cast<uint32_t>(std::min<uint64_t>(cursor.size, reserved - first)) : 0;
+  cursor.end = cursor.base + (reserved > first ? std::min<uint64_t>(size, reserved - first) : 0);
 }
 
 void TraceWriter::note_skipped(uint64_t ticket) {
@@ -59,11 +63,11 @@ RecordSlot* TraceWriter::drop_record(uint64_t* seq_out, RecordSlot* scratch) {
 RecordSlot* TraceWriter::claim_slow(ClaimCursor& cursor, uint64_t* seq_out, RecordSlot* scratch) {
   for (uint64_t attempt = 0; attempt < capacity_; ++attempt) {
     // Reading next_ticket costs a cache miss only after another thread took a block.
-    if (cursor.generation != generation_ || cursor.next == cursor.base + cursor.size ||
+    if (cursor.generation != generation_ || cursor.next == cursor.end ||
         atom(header_->next_ticket).load(std::memory_order_relaxed) - cursor.base > lag_) [[unlikely]] {
       refill_claim_cursor(cursor);
       // No slot of the new block could be reserved (a full disk): the record is dropped.
-      if (cursor.next == cursor.base + cursor.size) [[unlikely]] break;
+      if (cursor.next == cursor.end) [[unlikely]] break;
     }
     const uint64_t ticket = cursor.next++;
     RecordSlot* slot = &ring_[slot_index(ticket)];
@@ -83,7 +87,7 @@ RecordSlot* TraceWriter::claim_slow(ClaimCursor& cursor, uint64_t* seq_out, Reco
                                                       std::memory_order_acquire)) [[likely]] {
       std::atomic_thread_fence(std::memory_order_release);
       *seq_out = seq;
-      if (ticket + detail::kPrefetchAhead < cursor.base + cursor.size) detail::prefetch_for_writing(&ring_[slot_index(ticket + detail::kPrefetchAhead)]);
+      if (ticket + detail::kPrefetchAhead < cursor.end) detail::prefetch_for_writing(&ring_[slot_index(ticket + detail::kPrefetchAhead)]);
       return slot;
     }
   }

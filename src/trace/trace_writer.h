@@ -35,11 +35,12 @@ class TraceWriter {
   // blocks; returns a thread-private scratch slot when the ring is full of calls in flight
   // (counted as dropped). *seq_out is unique in the process either way.
   // The usual case is inline: the thread's block has tickets and is not behind, the ring's
-  // capacity is a power of two, and the slot is free. Anything else is claim_slow()'s.
+  // capacity is a power of two (else the cursor's lag_limit is 0), and the slot is free.
+  // Anything else is claim_slow()'s.
   [[gnu::always_inline]] format::RecordSlot* claim(ClaimCursor& cursor, uint64_t* seq_out, format::RecordSlot* scratch) {
     const uint64_t ticket = cursor.next;
-    if (cursor.generation == generation_ && ticket != cursor.base + cursor.size && index_mask_ != 0 &&
-        std::atomic_ref<uint64_t>(header_->next_ticket).load(std::memory_order_relaxed) - cursor.base <= lag_)
+    if (cursor.generation == generation_ && ticket != cursor.end &&
+        std::atomic_ref<uint64_t>(header_->next_ticket).load(std::memory_order_relaxed) <= cursor.lag_limit)
         [[likely]] {
       format::RecordSlot* slot = &ring_[ticket & index_mask_];
       uint64_t word = std::atomic_ref<uint64_t>(slot->call.word).load(std::memory_order_relaxed);
@@ -53,7 +54,7 @@ class TraceWriter {
         std::atomic_thread_fence(std::memory_order_release);
         cursor.next = ticket + 1;
         *seq_out = ticket + 1;
-        if (ticket + detail::kPrefetchAhead < cursor.base + cursor.size) {
+        if (ticket + detail::kPrefetchAhead < cursor.end) {
           detail::prefetch_for_writing(&ring_[(ticket + detail::kPrefetchAhead) & index_mask_]);
         }
         return slot;
@@ -234,10 +235,19 @@ class TraceWriter {
   // earlier stores (the record's, to cold lines) have reached the cache; a stripe only its
   // thread writes needs none. (A signal handler that makes an intercepted call in the middle of
   // the same thread's increment could lose one count: counts are statistics, records are not.)
+  // The thread's own stripe is one add to memory on x86: a relaxed load and store of an atomic
+  // are three instructions, and nothing else writes the stripe.
   static void bump(uint64_t& counter, bool shared) {
     std::atomic_ref<uint64_t> c(counter);
-    if (shared) [[unlikely]] c.fetch_add(1, std::memory_order_relaxed);
-    else c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    if (shared) [[unlikely]] {
+      c.fetch_add(1, std::memory_order_relaxed);
+    } else {
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+      asm("addq $1, %0" : "+m"(counter));
+#else
+      c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+#endif
+    }
   }
   // A cursor's stripe in this trace: one of its own while any is left, else the shared one.
   void adopt_counters(ClaimCursor& cursor);

@@ -15,8 +15,12 @@ namespace cublasspy {
 // claim_block). Zero-initialized; used by one thread, for one writer.
 struct ClaimCursor {
   uint64_t base = 0;        // the block's first ticket
-  uint64_t next = 0;        // its next (base + size: used up)
-  uint32_t size = 0;        // its length
+  uint64_t next = 0;        // its next (end: used up)
+  uint64_t end = 0;         // one past its last
+  // claim()'s inline case takes a slot only while the ring's next ticket is at most this: the
+  // block's base + FileHeader::claim_lag, computed once per block (0 where that case is never
+  // taken, a ring whose capacity is not a power of two).
+  uint64_t lag_limit = 0;
   uint32_t generation = 0;  // the writer's open() it was taken under (0: none)
   // The thread's copy of the call counters (format::FileHeader::counter_stripes), taken with
   // the cursor's first block in a trace. The first kCounterStripes - 1 threads get a stripe of
