@@ -9,6 +9,7 @@ namespace cublasspy {
 void begin_unrecorded_call(CallFrame& frame, ThreadState& ts, uint16_t id, format::RecordSlot* local) {
   frame.rt = nullptr;
   frame.slot = local;
+  frame.seq = 0;
   frame.start = call_clock::Stamp{};  // only a record in the ring is stamped
   start_record(local, ts, id, 0);
   frame.located = frame.inspecting = false;

@@ -22,13 +22,15 @@
 
 namespace cublasspy {
 
+// Filled in by begin_call() or begin_unrecorded_call(), every field: no initializers, which the
+// wrapper would store first (begin_unrecorded_call is out of line) and begin_call store again.
 struct CallFrame {
-  Runtime* rt = nullptr;  // the runtime when the call is recorded, else nullptr
-  format::RecordSlot* slot = nullptr;  // the ring's slot, or the wrapper's own when not recorded
-  uint64_t seq = 0;
-  call_clock::Stamp start{};
-  bool located = false;     // took its location before the real call (CUBLASSPY_STACKS=all)
-  bool inspecting = false;  // checks, sync, scans or dumps run around the call
+  Runtime* rt;  // the runtime when the call is recorded, else nullptr
+  format::RecordSlot* slot;  // the ring's slot, or the wrapper's own when not recorded
+  uint64_t seq;
+  call_clock::Stamp start;
+  bool located;     // took its location before the real call (CUBLASSPY_STACKS=all)
+  bool inspecting;  // checks, sync, scans or dumps run around the call
 };
 
 // The fields every record has, written for a call whether it is recorded or not
@@ -47,12 +49,20 @@ void begin_unrecorded_call(CallFrame& frame, ThreadState& ts, uint16_t id, forma
 // Claims the call's record (or uses `local`, when the call is not recorded or the ring is full
 // of calls in flight) and writes the fields every record has. The shim's own CUDA calls (sync,
 // scans) are not recorded.
-template <uint16_t kId>
-[[gnu::always_inline]] inline void begin_call(CallFrame& frame, ThreadState& ts, format::RecordSlot* local) {
-  Runtime* rt = recording_runtime(ts);
-  if (rt == nullptr) [[unlikely]] {
-    begin_unrecorded_call(frame, ts, kId, local);
-    return;
+// kPlain: the wrapper's usual case, `plain_rt` (Runtime::plain) recording it; else the runtime
+// is asked here.
+template <uint16_t kId, bool kPlain>
+[[gnu::always_inline]] inline void begin_call(CallFrame& frame, ThreadState& ts, [[maybe_unused]] Runtime* plain_rt,
+                                              format::RecordSlot* local) {
+  Runtime* rt;
+  if constexpr (kPlain) {
+    rt = plain_rt;
+  } else {
+    rt = recording_runtime(ts);
+    if (rt == nullptr) [[unlikely]] {
+      begin_unrecorded_call(frame, ts, kId, local);
+      return;
+    }
   }
   frame.rt = rt;
   format::RecordSlot* slot = rt->writer.claim(ts.claim, &frame.seq, local);
@@ -60,17 +70,17 @@ template <uint16_t kId>
   frame.start = call_clock::now();
   start_record(slot, ts, kId, frame.start.ns);
   frame.located = false;
-  frame.inspecting = rt->inspecting;
+  frame.inspecting = kPlain ? false : rt->inspecting;
 }
 
 // Once the arguments are written: counts the call and makes the record visible as in flight;
 // under CUBLASSPY_STACKS=all a GEMM takes its location now, so a crash or hang in the call has it.
-template <uint16_t kId>
+template <uint16_t kId, bool kPlain>
 [[gnu::always_inline]] inline void publish_call(CallFrame& frame, ThreadState& ts) {
-  if (frame.rt == nullptr) [[unlikely]] return;
+  if (!kPlain && frame.rt == nullptr) [[unlikely]] return;
   frame.rt->writer.count_call(kId, ts.claim);
   TraceWriter::publish_in_flight(frame.slot, frame.seq);
-  if constexpr (format::is_gemm_family(static_cast<uint16_t>(kHookFamilies[kId]))) {
+  if constexpr (!kPlain && format::is_gemm_family(static_cast<uint16_t>(kHookFamilies[kId]))) {
     if (frame.rt->config.stacks == StackMode::kAll && may_take_locations(*frame.rt, kId, ts.depth)) [[unlikely]] {
       take_locations(*frame.rt, frame.slot, frame.seq);
       frame.located = true;
@@ -85,11 +95,11 @@ void finish_inspected_call(CallFrame& frame, CallContext& ctx, int status);
 
 // After the real call returned `status` (its outcome written). kStampedOnce: a handle setter,
 // whose record keeps its start and no duration (format::kFlagStampedOnce).
-template <uint16_t kId, bool kStampedOnce>
+template <uint16_t kId, bool kStampedOnce, bool kPlain>
 [[gnu::always_inline]] inline void finish_call(CallFrame& frame, CallContext& ctx, ThreadState& ts, int status) {
   Runtime* rt = frame.rt;
-  if (rt == nullptr) [[unlikely]] return;  // not recorded: nothing to complete
-  if (status != 0 || frame.inspecting || is_setup_call(kId)) [[unlikely]] {
+  if (!kPlain && rt == nullptr) [[unlikely]] return;  // not recorded: nothing to complete
+  if (status != 0 || (!kPlain && frame.inspecting) || is_setup_call(kId)) [[unlikely]] {
     finish_inspected_call(frame, ctx, status);
     return;
   }

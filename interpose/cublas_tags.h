@@ -32,20 +32,23 @@ struct Compute : Plain<ArgKind::kComputeType, ArgRole::kComputeType> {
 // is routed to the library that created the handle.
 struct Handle : Plain<ArgKind::kPointer, ArgRole::kHandle> {
   template <typename T> static void before(CallContext& c, int s, T v) {
+    // The record through a local: the context is in memory, and read through it after each
+    // atomic load below the record's address would be loaded again.
+    format::Record& rec = c.rec;
     uint64_t h = bits(v);
-    c.rec.args[s] = h;
-    c.rec.handle = h;
+    rec.args[s] = h;
+    rec.handle = h;
     if (HandleState* st = find_handle(thread_state(), h)) {
       c.handle_state = st;
       c.variant = st->variant.load(std::memory_order_relaxed);
-      c.rec.stream = st->stream.load(std::memory_order_relaxed);
-      c.rec.pointer_mode = st->pointer_mode.load(std::memory_order_relaxed);
-      c.rec.math_mode = st->math_mode.load(std::memory_order_relaxed);
+      rec.stream = st->stream.load(std::memory_order_relaxed);
+      rec.pointer_mode = st->pointer_mode.load(std::memory_order_relaxed);
+      rec.math_mode = st->math_mode.load(std::memory_order_relaxed);
     }
   }
   // A setter's handle (unchanged_setter.h): the state its values are compared with.
   template <typename Probe, typename T> static void probe(Probe& u, T v) {
-    u.state = find_handle(thread_state(), bits(v));
+    u.state = u.inline_only ? find_last_handle(thread_state(), bits(v)) : find_handle(thread_state(), bits(v));
     if (u.state == nullptr) u.unchanged = false;  // a handle the shim did not see created
   }
   // The handle's slot of an unchanged setter, from its state (the entry's key is the handle).

@@ -45,12 +45,22 @@ using ::cublasspy::Role;
 // one SlotCursor: argument slots from 0, derived slots from kParams.
 // Expanded inside a function whose parameters are the hook's and whose caller is the program:
 // __builtin_return_address(0) is the call site the record keeps.
-#define CBS_RECORD_CALL(ret_, fn_, fail_, call_, ...) CBS_RECORD_CALL_CAPTURING(&, ret_, fn_, fail_, call_, __VA_ARGS__)
-// The same, its moments' lambdas capturing as `capture_` says: `=` where `call_` is a function,
-// not an object of the wrapper's (the exported wrappers): then a setter's recorded call, out of
-// line (intercept.h), takes copies of the arguments, and the wrapper's usual case stores none of
-// them in its frame.
-#define CBS_RECORD_CALL_CAPTURING(capture_, ret_, fn_, fail_, call_, ...)                       \
+// The moments' lambdas are made from the arguments by a function of them, which passes them to
+// its first argument (intercept.h, make_moments): inline, in the wrapper's usual case, where they
+// cost nothing, or out of line from the copies of the arguments that the out-of-line path is
+// given (a lambda built in the wrapper and passed out of line would be built, its captures
+// stored, before the wrapper knows which path it takes).
+// CBS_RECORD_CALL's call_ is an object of the wrapper (a loader, an exec's replacement image):
+// the real call uses it by reference.
+#define CBS_INLINE __attribute__((always_inline))
+#define CBS_NO_REF(x)
+#define CBS_BY_REF(x) , &x
+#define CBS_RECORD_CALL(ret_, fn_, fail_, call_, ...) \
+  CBS_RECORD_CALL_CAPTURING(&, CBS_BY_REF, ret_, fn_, fail_, call_, __VA_ARGS__)
+// The same, the function of the arguments capturing as `capture_` says (`=` where `call_` is a
+// function, the exported wrappers: then it captures nothing) and the real call capturing call_
+// as call_ref_ says (CBS_NO_REF, CBS_BY_REF).
+#define CBS_RECORD_CALL_CAPTURING(capture_, call_ref_, ret_, fn_, fail_, call_, ...)             \
   constexpr int kParams = 0 CBS_MAP_SPACE(CBS_SLOTS, __VA_ARGS__);                              \
   constexpr int kDerivedSlots = 0 CBS_MAP_SEMI_PLUS(__VA_ARGS__);                               \
   static_assert(kParams + kDerivedSlots <= ::cublasspy::format::kMaxArgs);                      \
@@ -58,26 +68,31 @@ using ::cublasspy::Role;
   return ::cublasspy::intercept<::cublasspy::FnId::k##fn_, ret_, kParams + kDerivedSlots,       \
                                kStampedOnce>(                                                   \
       fail_, __builtin_return_address(0),                                                       \
-      [capture_]([[maybe_unused]] ::cublasspy::CallContext& ctx) {                              \
-        [[maybe_unused]] ::cublasspy::tags::SlotCursor cbs_at{0, kParams};                      \
-        CBS_MAP_SEMI(CBS_BEFORE, __VA_ARGS__)                                                   \
+      [capture_](auto&& cbs_use CBS_MAP_AFTER_COMMA(CBS_PARAM, __VA_ARGS__)) CBS_INLINE {        \
+        return cbs_use(                                                                         \
+            [=]([[maybe_unused]] ::cublasspy::CallContext& ctx) {                               \
+              [[maybe_unused]] ::cublasspy::tags::SlotCursor cbs_at{0, kParams};                \
+              CBS_MAP_SEMI(CBS_BEFORE, __VA_ARGS__)                                             \
+            },                                                                                  \
+            [=]([[maybe_unused]] ::cublasspy::CallContext& ctx) {                               \
+              [[maybe_unused]] ::cublasspy::tags::SlotCursor cbs_at{0, kParams};                \
+              CBS_MAP_SEMI(CBS_LATE, __VA_ARGS__)                                               \
+            },                                                                                  \
+            [= call_ref_(call_)](void* real) {                                                  \
+              return call_(real CBS_MAP_AFTER_COMMA(CBS_NAME, __VA_ARGS__));                    \
+            },                                                                                  \
+            [=]([[maybe_unused]] ::cublasspy::CallContext& ctx, [[maybe_unused]] int status) {  \
+              [[maybe_unused]] ::cublasspy::tags::SlotCursor cbs_at{0, kParams};                \
+              CBS_MAP_SEMI(CBS_AFTER, __VA_ARGS__)                                              \
+            },                                                                                  \
+            /* generic: compiled only for the setters, whose tags have probe() and state_arg() */ \
+            [=](auto& call) { CBS_MAP_SEMI(CBS_PROBE, __VA_ARGS__) });                          \
       },                                                                                        \
-      [capture_]([[maybe_unused]] ::cublasspy::CallContext& ctx) {                              \
-        [[maybe_unused]] ::cublasspy::tags::SlotCursor cbs_at{0, kParams};                      \
-        CBS_MAP_SEMI(CBS_LATE, __VA_ARGS__)                                                     \
-      },                                                                                        \
-      [capture_](void* real) { return call_(real CBS_MAP_AFTER_COMMA(CBS_NAME, __VA_ARGS__)); }, \
-      [capture_]([[maybe_unused]] ::cublasspy::CallContext& ctx, [[maybe_unused]] int status) { \
-        [[maybe_unused]] ::cublasspy::tags::SlotCursor cbs_at{0, kParams};                      \
-        CBS_MAP_SEMI(CBS_AFTER, __VA_ARGS__)                                                    \
-      },                                                                                        \
-      /* generic: compiled only for the setters, whose tags have probe() and state_arg() */     \
-      [capture_](auto& call) { CBS_MAP_SEMI(CBS_PROBE, __VA_ARGS__) },                          \
       []([[maybe_unused]] const auto& state, [[maybe_unused]] uint64_t* args) {                 \
         [[maybe_unused]] int i = 0;                                                             \
         CBS_MAP_SEMI(CBS_STATE_ARG, __VA_ARGS__)                                                \
         return i;                                                                               \
-      });
+      } CBS_MAP_AFTER_COMMA(CBS_NAME, __VA_ARGS__));
 
 // The exported wrapper of a hook: the shared recording around a plain call of the real
 // function. The cast of &::fn_ to the hook list's type selects the header's declaration of
@@ -88,7 +103,7 @@ using ::cublasspy::Role;
     using Real = CBS_REAL_TYPE(ret_, __VA_ARGS__);                                              \
     static_assert(sizeof(static_cast<Real>(&::fn_)) != 0,                                       \
                   "hook_list.h prototype differs from the CUDA header: " #fn_);                 \
-    CBS_RECORD_CALL_CAPTURING(=, ret_, fn_, fail_, ::cublasspy::call_real<Real>, __VA_ARGS__)   \
+    CBS_RECORD_CALL_CAPTURING(=, CBS_NO_REF, ret_, fn_, fail_, ::cublasspy::call_real<Real>, __VA_ARGS__) \
   }
 // kParams + the derived slots of every tag must fit in a record.
 #define CBS_MAP_SEMI_PLUS(...) CBS_MAP_SPACE(CBS_DERIVED, __VA_ARGS__)

@@ -42,22 +42,23 @@ void warn_unresolved(uint16_t id);
 template <typename Ret>
 inline constexpr bool kReturnsValue = std::is_integral_v<Ret> && !std::is_same_v<Ret, bool>;
 
-// The recorded call (the rest of intercept() below): `called` says an unchanged setter's real
-// function was called already and returned `outcome`, a failure (recorded after its call).
-// Inlined into the wrapper, with call_frame.h's usual path: a recorded call in trace mode is
-// one function per hook, whose tests on the hook fold at compile time.
-template <FnId kId, typename Ret, int kValueSlot, bool kStampedOnce, typename Fail, typename Before, typename Late,
-          typename Invoke, typename After>
-[[gnu::always_inline]] inline Ret record_call(ThreadState& ts, [[maybe_unused]] bool called,
-                                              [[maybe_unused]] std::conditional_t<std::is_void_v<Ret>, int, Ret> outcome,
-                                              Fail fail_value, const void* caller, Before& before, Late& late,
-                                              Invoke& invoke, After& after) {
+// The recorded call (the rest of intercept() below), with call_frame.h's usual path: a recorded
+// call in trace mode is one function per hook, whose tests on the hook fold at compile time.
+// kPlain: the wrapper's usual case, inline in it: `plain_rt` records it and asks for no work
+// around it (Runtime::plain), so none of the tests for that work is made. Every other case (not
+// set up yet, not recorded, checks, scans, CUBLASSPY_STACKS=all) is the hook's other copy, out
+// of line (record_general_call).
+template <FnId kId, typename Ret, int kValueSlot, bool kStampedOnce, bool kPlain, typename Fail, typename Before,
+          typename Late, typename Invoke, typename After>
+[[gnu::always_inline]] inline Ret record_call(ThreadState& ts, [[maybe_unused]] Runtime* plain_rt, Fail fail_value,
+                                              const void* caller, Before& before, Late& late, Invoke& invoke,
+                                              After& after) {
   constexpr uint16_t id = static_cast<uint16_t>(kId);
   // Not recorded (disabled, the shim's own calls) or a ring full of calls in flight: the call
   // is still described, on this stack frame, so checks and routing work the same.
   format::RecordSlot local;
   CallFrame frame;
-  begin_call<id>(frame, ts, &local);
+  begin_call<id, kPlain>(frame, ts, plain_rt, &local);
   format::RecordSlot* slot = frame.slot;
   format::Record& rec = slot->call;
   if constexpr (kStampedOnce) rec.flags |= format::kFlagStampedOnce;  // for the reader, and finish_inspected_call
@@ -74,7 +75,46 @@ template <FnId kId, typename Ret, int kValueSlot, bool kStampedOnce, typename Fa
   // is then completed as it stands (call_frame.h, shim_work_threw). The real call itself is
   // outside every try block: what it throws (a thread's cancellation) passes through as it
   // would without the shim. A try block costs the usual call nothing.
-  bool in_full = true;
+  // The real call, made on either path below (the shim's work done, or thrown): the program's
+  // result, its status written into the record.
+  using Result = std::conditional_t<std::is_void_v<Ret>, int, Ret>;
+  [[maybe_unused]] Result result{};
+  int status = 0;
+  format::RecordSlot* outer = nullptr;
+  auto real_call = [&]() __attribute__((always_inline)) {
+    outer = ts.current;
+    ts.current = slot;
+    void* fn = resolved_real(id, ctx.variant);
+    if (fn == nullptr) [[unlikely]] fn = resolve_real(kHookLibraries[id], id, hook_name(id), ctx.variant);
+    if constexpr (std::is_void_v<Ret>) {
+      if (fn != nullptr) {
+        ts.depth++;
+        invoke(fn);
+        ts.depth--;
+      } else {
+        rec.flags |= format::kFlagUnresolved;
+        warn_unresolved(id);
+      }
+    } else {
+      Ret ret = static_cast<Ret>(fail_value);
+      if (fn != nullptr) {
+        ts.depth++;
+        ret = invoke(fn);
+        ts.depth--;
+      } else {
+        rec.flags |= format::kFlagUnresolved;
+        warn_unresolved(id);
+      }
+      if constexpr (kReturnsValue<Ret>) {
+        static_assert(kValueSlot >= 0 && kValueSlot < format::kMaxArgs, "no slot for the returned value");
+        rec.args[kValueSlot] = static_cast<uint64_t>(ret);
+      } else {
+        status = status_of(ret);
+      }
+      rec.status = status;
+      result = ret;
+    }
+  };
   try {
     before(ctx);
     // The handle's workspace, which no GEMM argument names (RecordSlot::workspace).
@@ -86,9 +126,9 @@ template <FnId kId, typename Ret, int kValueSlot, bool kStampedOnce, typename Fa
         rec.flags |= format::kFlagWorkspaceKnown;
       }
     }
-    publish_call<id>(frame, ts);
+    publish_call<id, kPlain>(frame, ts);
     // Checks first: a device alpha under host pointer mode is flagged before late() would read it.
-    if (frame.inspecting) [[unlikely]] before_real_call(*rt, ctx);
+    if (!kPlain && frame.inspecting) [[unlikely]] before_real_call(*rt, ctx);
     late(ctx);
     // A GEMM made during a CUDA graph capture runs at the graph's launches: marked with its
     // capture.
@@ -100,108 +140,112 @@ template <FnId kId, typename Ret, int kValueSlot, bool kStampedOnce, typename Fa
       if (rt != nullptr) record_groups(ctx, rt, slot, frame.seq);
     }
     // Input scans need beta's value (C is read only when beta != 0): after late().
-    if (frame.inspecting) [[unlikely]] after_scalars_read(*rt, ctx);
+    if (!kPlain && frame.inspecting) [[unlikely]] after_scalars_read(*rt, ctx);
   } catch (const abi::__forced_unwind&) {
     throw;  // the thread is being cancelled at a cancellation point the shim's work reached
   } catch (...) {
-    in_full = false;
     shim_work_threw(frame, ts);
+    goto threw;
   }
-
-  [[maybe_unused]] std::conditional_t<std::is_void_v<Ret>, int, Ret> result{};
-  format::RecordSlot* outer = ts.current;
-  ts.current = slot;
-  void* fn = resolved_real(id, ctx.variant);
-  if (fn == nullptr) [[unlikely]] fn = resolve_real(kHookLibraries[id], id, hook_name(id), ctx.variant);
-  int status;
-  if constexpr (std::is_void_v<Ret>) {
-    if (fn != nullptr) {
-      ts.depth++;
-      invoke(fn);
-      ts.depth--;
-    } else {
-      rec.flags |= format::kFlagUnresolved;
-      warn_unresolved(id);
-    }
-    status = 0;
-  } else {
-    Ret ret = static_cast<Ret>(fail_value);
-    if (called) [[unlikely]] {
-      ret = outcome;  // an unchanged setter that failed: recorded after its call
-      rec.flags |= format::kFlagUnchangedSetter;
-    } else if (fn != nullptr) {
-      ts.depth++;
-      ret = invoke(fn);
-      ts.depth--;
-    } else {
-      rec.flags |= format::kFlagUnresolved;
-      warn_unresolved(id);
-    }
-    if constexpr (kReturnsValue<Ret>) {
-      static_assert(kValueSlot >= 0 && kValueSlot < format::kMaxArgs, "no slot for the returned value");
-      status = 0;
-      rec.args[kValueSlot] = static_cast<uint64_t>(ret);
-    } else {
-      status = status_of(ret);
-    }
-    rec.status = status;
-    result = ret;
-  }
-  if (in_full) [[likely]] {
-    try {
-      after(ctx, status);
-      ts.current = outer;
-      finish_call<id, kStampedOnce>(frame, ctx, ts, status);
-    } catch (const abi::__forced_unwind&) {
-      ts.current = outer;
-      throw;
-    } catch (...) {
-      ts.current = outer;
-      in_full = false;
-      shim_work_threw(frame, ts);
-    }
-  } else {
+  real_call();
+  try {
+    after(ctx, status);
     ts.current = outer;
+    finish_call<id, kStampedOnce, kPlain>(frame, ctx, ts, status);
+  } catch (const abi::__forced_unwind&) {
+    ts.current = outer;
+    throw;
+  } catch (...) {
+    ts.current = outer;
+    shim_work_threw(frame, ts);
+    finish_call_as_it_stands(frame, ts, status);
   }
-  if (!in_full) [[unlikely]] finish_call_as_it_stands(frame, ts, status);
+  if constexpr (!std::is_void_v<Ret>) return result;
+  else return;
+
+threw:
+  // The shim's work before the call threw: the program's call is made all the same, and its
+  // record completed as it stands.
+  real_call();
+  ts.current = outer;
+  finish_call_as_it_stands(frame, ts, status);
   if constexpr (!std::is_void_v<Ret>) return result;
 }
 
 // A handle setter's recorded call (one that changes a value, or failed): out of line, so that
 // the wrapper's usual case, the unchanged setter, saves no registers for it and keeps a small
-// frame.
-template <FnId kId, typename Ret, int kValueSlot, typename Fail, typename Before, typename Late, typename Invoke,
-          typename After>
-[[gnu::noinline]] Ret record_setter_call(bool called, Ret outcome, Fail fail_value, const void* caller, Before before,
-                                         Late late, Invoke invoke, After after) {
-  return record_call<kId, Ret, kValueSlot, true>(thread_state(), called, outcome, fail_value, caller, before, late,
-                                                  invoke, after);
+// frame. Asks first, as the wrapper did but with every slow path, whether the setter changes
+// nothing.
+template <FnId kId, typename Ret, int kValueSlot, typename Fail, typename MakeMoments, typename... Args>
+[[gnu::noinline]] Ret record_setter_call(const UnchangedSetter& setter, Fail fail_value, const void* caller,
+                                         MakeMoments make_moments, Args... args) {
+  ThreadState& ts = thread_state();
+  return make_moments(
+      [&](auto&& before, auto&& late, auto&& invoke, auto&& after, auto&& probe) __attribute__((always_inline)) {
+        Ret ret;
+        if (call_if_unchanged<static_cast<uint16_t>(kId), Ret, false>(ts, setter, probe, invoke, caller, ret)) {
+          return ret;
+        }
+        return record_call<kId, Ret, kValueSlot, true, false>(ts, nullptr, fail_value, caller, before, late, invoke,
+                                                              after);
+      },
+      args...);
+}
+
+// Every call but the usual one (record_call, kPlain): out of line, a copy per hook, given the
+// wrapper's arguments.
+template <FnId kId, typename Ret, int kValueSlot, bool kStampedOnce, typename Fail, typename MakeMoments,
+          typename... Args>
+[[gnu::noinline]] Ret record_general_call(Fail fail_value, const void* caller, MakeMoments make_moments,
+                                          Args... args) {
+  return make_moments(
+      [&](auto&& before, auto&& late, auto&& invoke, auto&& after, auto&&) __attribute__((always_inline)) {
+        return record_call<kId, Ret, kValueSlot, kStampedOnce, false>(thread_state(), nullptr, fail_value, caller,
+                                                                       before, late, invoke, after);
+      },
+      args...);
 }
 
 // kValueSlot: where a value-returning function's result goes (CBS_RECORD_CALL passes the slot
 // after the parameters' and the derived ones).
 // kStampedOnce: a handle setter, whose record keeps its start and no duration, and which has no
-// record at all when it sets what the handle already holds (unchanged_setter.h; `probe` reads
-// its arguments for that, `state_args` writes them back from the handle's state for the
-// fatal-signal handler).
-template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false, typename Fail, typename Before,
-          typename Late, typename Invoke, typename After, typename Probe, typename StateArgs>
-[[gnu::always_inline]] inline Ret intercept(Fail fail_value, const void* caller, Before&& before, Late&& late,
-                                            Invoke&& invoke, After&& after, [[maybe_unused]] Probe&& probe,
-                                            [[maybe_unused]] StateArgs&& state_args) {
+// record at all when it sets what the handle already holds (unchanged_setter.h; the moments'
+// probe reads its arguments for that, `state_args` writes them back from the handle's state for
+// the fatal-signal handler).
+// make_moments(use, args...) makes the hook's moments, the lambdas its recording is made of, and
+// returns use(before, late, invoke, after, probe): before() and late() write the arguments,
+// invoke(real) makes the real call, after(status) writes the outcome, and probe() (a setter's)
+// compares its values with the handle's.
+template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false, typename Fail, typename MakeMoments,
+          typename StateArgs, typename... Args>
+[[gnu::always_inline]] inline Ret intercept(Fail fail_value, const void* caller, MakeMoments&& make_moments,
+                                            [[maybe_unused]] StateArgs&& state_args, Args... args) {
   constexpr uint16_t id = static_cast<uint16_t>(kId);
   ThreadState& ts = thread_state();
   if constexpr (kStampedOnce && !std::is_void_v<Ret>) {
-    // A setter that changes nothing and succeeds is counted and returns here; one that failed is
-    // recorded with the outcome it already has.
+    // A setter that changes nothing returns here, counted (or, when it failed, recorded from
+    // the handle's state).
     static constexpr UnchangedSetter kSetter{
         id, static_cast<int (*)(const HandleState&, uint64_t*)>(std::remove_reference_t<StateArgs>{})};
-    UnchangedOutcome<Ret> u = call_if_unchanged<id, Ret>(ts, kSetter, probe, invoke);
-    if (u.done) [[likely]] return u.ret;
-    return record_setter_call<kId, Ret, kValueSlot>(u.called, u.ret, fail_value, caller, before, late, invoke, after);
+    Ret ret;
+    const bool unchanged = make_moments(
+        [&](auto&&, auto&&, auto&& invoke, auto&&, auto&& probe) __attribute__((always_inline)) {
+          return call_if_unchanged<id, Ret, true>(ts, kSetter, probe, invoke, caller, ret);
+        },
+        args...);
+    if (unchanged) [[likely]] return ret;
+    return record_setter_call<kId, Ret, kValueSlot>(kSetter, fail_value, caller, make_moments, args...);
   } else {
-    return record_call<kId, Ret, kValueSlot, kStampedOnce>(ts, false, {}, fail_value, caller, before, late, invoke,
-                                                           after);
+    Runtime* rt = recording_runtime_set_up(ts);
+    if (rt != nullptr && rt->plain) [[likely]] {
+      return make_moments(
+          [&](auto&& before, auto&& late, auto&& invoke, auto&& after, auto&&) __attribute__((always_inline)) {
+            return record_call<kId, Ret, kValueSlot, kStampedOnce, true>(ts, rt, fail_value, caller, before, late,
+                                                                         invoke, after);
+          },
+          args...);
+    }
+    return record_general_call<kId, Ret, kValueSlot, kStampedOnce>(fail_value, caller, make_moments, args...);
   }
 }
 

@@ -64,9 +64,14 @@ inline uint32_t current_tid(ThreadState& ts) {
 // thread's last look-up is kept only while its entry still holds `h`: a destroyed handle's entry
 // holds a tombstone, and one reused for another handle holds that handle.
 HandleState* find_handle_slow(ThreadState& ts, uint64_t h);
-inline HandleState* find_handle(ThreadState& ts, uint64_t h) {
+// The thread's last look-up alone: nullptr when it was of another handle.
+inline HandleState* find_last_handle(ThreadState& ts, uint64_t h) {
   HandleState* st = ts.last_handle_state;
   if (ts.last_handle == h && st != nullptr && st->key.load(std::memory_order_relaxed) == h) [[likely]] return st;
+  return nullptr;
+}
+inline HandleState* find_handle(ThreadState& ts, uint64_t h) {
+  if (HandleState* st = find_last_handle(ts, h)) [[likely]] return st;
   return find_handle_slow(ts, h);
 }
 
@@ -84,6 +89,10 @@ class Runtime {
       : config(std::move(settings)), dump_budget(config.dump_max_mb << 20) {}
   const Config config;
   const bool inspecting = inspects_calls(config);  // read by every call
+  // The usual trace mode: no work around a call, and no location taken before the real one.
+  // A wrapper's inline copy records such calls; every other case is its out-of-line copy
+  // (intercept.h, record_general_call).
+  const bool plain = !inspecting && config.stacks != StackMode::kAll;
   DumpBudget dump_budget;  // CUBLASSPY_DUMP's bytes, shared by every thread
   TraceWriter writer;
   // True once the process has made a successful CUDA/cuBLAS initialization (for fork reports).
@@ -133,10 +142,18 @@ inline bool ensure_trace(Runtime& rt) {
 // The runtime when this thread's call is to be recorded (the shim set up, the trace open, and
 // not the shim's own CUDA call); nullptr otherwise.
 Runtime* recording_runtime_slow(ThreadState& ts);
-inline Runtime* recording_runtime(ThreadState& ts) {
+// Its usual case alone: nullptr where recording_runtime() would take its slow path.
+inline Runtime* recording_runtime_set_up(ThreadState& ts) {
   if (ts.internal == 0 && detail::g_recording.load(std::memory_order_acquire) != 0) [[likely]] {
-    return detail::g_runtime;
+    Runtime* rt = detail::g_runtime;
+    // Set before g_recording is first set, and never cleared: no test for it.
+    if (rt == nullptr) __builtin_unreachable();
+    return rt;
   }
+  return nullptr;
+}
+inline Runtime* recording_runtime(ThreadState& ts) {
+  if (Runtime* rt = recording_runtime_set_up(ts)) [[likely]] return rt;
   return recording_runtime_slow(ts);
 }
 

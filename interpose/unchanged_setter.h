@@ -44,43 +44,56 @@ struct UnchangedSetter {
 struct UnchangedProbe {
   bool unchanged = true;
   HandleState* state = nullptr;
+  // The handle looked up in the thread's last look-up alone (find_last_handle): the wrapper's
+  // inline case, which calls no function but the real one.
+  bool inline_only = false;
 };
 
 // The fatal-signal handler's: when the thread is inside an unchanged setter's real call (and in
-// no intercepted call made from it), claims and publishes a record of it as in flight and
-// returns it; nullptr otherwise. Async-signal-safe: no allocation, no lock.
+// no intercepted call made from it), claims and publishes a record of it as in flight, takes the
+// call back out of the unchanged count, and returns the record; nullptr otherwise.
+// Async-signal-safe: no allocation, no lock.
 format::RecordSlot* record_unchanged_in_flight(ThreadState& ts);
 
-// An unchanged setter recorded by the fatal-signal handler returned after all (the program
-// handled the signal): its record completed with `status`, and the thread's note cleared.
-[[gnu::cold]] void complete_signaled_unchanged(Runtime& rt, ThreadState& ts, int status);
-
-template <typename Ret>
-struct UnchangedOutcome {
-  bool called = false;  // the real function was called: `ret` is its result
-  bool done = false;    // and nothing more is to be done (counted, or completed)
-  Ret ret{};
-};
+// After an unchanged setter's real call (ThreadState::unchanged still names it), when it failed
+// or the fatal-signal handler recorded it (the program handled the signal and the call
+// returned): a failure is taken out of the unchanged count and recorded with its arguments read
+// back from the handle's state, as any failing call is (its site from `caller`,
+// CUBLASSPY_ON_ERROR); a record the handler made is completed with `status`. Clears the
+// thread's note of the call. Cold.
+[[gnu::cold, gnu::noinline]] void finish_unusual_unchanged(ThreadState& ts, int status, const void* caller);
 
 // For a setter's wrapper (kStampedOnce): when trace mode records calls and the setter's values
-// equal the handle's, calls the real function, and counts the call if it succeeded. Otherwise
-// nothing is called and the wrapper records the call as usual. `probe` fills an UnchangedProbe
-// from the arguments (the tags' probe(); the handle first). While the real call runs, the
-// thread names the setter, its handle's state and its depth (ThreadState::unchanged): three
-// stores, where a copy of the call's description took a dozen.
-template <uint16_t kId, typename Ret, typename Probe, typename Invoke>
-[[gnu::always_inline]] inline UnchangedOutcome<Ret> call_if_unchanged(ThreadState& ts, const UnchangedSetter& setter,
-                                                                     Probe&& probe, Invoke&& invoke) {
-  UnchangedOutcome<Ret> out;
-  Runtime* rt = recording_runtime(ts);
-  if (rt == nullptr || rt->inspecting) [[unlikely]] return out;
+// equal the handle's, calls the real function into `ret` and says true; the call is counted
+// (before it: after the call the wrapper needs nothing but the thread's state, so no register
+// keeps the arguments across it). Otherwise it calls nothing, says false, and the wrapper
+// records the call as usual. `probe` fills an UnchangedProbe from the arguments (the tags'
+// probe(); the handle first). While the real call runs, the thread names the setter, its
+// handle's state and its depth (ThreadState::unchanged): three stores, where a copy of the
+// call's description took a dozen.
+// kInlineOnly: the wrapper's own case, which calls no function of the shim before the real one
+// (so that its arguments need no register that outlives a call): it says false where the shim
+// is not set up yet, the handle is not the thread's last, or the real function is not resolved
+// yet, and the wrapper's out-of-line path asks again without the restriction.
+template <uint16_t kId, typename Ret, bool kInlineOnly, typename Probe, typename Invoke>
+[[gnu::always_inline]] inline bool call_if_unchanged(ThreadState& ts, const UnchangedSetter& setter, Probe&& probe,
+                                                     Invoke&& invoke, const void* caller, Ret& ret) {
+  Runtime* rt = kInlineOnly ? recording_runtime_set_up(ts) : recording_runtime(ts);
+  if (rt == nullptr || rt->inspecting) [[unlikely]] return false;
   UnchangedProbe found;
+  found.inline_only = kInlineOnly;
   probe(found);
-  if (!found.unchanged) return out;
+  if (!found.unchanged) return false;
   void* fn = resolved_real(kId, found.state->variant.load(std::memory_order_relaxed));
   if (fn == nullptr) [[unlikely]] {  // its first call: found now, as intercept() would
+    if constexpr (kInlineOnly) return false;
     fn = resolve_real(kHookLibraries[kId], kId, hook_name(kId), found.state->variant.load(std::memory_order_relaxed));
-    if (fn == nullptr) return out;  // recorded as unresolved
+    if (fn == nullptr) return false;  // recorded as unresolved
+  }
+  if constexpr (kInlineOnly) {
+    if (!rt->writer.count_unchanged_in_current(kId, ts.claim)) return false;
+  } else {
+    rt->writer.count_unchanged(kId, ts.claim);
   }
   // Named before the call, cleared after: a fatal signal in between records it.
   const uint32_t depth = ts.depth;
@@ -89,20 +102,19 @@ template <uint16_t kId, typename Ret, typename Probe, typename Invoke>
   ts.unchanged.setter = &setter;
   std::atomic_signal_fence(std::memory_order_seq_cst);
   ts.depth = depth + 1;
-  out.ret = invoke(fn);
-  ts.depth = depth;
+  ret = invoke(fn);
+  ts.depth--;  // as it was: the calls made inside the real one put it back
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  ts.unchanged.setter = nullptr;
-  out.called = true;
-  const int status = static_cast<int>(out.ret);
-  if (ts.unchanged.slot != nullptr) [[unlikely]] {
-    complete_signaled_unchanged(*rt, ts, status);
-    out.done = true;
-  } else if (status == 0) [[likely]] {
-    rt->writer.count_unchanged(kId, ts.claim);
-    out.done = true;
+  if (static_cast<int>(ret) != 0 || ts.unchanged.slot != nullptr) [[unlikely]] {
+    // Inlined into the wrapper (always_inline), __builtin_return_address(0) is the wrapper's
+    // caller, `caller` itself: read here, where it is needed, no register keeps it across the
+    // real call.
+    if constexpr (kInlineOnly) caller = __builtin_return_address(0);
+    finish_unusual_unchanged(ts, static_cast<int>(ret), caller);
+  } else {
+    ts.unchanged.setter = nullptr;
   }
-  return out;
+  return true;
 }
 
 }  // namespace cublasspy

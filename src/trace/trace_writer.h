@@ -137,6 +137,20 @@ class TraceWriter {
     if (cursor.generation != generation_) [[unlikely]] refill_claim_cursor(cursor);
     bump(cursor.unchanged[function_id], cursor.counters_shared);
   }
+  // The same when the cursor has its stripe in this trace already (it says whether it counted):
+  // for a caller that takes no slow path.
+  bool count_unchanged_in_current(uint16_t function_id, ClaimCursor& cursor) {
+    if (cursor.generation != generation_) [[unlikely]] return false;
+    bump(cursor.unchanged[function_id], cursor.counters_shared);
+    return true;
+  }
+  // Takes back a count_unchanged() of the same cursor: the shim counts an unchanged setter
+  // before its real call, and one that failed or crashed gets a record instead. Async-signal-safe.
+  // (A cursor of another trace, this process's before a fork, counted nothing here.)
+  void uncount_unchanged(uint16_t function_id, ClaimCursor& cursor) {
+    if (cursor.generation != generation_) return;
+    bump(cursor.unchanged[function_id], cursor.counters_shared, ~uint64_t{0});
+  }
   // Calls counted so far (the sum of the counters; for the fork record, not the hot path).
   uint64_t calls_made() const;
   // The seq of the last call `cursor`'s thread made into this trace; without one, the tickets
@@ -235,17 +249,18 @@ class TraceWriter {
   // earlier stores (the record's, to cold lines) have reached the cache; a stripe only its
   // thread writes needs none. (A signal handler that makes an intercepted call in the middle of
   // the same thread's increment could lose one count: counts are statistics, records are not.)
+  // `delta` wraps: ~0 takes one away.
   // The thread's own stripe is one add to memory on x86: a relaxed load and store of an atomic
   // are three instructions, and nothing else writes the stripe.
-  static void bump(uint64_t& counter, bool shared) {
+  static void bump(uint64_t& counter, bool shared, uint64_t delta = 1) {
     std::atomic_ref<uint64_t> c(counter);
     if (shared) [[unlikely]] {
-      c.fetch_add(1, std::memory_order_relaxed);
+      c.fetch_add(delta, std::memory_order_relaxed);
     } else {
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-      asm("addq $1, %0" : "+m"(counter));
+      asm("addq %1, %0" : "+m"(counter) : "er"(delta));
 #else
-      c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      c.store(c.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
 #endif
     }
   }

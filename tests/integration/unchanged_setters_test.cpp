@@ -122,6 +122,35 @@ TEST_F(UnchangedSetters, AFailingUnchangedSetterIsRecorded) {
   EXPECT_EQ(trace->counters(static_cast<uint16_t>(function_id(*trace, "cublasSetMathMode"))).failed, 1u);
 }
 
+// A failing unchanged setter's record is made after its call, from the handle's state, by code
+// out of line: its failure site is still its caller's. The unchanged failure (the third
+// cublasSetMathMode) and a failing change (the first to TF32, at the half) come from the
+// program's one call of it, so they share one site.
+TEST_F(UnchangedSetters, AFailingUnchangedSetterHasItsCallersSite) {
+  const int change = kRounds / 2 + 1;
+  ProcessResult r = run({{"STANDIN_FAIL", "cublasSetMathMode:3:7;cublasSetMathMode:" + std::to_string(change) + ":7"}});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  ASSERT_NE(r.out.find("failed 2"), std::string::npos) << r.out;
+  auto trace = open_trace(trace_path(dir_, r.pid));
+  ASSERT_TRUE(trace);
+  auto maths = calls_of(*trace, "cublasSetMathMode");
+  ASSERT_EQ(maths.size(), 3u) << "the two failures and the change that succeeded";
+  EXPECT_TRUE(maths[0].rec().flags & format::kFlagUnchangedSetter);
+  EXPECT_FALSE(maths[1].rec().flags & format::kFlagUnchangedSetter);
+  EXPECT_EQ(maths[1].rec().status, 7);
+  std::vector<FailureSiteView> sites;
+  for (const FailureSiteView& site : trace->failure_sites()) {
+    if (std::string(site.function_name()) == "cublasSetMathMode") sites.push_back(site);
+  }
+  ASSERT_EQ(sites.size(), 1u) << "one call site in the program";
+  EXPECT_EQ(sites[0].count, 2u);
+  EXPECT_NE(sites[0].return_address, 0u);
+  ASSERT_TRUE(sites[0].first.has_value());
+  EXPECT_TRUE(sites[0].first->rec().flags & format::kFlagUnchangedSetter) << "the first failure is the unchanged one";
+  EXPECT_EQ(unchanged(*trace, "cublasSetMathMode"), uint64_t{kRounds - 3});
+  EXPECT_EQ(calls(*trace, "cublasSetMathMode"), uint64_t{kRounds});
+}
+
 TEST_F(UnchangedSetters, ACrashInsideAnUnchangedSetterIsAttributedToIt) {
   // The third cublasSetStream_v2 (round 2) sets s1 again: no record until it crashes.
   ProcessResult r = run({{"STANDIN_CRASH", "cublasSetStream_v2:3:SIGSEGV"}});
@@ -168,6 +197,10 @@ TEST_F(UnchangedSetters, EachGemmCarriesItsOwnHandlesState) {
     EXPECT_EQ(g.rec().handle, i % 2 == 0 ? a : b) << "GEMM " << i;
     EXPECT_EQ(g.rec().stream, i % 2 == 0 ? s1 : s2) << "GEMM " << i;
   }
+  // Before each GEMM the program sets its handle's stream again, each time on the handle the
+  // thread did not use last: none is recorded, all are counted.
+  EXPECT_EQ(calls_of(*trace, "cublasSetStream_v2").size(), 2u) << "the two changes";
+  EXPECT_EQ(unchanged(*trace, "cublasSetStream_v2"), uint64_t{2 * kPairs + 1});
   const CallView& last = gemms.back();
   EXPECT_EQ(last.rec().handle, c);
   EXPECT_EQ(last.rec().stream, 0u) << "the new handle's default stream";
