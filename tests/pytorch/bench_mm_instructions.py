@@ -79,7 +79,8 @@ def count(s, shim, calls, tag):
     """Runs the program under callgrind; the callgrind file's path and its total."""
     # Another build's shim is bound into the root at its own path, as the repository's is.
     binds = [] if shim is None or shim == s.shim else ["--bind", os.path.dirname(os.path.dirname(shim))]
-    cmd, trace_dir = s.torch_command(PROGRAM, shim=shim is not None, options=VALGRIND_BINDS + binds)
+    cmd, trace_dir = s.torch_command(PROGRAM, shim=shim is not None, env=s.harness_env(),
+                                     options=VALGRIND_BINDS + binds)
     out_file = os.path.join(trace_dir, f"callgrind.{tag}.{calls}")
     script = cmd[-1]
     cmd = cmd[:-2] + ["/usr/bin/valgrind.bin", "--tool=callgrind", f"--callgrind-out-file={out_file}",
@@ -123,7 +124,8 @@ def main():
         extra = "" if name == "baseline" else f"   adds {per_mm[name] - base:9.1f} ({(per_mm[name] - base) / base:.2%})"
         print(f"  {name:40} {per_mm[name]:10.1f}{extra}")
     # Where the added instructions run: the shim's own code, and elsewhere (PyTorch reads its
-    # environment on every torch.mm, and the shim's run has more variables in it to walk).
+    # environment on every torch.mm, and the shim's run has more variables in it to walk:
+    # LD_PRELOAD and CUBLASSPY_TRACE; the harness's CUBLASSPY_MACHINE_ROOT is in both).
     by_object = {}
     for name, shim in variants:
         longer = self_cost_by_object(results[(name, shim, 2 * calls)][0])

@@ -63,14 +63,15 @@ def variants_from(args):
     s = Scenario(args[0], args[1])
     # Without the shim, with this build's, and with each --against's (an earlier commit's
     # build), so that a change is measured against its parent in one run.
-    variants = [("baseline", s, False, None), ("trace mode", s, True, None)]
+    # The runs without the shim get the harness's variable too (Scenario.harness_env).
+    variants = [("baseline", s, False, s.harness_env()), ("trace mode", s, True, None)]
     for build in against:
         variants.append((f"trace mode, {build}'s shim", Scenario(args[0], build), True, None))
     for setting in settings:
         name, _, value = setting.partition("=")
         variants.append((f"trace mode, {setting}", s, True, {name: value}))
     if control:
-        variants.append(("control (no shim)", s, False, None))
+        variants.append(("control (no shim)", s, False, s.harness_env()))
     if disabled:
         variants.append(("shim disabled", s, True, {"CUBLASSPY_DISABLE": "1"}))
     return s, variants, args

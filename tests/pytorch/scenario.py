@@ -76,6 +76,14 @@ class Scenario:
             cmd += ["--env", f"{name}={value}"]
         return cmd + ["--cwd", self.work, "--"] + list(argv)
 
+    def harness_env(self, env=None):
+        """`env` with what the harness gives a run with the shim on the stand-in
+        (CUBLASSPY_MACHINE_ROOT), for a run without it that a benchmark compares with one: the
+        variable does nothing without the shim, and PyTorch walks the environment in each
+        torch.mm (getenv), so the two are compared with the same environment but the shim's own
+        variables."""
+        return {"CUBLASSPY_MACHINE_ROOT": self.healthy_machine(), **(env or {})}
+
     def healthy_machine(self):
         """The stand-in's healthy GPU machine, as the shim reads it through CUBLASSPY_MACHINE_ROOT
         (standin/healthy-machine, the repository being bound into the root)."""
