@@ -66,12 +66,14 @@ inline void prefetch_line_for_writing(const char* p) {
 // handle setters and a GEMM within half a microsecond, then computes for microseconds), and a
 // slot asked for one call ahead has not arrived when that call comes. The lines are the fixed
 // fields and the first 25 argument slots (kPrefetchLines: all of a handle setter's, and of any
-// GEMM with up to 25 slots, such as cublasSgemm_v2 and cublasGemmEx), and pending_error's,
-// which every GEMM clears before its real call. Each store to a line of the ring not asked for
-// ahead waits for memory (the ring is larger than the caches), and holds the stores behind it:
-// with three lines asked for, the fourth, where cublasSgemm_v2's last five arguments go, cost
-// about 1% of the PyTorch loop by itself. Chosen by measurement: docs/BENCHMARKS.md, the entries
-// "2026-12-02, a924d74", "2026-12-02, 55bf572" and "2026-12-02, 1901a5c".
+// GEMM with up to 25 slots, such as cublasSgemm_v2 and cublasGemmEx), pending_error's, which
+// every GEMM clears before its real call, and the next line's, where every GEMM clears
+// capture_id and every cuBLAS GEMM writes the handle's workspace. Each store to a line of the
+// ring not asked for ahead waits for memory (the ring is larger than the caches), and holds the
+// stores behind it: with three lines asked for, the fourth, where cublasSgemm_v2's last five
+// arguments go, cost about 1% of the PyTorch loop by itself. Chosen by measurement:
+// docs/BENCHMARKS.md, the entries "2026-12-02, a924d74", "2026-12-02, 55bf572" and
+// "2026-12-02, 1901a5c".
 constexpr uint64_t kPrefetchAhead = 4;
 constexpr size_t kPrefetchLines = 5;
 static_assert(offsetof(format::Record, args) + 25 * sizeof(uint64_t) <= 64 * kPrefetchLines);
@@ -79,7 +81,13 @@ inline void prefetch_for_writing(const format::RecordSlot* slot) {
   const char* p = reinterpret_cast<const char*>(slot);
   for (size_t line = 0; line < kPrefetchLines; ++line) prefetch_line_for_writing(p + 64 * line);
   prefetch_line_for_writing(p + offsetof(format::RecordSlot, pending_error));
+  prefetch_line_for_writing(p + offsetof(format::RecordSlot, workspace));
 }
+// pending_error ends one line, and capture_id and the workspace begin the next: two lines.
+static_assert((offsetof(format::RecordSlot, pending_error) + sizeof(int32_t) - 1) / 64 !=
+              offsetof(format::RecordSlot, workspace) / 64);
+static_assert(offsetof(format::RecordSlot, capture_id) / 64 == offsetof(format::RecordSlot, workspace) / 64);
+static_assert((offsetof(format::RecordSlot, workspace_bytes) + 7) / 64 == offsetof(format::RecordSlot, workspace) / 64);
 
 }  // namespace detail
 
