@@ -236,8 +236,7 @@ template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false
     if (unchanged) [[likely]] return ret;
     return record_setter_call<kId, Ret, kValueSlot>(kSetter, fail_value, caller, make_moments, args...);
   } else {
-    Runtime* rt = recording_runtime_set_up(ts);
-    if (rt != nullptr && rt->plain) [[likely]] {
+    if (Runtime* rt = plain_recording_runtime(ts)) [[likely]] {
       return make_moments(
           [&](auto&& before, auto&& late, auto&& invoke, auto&& after, auto&&) __attribute__((always_inline)) {
             return record_call<kId, Ret, kValueSlot, kStampedOnce, true>(ts, rt, fail_value, caller, before, late,

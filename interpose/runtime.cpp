@@ -227,7 +227,7 @@ bool open_trace(Runtime& rt) {
     g_trace_pid.store(pid);
   }
   g_trace_attempted.store(1, std::memory_order_release);
-  if (ok) g_recording.store(1, std::memory_order_release);
+  if (ok) g_recording.store(detail::recording_state(rt), std::memory_order_release);
   t_state.internal--;
   return ok;
 }
@@ -241,7 +241,7 @@ bool ensure_trace_slow(Runtime& rt) {
     if (open && !rt.writer.detached_unreported()) {
       // Checked again after: a fault that detaches the trace now clears the flag after
       // marking the notice, so one of the two stores of 0 comes last.
-      g_recording.store(1);
+      g_recording.store(detail::recording_state(rt));
       if (rt.writer.detached_unreported()) g_recording.store(0);
     }
     return open;

@@ -114,11 +114,16 @@ enum InitState : int { kUninitialized = 0, kReady = 2, kDisabled = 3 };
 extern std::atomic<int> g_init;
 extern Runtime* g_runtime;
 extern std::atomic<int> g_trace_attempted;
-// 1 while the process records into its open trace with nothing to report first: the set-up
-// done, the trace opened, no detached mapping unreported. One load for the calls' usual case,
-// where runtime() and ensure_trace() took five; cleared by a fork (in the child) and by a trace
-// detached under a fault, set again by the slow path once it has done what they ask.
+// Nonzero while the process records into its open trace with nothing to report first: the
+// set-up done, the trace opened, no detached mapping unreported. One load for the calls' usual
+// case, where runtime() and ensure_trace() took five; cleared by a fork (in the child) and by a
+// trace detached under a fault, set again by the slow path once it has done what they ask.
+// kRecordingPlain when, besides, the runtime asks for no work around a call (Runtime::plain):
+// the wrappers' inline case tests that one value, and reads no line of the Runtime for it.
+enum RecordingState : int { kNotRecording = 0, kRecording = 1, kRecordingPlain = 2 };
 extern std::atomic<int> g_recording;
+// What g_recording says once `rt` records into its open trace.
+inline RecordingState recording_state(const Runtime& rt) { return rt.plain ? kRecordingPlain : kRecording; }
 }  // namespace detail
 Runtime* runtime_slow();
 bool ensure_trace_slow(Runtime& rt);
@@ -142,19 +147,23 @@ inline bool ensure_trace(Runtime& rt) {
 // The runtime when this thread's call is to be recorded (the shim set up, the trace open, and
 // not the shim's own CUDA call); nullptr otherwise.
 Runtime* recording_runtime_slow(ThreadState& ts);
-// Its usual case alone: nullptr where recording_runtime() would take its slow path.
-inline Runtime* recording_runtime_set_up(ThreadState& ts) {
-  if (ts.internal == 0 && detail::g_recording.load(std::memory_order_acquire) != 0) [[likely]] {
+inline Runtime* recording_runtime(ThreadState& ts) {
+  if (ts.internal == 0 && detail::g_recording.load(std::memory_order_acquire) != detail::kNotRecording) [[likely]] {
+    return detail::g_runtime;
+  }
+  return recording_runtime_slow(ts);
+}
+// The wrappers' inline case: the runtime when the call is to be recorded and the runtime asks
+// for no work around it (Runtime::plain); nullptr otherwise, where recording_runtime() may still
+// give one.
+inline Runtime* plain_recording_runtime(ThreadState& ts) {
+  if (ts.internal == 0 && detail::g_recording.load(std::memory_order_acquire) == detail::kRecordingPlain) [[likely]] {
     Runtime* rt = detail::g_runtime;
     // Set before g_recording is first set, and never cleared: no test for it.
     if (rt == nullptr) __builtin_unreachable();
     return rt;
   }
   return nullptr;
-}
-inline Runtime* recording_runtime(ThreadState& ts) {
-  if (Runtime* rt = recording_runtime_set_up(ts)) [[likely]] return rt;
-  return recording_runtime_slow(ts);
 }
 
 // Whether an exec made now ends a trace of this process: the shim is set up and this process

@@ -73,13 +73,15 @@ format::RecordSlot* record_unchanged_in_flight(ThreadState& ts);
 // call's description took a dozen.
 // kInlineOnly: the wrapper's own case, which calls no function of the shim before the real one
 // (so that its arguments need no register that outlives a call): it says false where the shim
-// is not set up yet, the handle is not the thread's last, or the real function is not resolved
-// yet, and the wrapper's out-of-line path asks again without the restriction.
+// is not set up yet or not plain (plain_recording_runtime), the handle is not the thread's
+// last, or the real function is not resolved yet, and the wrapper's out-of-line path asks again
+// without the restriction.
 template <uint16_t kId, typename Ret, bool kInlineOnly, typename Probe, typename Invoke>
 [[gnu::always_inline]] inline bool call_if_unchanged(ThreadState& ts, const UnchangedSetter& setter, Probe&& probe,
                                                      Invoke&& invoke, const void* caller, Ret& ret) {
-  Runtime* rt = kInlineOnly ? recording_runtime_set_up(ts) : recording_runtime(ts);
-  if (rt == nullptr || rt->inspecting) [[unlikely]] return false;
+  // The inline case's runtime is plain, which does not inspect.
+  Runtime* rt = kInlineOnly ? plain_recording_runtime(ts) : recording_runtime(ts);
+  if (rt == nullptr || (!kInlineOnly && rt->inspecting)) [[unlikely]] return false;
   UnchangedProbe found;
   found.inline_only = kInlineOnly;
   probe(found);

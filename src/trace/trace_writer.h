@@ -297,8 +297,12 @@ class TraceWriter {
   [[gnu::cold, gnu::noinline]] void back_claim_block(ClaimCursor& cursor);
   [[gnu::cold, gnu::noinline]] void back_launch_block(LaunchCursor& cursor);
 
+  // What claim()'s inline case reads, on one line: the header (its next ticket), the ring, its
+  // mask and the generation a cursor is compared with.
   format::FileHeader* header_ = nullptr;
   format::RecordSlot* ring_ = nullptr;
+  uint64_t index_mask_ = 0;  // capacity - 1 when the capacity is a power of two (the default)
+  uint32_t generation_ = 0;  // open() calls so far: a cursor from before is stale
   char* file_base_ = nullptr;  // the mapping's start: side entries are at file offsets
   format::RecordSlot* first_failure_ = nullptr;
   FailureSiteTable failure_sites_;
@@ -314,10 +318,8 @@ class TraceWriter {
   char* process_ = nullptr;
   uint64_t capacity_ = 0;
   uint32_t function_count_ = 0;
-  uint64_t index_mask_ = 0;  // capacity - 1 when the capacity is a power of two (the default)
   uint32_t block_ = 1;       // FileHeader::claim_block
   uint32_t lag_ = 0;         // FileHeader::claim_lag
-  uint32_t generation_ = 0;  // open() calls so far: a cursor from before is stale
   uint32_t stripes_taken_ = 0;  // counter stripes 1.. handed to threads in this trace (atomic_ref)
   // Where the bytes are (file_base_ is its start). Here, at the end of the line of the fields
   // claim() reads: the shim asks detached_unreported() on every call.
