@@ -16,6 +16,12 @@ add_test(NAME bench.reader_smoke COMMAND reader_bench --benchmark_min_time=0.01 
 
 cublasspy_test_program(call_loop ${CMAKE_CURRENT_LIST_DIR}/call_loop.cpp)
 
+# The floor of any interposer of the PyTorch loop's four calls (bench_mm_lockstep.py --floor).
+add_library(forwarding_interposer SHARED ${CMAKE_CURRENT_LIST_DIR}/forwarding_interposer.cpp)
+target_link_libraries(forwarding_interposer PRIVATE cuda_headers ${CMAKE_DL_LIBS})
+target_compile_options(forwarding_interposer PRIVATE -fvisibility=hidden)
+set_target_properties(forwarding_interposer PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-programs)
+
 # The Python location's own cost (interpose/python_stack.cpp, compiled in): a process that embeds
 # CPython (libpython3-dev, scripts/setup.sh) walks real nested frames.
 find_package(Python3 REQUIRED COMPONENTS Development.Embed)

@@ -9,7 +9,7 @@ Per-process effects (where the loader put things, which pages the allocator got)
 that way: SETS sets of processes are started one after the other, and the spread of the sets'
 figures shows them.
 Usage: bench_mm_lockstep.py <repository root> <build directory> [CALLS] [ROUNDS] [SETS]
-                           [--against BUILD]... [--with NAME=VALUE]... [--control] [--disabled]
+                           [--against BUILD]... [--with NAME=VALUE]... [--control] [--disabled] [--floor]
 Defaults: 2000 calls a burst, 100 rounds, 4 sets. The options are bench_mm_loop.py's.
 --control (a second process without the shim) is the method's own floor: its ratio should be 1
 within the quartiles printed for it.

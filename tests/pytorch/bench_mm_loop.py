@@ -6,7 +6,7 @@ round ("paired"), with that ratio's quartiles. The loop is timed inside the prog
 a warm-up loop; a process's figure is the median of its loops. (Not the fastest: that would also
 leave out what the shim costs now and then, such as a page of the trace written back.)
 Usage: bench_mm_loop.py <repository root> <build directory> [CALLS] [REPETITIONS] [--against BUILD]...
-                       [--with NAME=VALUE]... [--control] [--disabled]
+                       [--with NAME=VALUE]... [--control] [--disabled] [--floor]
        bench_mm_loop.py <repository root> <build directory> CALLS --traced-once|--baseline-once
 --against BUILD adds a variant, trace mode with another build's shim, to measure a change
 against its parent in the same run (repeatable: one variant each). --with NAME=VALUE adds trace
@@ -14,11 +14,15 @@ mode with that setting (repeatable), to measure what a setting costs. --control 
 without the shim: what it "costs" is the method's own bias and noise, the floor below which a
 ratio means nothing.
 --disabled adds the shim preloaded with CUBLASSPY_DISABLE=1 (interposed, nothing recorded).
+--floor adds a preloaded library that only forwards the loop's four calls to the real functions
+(tests/bench/forwarding_interposer.cpp, built into <build>/test-programs): what interposing them
+costs at all, below which no interposer can go.
 Each round runs every variant once, in an order rotated from round to round, so that none always
 runs right after the baseline. The second form runs one process, in trace mode or without the
 shim, and nothing else, for a profiler around it (`perf record -F 8000 -- python3 tests/pytorch/bench_mm_loop.py . build 150000
 --traced-once`, then the same with --baseline-once to compare sample counts).
 """
+import os
 import statistics
 import sys
 import time
@@ -59,7 +63,8 @@ def variants_from(args):
         del args[i:i + 2]
     control = "--control" in args
     disabled = "--disabled" in args
-    args = [a for a in args if a not in ("--control", "--disabled")]
+    floor = "--floor" in args
+    args = [a for a in args if a not in ("--control", "--disabled", "--floor")]
     s = Scenario(args[0], args[1])
     # Without the shim, with this build's, and with each --against's (an earlier commit's
     # build), so that a change is measured against its parent in one run.
@@ -74,6 +79,11 @@ def variants_from(args):
         variants.append(("control (no shim)", s, False, s.harness_env()))
     if disabled:
         variants.append(("shim disabled", s, True, {"CUBLASSPY_DISABLE": "1"}))
+    if floor:
+        forwarder = os.path.join(s.build, "test-programs", "libforwarding_interposer.so")
+        if not os.path.isfile(forwarder):
+            sys.exit(f"FAIL: {forwarder} is missing: build the target forwarding_interposer")
+        variants.append(("forwarding interposer", s, False, s.harness_env({"LD_PRELOAD": forwarder})))
     return s, variants, args
 
 
