@@ -19,8 +19,13 @@
 
 namespace standin {
 
-constexpr uint64_t kCublasMagic = 0x53414c4255436e53ull;    // "SnCUBLAS"
-constexpr uint64_t kCublasLtMagic = 0x744c53414c42436eull;  // "nCBLASLt"
+// Each CUDA major's stack tags its handles with magic words of its own (the 13 stack's are
+// "SnCUBLAS" and "nCBLASLt"; the 12 stack's differ in their top byte): a handle made by the
+// other major's library, which a process holding both can pass to the wrong one, is not this
+// library's and crashes as another build's handle would in real cuBLAS.
+constexpr uint64_t kMajorTag = STANDIN_CUDA_MAJOR == 13 ? 0 : uint64_t{STANDIN_CUDA_MAJOR} << 56;
+constexpr uint64_t kCublasMagic = 0x53414c4255436e53ull ^ kMajorTag;
+constexpr uint64_t kCublasLtMagic = 0x744c53414c42436eull ^ kMajorTag;
 constexpr uint64_t kDeadMagic = 0xdeaddeaddeaddeadull;      // written by Destroy
 
 struct CublasHandle {

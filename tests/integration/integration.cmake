@@ -46,6 +46,26 @@ cublasspy_test_program(shim_constructor_user ${SHIM_IT_DIR}/programs/constructor
 target_link_libraries(shim_constructor_user PRIVATE shim_create_in_constructor)
 shim_it_unsanitized(shim_constructor_user)
 
+# A program that holds cuBLAS 12 and 13 at once: a library of its own per major, each linked
+# against that major's stand-in (found through its RUNPATH: LD_LIBRARY_PATH names the 13 stack).
+foreach(major 12 13)
+  if(major EQUAL 12)
+    set(stack standin12)
+  else()
+    set(stack standin)
+  endif()
+  add_library(shim_own_cublas${major} SHARED ${SHIM_IT_DIR}/programs/gemm_on_own_cublas.cpp)
+  target_compile_definitions(shim_own_cublas${major} PRIVATE OWN_CUBLAS_ENTRY=own_cublas${major})
+  target_link_libraries(shim_own_cublas${major} PRIVATE cuda_headers ${stack}_cublas ${stack}_cudart)
+  target_include_directories(shim_own_cublas${major} PRIVATE ${PROJECT_SOURCE_DIR}/tests/support)  # device_copy.h
+  set_target_properties(shim_own_cublas${major} PROPERTIES CXX_VISIBILITY_PRESET hidden)
+  shim_it_place(shim_own_cublas${major})
+endforeach()
+add_executable(shim_two_cublas_majors ${SHIM_IT_DIR}/programs/two_cublas_majors.cpp)
+target_link_libraries(shim_two_cublas_majors PRIVATE dl)
+add_dependencies(shim_two_cublas_majors shim_own_cublas12 shim_own_cublas13)  # loaded beside it
+shim_it_place(shim_two_cublas_majors)
+
 # --- Subjects that go around the preload ----------------------------------------------------
 # No CUDA library linked: everything through dlopen(RTLD_LOCAL) + dlsym.
 add_executable(shim_dlopen_local ${SHIM_IT_DIR}/programs/dlopen_local.cpp)
@@ -182,7 +202,7 @@ add_dependencies(shim_integration_test cublasspy shim_dlopen_local shim_runpath_
                  shim_puts_wrapper shim_say_hello shim_constructor_user shim_cudnn_unresolved
                  shim_failing_dlopen shim_gemm_without_driver shim_async_copies_driver
                  shim_async_batches_12_8 shim_counting_interposer shim_providing_interposer
-                 shim_interposed_calls)
+                 shim_interposed_calls shim_two_cublas_majors)
 foreach(p ${SHIM_IT_TOOLKIT_PROGRAMS})
   add_dependencies(shim_integration_test shim_${p})
 endforeach()

@@ -2,6 +2,7 @@
 // + dlsym (ctypes, TensorFlow, JAX), Python ctypes itself, the static CUDA runtime (driver
 // functions through cuGetProcAddress_v2), NVIDIA's own __nvcc_device_query; and a hook called
 // before main from another library's constructor.
+// And calls that reach it but must go on to one of two libraries: cuBLAS 12 and 13 in one process.
 #include <unistd.h>
 
 #include <string>
@@ -115,6 +116,38 @@ TEST_F(PreloadRoutes, HookCalledFromAnotherLibrarysConstructorBeforeMain) {
   EXPECT_EQ(gemm[0].rec().pointer_mode, 0);
   EXPECT_TRUE(gemm[0].rec().flags & format::kFlagAlphaKnown);
   EXPECT_EQ(gemm[0].rec().alpha[0], 3.0);
+}
+
+// cuBLAS 12 and 13 in one process (a library of the program links each): every call on a handle
+// reaches the library that made it, whichever was made last. The stand-ins tag their handles by
+// major, so a call routed to the other library crashes there.
+TEST_F(PreloadRoutes, TwoCublasMajorsEachHandlesCallsReachItsLibrary) {
+  ProcessResult r = run_both({program("shim_two_cublas_majors"), "3"});
+  EXPECT_NE(r.out.find("round 2 cuBLAS 12 72 cuBLAS 13 72"), std::string::npos) << r.out;
+  auto trace = open_trace(trace_path(dir_, r.pid));
+  ASSERT_TRUE(trace);
+  auto create = calls_of(*trace, "cublasCreate_v2");
+  auto gemm = calls_of(*trace, "cublasSgemm_v2");
+  ASSERT_EQ(create.size(), 2u);
+  ASSERT_EQ(gemm.size(), 6u);
+  for (const CallView& g : gemm) EXPECT_EQ(g.rec().status, 0);
+  EXPECT_NE(create[0].arg("handle"), create[1].arg("handle"));
+  // Alternating: the first GEMM is on the handle made first, not on the last one made.
+  EXPECT_EQ(gemm[0].arg("handle"), create[0].arg("handle"));
+  EXPECT_EQ(gemm[1].arg("handle"), create[1].arg("handle"));
+}
+
+// The same program with the shim disabled: the pass-through routes each call by its handle too.
+TEST_F(PreloadRoutes, TwoCublasMajorsUnderTheDisabledShim) {
+  const std::vector<std::string> argv = {program("shim_two_cublas_majors"), "3"};
+  ProcessResult plain = run_process(argv, on_standin(), isolated_in(dir_));
+  ProcessResult r = run_process(argv, traced(dir_) + on_standin() + Env{{"CUBLASSPY_DISABLE", "1"}},
+                                isolated_in(dir_));
+  ASSERT_TRUE(plain.exited_ok()) << plain.describe();
+  EXPECT_TRUE(r.exited_ok()) << r.describe();
+  EXPECT_EQ(r.out, plain.out);
+  EXPECT_NE(r.out.find("round 2 cuBLAS 12 72 cuBLAS 13 72"), std::string::npos) << r.out;
+  EXPECT_TRUE(dir_.files().empty()) << "CUBLASSPY_DISABLE=1 writes no trace";
 }
 
 }  // namespace
