@@ -97,4 +97,17 @@ template <ArgRole R = ArgRole::kNone> using OutPtr = Out<ArgKind::kPointer, R>; 
 using OutPMode = Out<ArgKind::kPointerMode>;
 using OutMMode = Out<ArgKind::kMathMode>;
 
+// A parameter's part in routing the call (which loaded library it goes to) when the shim only
+// passes calls through (intercept.h, pass_through): its tag's route(), where it has one
+// (cublas_tags.h, Handle); nothing otherwise.
+template <typename Tag, typename T>
+[[gnu::always_inline]] inline void route_arg(int& variant, T v) {
+  if constexpr (requires { Tag::route(variant, v); }) Tag::route(variant, v);
+}
+// A tag whose after() keeps what routing reads (a handle created or destroyed, in the handles'
+// registry): its hook's calls take the whole path even when the shim passes calls through, so
+// that the calls on the handle that follow are routed.
+template <typename Tag>
+inline constexpr bool kKeepsRouting = false;
+
 }  // namespace cublasspy::tags

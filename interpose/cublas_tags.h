@@ -46,6 +46,10 @@ struct Handle : Plain<ArgKind::kPointer, ArgRole::kHandle> {
       rec.math_mode = st->math_mode.load(std::memory_order_relaxed);
     }
   }
+  // The call's routing alone (arg_tags.h, route_arg): the library that created the handle.
+  template <typename T> static void route(int& variant, T v) {
+    if (HandleState* st = find_handle(thread_state(), bits(v))) variant = st->variant.load(std::memory_order_relaxed);
+  }
   // A setter's handle (unchanged_setter.h): the state its values are compared with.
   template <typename Probe, typename T> static void probe(Probe& u, T v) {
     u.state = u.inline_only ? find_last_handle(thread_state(), bits(v)) : find_handle(thread_state(), bits(v));
@@ -83,6 +87,10 @@ struct HandleDestroyed : Handle {
     if (status == 0) handles().remove(bits(v));
   }
 };
+template <Library L>
+inline constexpr bool kKeepsRouting<HandleCreatedBy<L>> = true;
+template <>
+inline constexpr bool kKeepsRouting<HandleDestroyed> = true;
 
 
 

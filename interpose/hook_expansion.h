@@ -35,6 +35,8 @@ using ::cublasspy::Role;
 #define CBS_SLOTS(type, name, tag) + ::cublasspy::tags::tag::kSlots
 #define CBS_SETS_STATE(type, name, tag) || ::cublasspy::tags::kSetsHandleState<::cublasspy::tags::tag>
 #define CBS_DERIVED(type, name, tag) + ::cublasspy::tags::tag::kDerived
+#define CBS_ROUTE(type, name, tag) ::cublasspy::tags::route_arg<::cublasspy::tags::tag>(cbs_variant, name)
+#define CBS_KEEPS_ROUTING(type, name, tag) || ::cublasspy::tags::kKeepsRouting<::cublasspy::tags::tag>
 
 // The real function's type, as the hook list spells it.
 #define CBS_REAL_TYPE(ret_, ...) ret_ (*)(CBS_MAP_COMMA(CBS_TYPE, __VA_ARGS__))
@@ -51,22 +53,26 @@ using ::cublasspy::Role;
 // given (a lambda built in the wrapper and passed out of line would be built, its captures
 // stored, before the wrapper knows which path it takes).
 // CBS_RECORD_CALL's call_ is an object of the wrapper (a loader, an exec's replacement image):
-// the real call uses it by reference.
+// the real call uses it by reference, and the call takes the whole path even when the shim
+// passes calls through (what the object does is more than the plain call).
+// kPassesThrough: when the shim passes calls through (CUBLASSPY_DISABLE=1), the call is only
+// routed and made (intercept.h), unless a tag keeps what routing reads (a handle's creation).
 #define CBS_INLINE __attribute__((always_inline))
 #define CBS_NO_REF(x)
 #define CBS_BY_REF(x) , &x
 #define CBS_RECORD_CALL(ret_, fn_, fail_, call_, ...) \
-  CBS_RECORD_CALL_CAPTURING(&, CBS_BY_REF, ret_, fn_, fail_, call_, __VA_ARGS__)
+  CBS_RECORD_CALL_CAPTURING(&, CBS_BY_REF, false, ret_, fn_, fail_, call_, __VA_ARGS__)
 // The same, the function of the arguments capturing as `capture_` says (`=` where `call_` is a
 // function, the exported wrappers: then it captures nothing) and the real call capturing call_
-// as call_ref_ says (CBS_NO_REF, CBS_BY_REF).
-#define CBS_RECORD_CALL_CAPTURING(capture_, call_ref_, ret_, fn_, fail_, call_, ...)             \
+// as call_ref_ says (CBS_NO_REF, CBS_BY_REF), and passing through where may_pass_ allows.
+#define CBS_RECORD_CALL_CAPTURING(capture_, call_ref_, may_pass_, ret_, fn_, fail_, call_, ...)  \
   constexpr int kParams = 0 CBS_MAP_SPACE(CBS_SLOTS, __VA_ARGS__);                              \
   constexpr int kDerivedSlots = 0 CBS_MAP_SEMI_PLUS(__VA_ARGS__);                               \
   static_assert(kParams + kDerivedSlots <= ::cublasspy::format::kMaxArgs);                      \
   constexpr bool kStampedOnce = false CBS_MAP_SPACE(CBS_SETS_STATE, __VA_ARGS__);               \
+  constexpr bool kPassesThrough = may_pass_ && !(false CBS_MAP_SPACE(CBS_KEEPS_ROUTING, __VA_ARGS__)); \
   return ::cublasspy::intercept<::cublasspy::FnId::k##fn_, ret_, kParams + kDerivedSlots,       \
-                               kStampedOnce>(                                                   \
+                               kStampedOnce, kPassesThrough>(                                   \
       fail_, __builtin_return_address(0),                                                       \
       [capture_](auto&& cbs_use CBS_MAP_AFTER_COMMA(CBS_PARAM, __VA_ARGS__)) CBS_INLINE {        \
         return cbs_use(                                                                         \
@@ -86,7 +92,8 @@ using ::cublasspy::Role;
               CBS_MAP_SEMI(CBS_AFTER, __VA_ARGS__)                                              \
             },                                                                                  \
             /* generic: compiled only for the setters, whose tags have probe() and state_arg() */ \
-            [=](auto& call) { CBS_MAP_SEMI(CBS_PROBE, __VA_ARGS__) });                          \
+            [=](auto& call) { CBS_MAP_SEMI(CBS_PROBE, __VA_ARGS__) },                           \
+            [=]([[maybe_unused]] int& cbs_variant) { CBS_MAP_SEMI(CBS_ROUTE, __VA_ARGS__) });   \
       },                                                                                        \
       []([[maybe_unused]] const auto& state, [[maybe_unused]] uint64_t* args) {                 \
         [[maybe_unused]] int i = 0;                                                             \
@@ -103,7 +110,7 @@ using ::cublasspy::Role;
     using Real = CBS_REAL_TYPE(ret_, __VA_ARGS__);                                              \
     static_assert(sizeof(static_cast<Real>(&::fn_)) != 0,                                       \
                   "hook_list.h prototype differs from the CUDA header: " #fn_);                 \
-    CBS_RECORD_CALL_CAPTURING(=, CBS_NO_REF, ret_, fn_, fail_, ::cublasspy::call_real<Real>, __VA_ARGS__) \
+    CBS_RECORD_CALL_CAPTURING(=, CBS_NO_REF, true, ret_, fn_, fail_, ::cublasspy::call_real<Real>, __VA_ARGS__) \
   }
 // kParams + the derived slots of every tag must fit in a record.
 #define CBS_MAP_SEMI_PLUS(...) CBS_MAP_SPACE(CBS_DERIVED, __VA_ARGS__)

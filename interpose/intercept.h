@@ -172,16 +172,46 @@ threw:
   if constexpr (!std::is_void_v<Ret>) return result;
 }
 
+// The shim passing calls through (passes_through(): CUBLASSPY_DISABLE=1): the program's call
+// routed as the recording path routes it, to the library that created its handle (route(), the
+// tags' route_arg), and made. Nothing else: no record, no description of the call, no shadow
+// state (a handle's creation and destruction, which routing reads, take the whole path:
+// tags::kKeepsRouting). At the start of the wrapper's out-of-line copy (record_general_call,
+// record_setter_call), not in the wrapper: a second out-of-line call there made the wrappers
+// keep their arguments in saved registers and frame slots for their usual case too.
+template <FnId kId, typename Ret, typename Fail, typename MakeMoments, typename... Args>
+[[gnu::always_inline]] inline Ret pass_through(Fail fail_value, MakeMoments& make_moments, Args... args) {
+  constexpr uint16_t id = static_cast<uint16_t>(kId);
+  return make_moments(
+      [&](auto&&, auto&&, auto&& invoke, auto&&, auto&&, auto&& route) __attribute__((always_inline)) -> Ret {
+        int variant = kDefaultVariant;
+        route(variant);
+        void* fn = resolved_real(id, variant);
+        if (fn == nullptr) [[unlikely]] fn = resolve_real(kHookLibraries[id], id, hook_name(id), variant);
+        if (fn == nullptr) [[unlikely]] {
+          warn_unresolved(id);
+          if constexpr (std::is_void_v<Ret>) return;
+          else return static_cast<Ret>(fail_value);
+        }
+        return invoke(fn);
+      },
+      args...);
+}
+
 // A handle setter's recorded call (one that changes a value, or failed): out of line, so that
 // the wrapper's usual case, the unchanged setter, saves no registers for it and keeps a small
 // frame. Asks first, as the wrapper did but with every slow path, whether the setter changes
-// nothing.
-template <FnId kId, typename Ret, int kValueSlot, typename Fail, typename MakeMoments, typename... Args>
+// nothing. Or only passes the call through, when the shim does.
+template <FnId kId, typename Ret, int kValueSlot, bool kPassesThrough, typename Fail, typename MakeMoments,
+          typename... Args>
 [[gnu::noinline]] Ret record_setter_call(const UnchangedSetter& setter, Fail fail_value, const void* caller,
                                          MakeMoments make_moments, Args... args) {
+  if constexpr (kPassesThrough) {
+    if (passes_through()) return pass_through<kId, Ret>(fail_value, make_moments, args...);
+  }
   ThreadState& ts = thread_state();
   return make_moments(
-      [&](auto&& before, auto&& late, auto&& invoke, auto&& after, auto&& probe) __attribute__((always_inline)) {
+      [&](auto&& before, auto&& late, auto&& invoke, auto&& after, auto&& probe, auto&&) __attribute__((always_inline)) {
         Ret ret;
         if (call_if_unchanged<static_cast<uint16_t>(kId), Ret, false>(ts, setter, probe, invoke, caller, ret)) {
           return ret;
@@ -193,13 +223,16 @@ template <FnId kId, typename Ret, int kValueSlot, typename Fail, typename MakeMo
 }
 
 // Every call but the usual one (record_call, kPlain): out of line, a copy per hook, given the
-// wrapper's arguments.
-template <FnId kId, typename Ret, int kValueSlot, bool kStampedOnce, typename Fail, typename MakeMoments,
-          typename... Args>
+// wrapper's arguments. Or only the call passed through, when the shim passes calls through.
+template <FnId kId, typename Ret, int kValueSlot, bool kStampedOnce, bool kPassesThrough, typename Fail,
+          typename MakeMoments, typename... Args>
 [[gnu::noinline]] Ret record_general_call(Fail fail_value, const void* caller, MakeMoments make_moments,
                                           Args... args) {
+  if constexpr (kPassesThrough) {
+    if (passes_through()) return pass_through<kId, Ret>(fail_value, make_moments, args...);
+  }
   return make_moments(
-      [&](auto&& before, auto&& late, auto&& invoke, auto&& after, auto&&) __attribute__((always_inline)) {
+      [&](auto&& before, auto&& late, auto&& invoke, auto&& after, auto&&, auto&&) __attribute__((always_inline)) {
         return record_call<kId, Ret, kValueSlot, kStampedOnce, false>(thread_state(), nullptr, fail_value, caller,
                                                                        before, late, invoke, after);
       },
@@ -212,11 +245,14 @@ template <FnId kId, typename Ret, int kValueSlot, bool kStampedOnce, typename Fa
 // record at all when it sets what the handle already holds (unchanged_setter.h; the moments'
 // probe reads its arguments for that, `state_args` writes them back from the handle's state for
 // the fatal-signal handler).
+// kPassesThrough: the hook may only pass its call through when the shim does (pass_through).
 // make_moments(use, args...) makes the hook's moments, the lambdas its recording is made of, and
-// returns use(before, late, invoke, after, probe): before() and late() write the arguments,
-// invoke(real) makes the real call, after(status) writes the outcome, and probe() (a setter's)
-// compares its values with the handle's.
-template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false, typename Fail, typename MakeMoments,
+// returns use(before, late, invoke, after, probe, route): before() and late() write the
+// arguments, invoke(real) makes the real call, after(status) writes the outcome, probe() (a
+// setter's) compares its values with the handle's, and route(variant) says which loaded
+// library the call goes to.
+template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false, bool kPassesThrough = false,
+          typename Fail, typename MakeMoments,
           typename StateArgs, typename... Args>
 [[gnu::always_inline]] inline Ret intercept(Fail fail_value, const void* caller, MakeMoments&& make_moments,
                                             [[maybe_unused]] StateArgs&& state_args, Args... args) {
@@ -229,22 +265,22 @@ template <FnId kId, typename Ret, int kValueSlot = -1, bool kStampedOnce = false
         id, static_cast<int (*)(const HandleState&, uint64_t*)>(std::remove_reference_t<StateArgs>{})};
     Ret ret;
     const bool unchanged = make_moments(
-        [&](auto&&, auto&&, auto&& invoke, auto&&, auto&& probe) __attribute__((always_inline)) {
+        [&](auto&&, auto&&, auto&& invoke, auto&&, auto&& probe, auto&&) __attribute__((always_inline)) {
           return call_if_unchanged<id, Ret, true>(ts, kSetter, probe, invoke, caller, ret);
         },
         args...);
     if (unchanged) [[likely]] return ret;
-    return record_setter_call<kId, Ret, kValueSlot>(kSetter, fail_value, caller, make_moments, args...);
+    return record_setter_call<kId, Ret, kValueSlot, kPassesThrough>(kSetter, fail_value, caller, make_moments, args...);
   } else {
     if (Runtime* rt = plain_recording_runtime(ts)) [[likely]] {
       return make_moments(
-          [&](auto&& before, auto&& late, auto&& invoke, auto&& after, auto&&) __attribute__((always_inline)) {
+          [&](auto&& before, auto&& late, auto&& invoke, auto&& after, auto&&, auto&&) __attribute__((always_inline)) {
             return record_call<kId, Ret, kValueSlot, kStampedOnce, true>(ts, rt, fail_value, caller, before, late,
                                                                          invoke, after);
           },
           args...);
     }
-    return record_general_call<kId, Ret, kValueSlot, kStampedOnce>(fail_value, caller, make_moments, args...);
+    return record_general_call<kId, Ret, kValueSlot, kStampedOnce, kPassesThrough>(fail_value, caller, make_moments, args...);
   }
 }
 

@@ -135,6 +135,11 @@ inline Runtime* runtime() {
   return runtime_slow();
 }
 
+// Whether the shim is a pure pass-through for good: CUBLASSPY_DISABLE=1, a set-user-ID program,
+// or a set-up that could not be made (runtime_slow). Final once said, so a relaxed load: the
+// wrappers ask it on their way past the recording path.
+inline bool passes_through() { return detail::g_init.load(std::memory_order_relaxed) == detail::kDisabled; }
+
 // Opens the trace if this process (or this forked child) has none yet; says whether there is
 // one. Cold path, but for its check.
 inline bool ensure_trace(Runtime& rt) {
