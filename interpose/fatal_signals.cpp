@@ -106,7 +106,7 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   if (sig == SIGBUS && writer != nullptr && info != nullptr && info->si_code > 0 &&
       writer->detach_on_fault(info->si_addr)) {
     // The calls take the slow path until one has reported the detached trace.
-    detail::g_recording.store(0);
+    detail::g_recording.store(detail::kNotRecording);
     errno = saved_errno;
     return;
   }

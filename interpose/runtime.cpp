@@ -30,7 +30,7 @@ Runtime* g_runtime = nullptr;  // allocated once, never freed: hooks may run dur
 // 1 once this process (or forked child) has tried to open its trace; the fork handler resets it,
 // so the call path needs no getpid() system call to notice a fork.
 constinit std::atomic<int> g_trace_attempted{0};
-constinit std::atomic<int> g_recording{0};
+constinit std::atomic<int> g_recording{kNotRecording};
 }  // namespace detail
 using detail::g_init;
 using detail::g_runtime;
@@ -88,7 +88,7 @@ void on_fork_child() {
   t_state.claim = ClaimCursor{};
   g_trace_pid.store(0);
   g_trace_attempted.store(0);
-  g_recording.store(0);
+  g_recording.store(detail::kNotRecording);
 }
 
 // pthread's own calls, which throw nothing (std::mutex::lock throws on an error code). Before
@@ -240,9 +240,9 @@ bool ensure_trace_slow(Runtime& rt) {
     const bool open = rt.writer.is_open();
     if (open && !rt.writer.detached_unreported()) {
       // Checked again after: a fault that detaches the trace now clears the flag after
-      // marking the notice, so one of the two stores of 0 comes last.
+      // marking the notice, so one of the two stores of kNotRecording comes last.
       g_recording.store(detail::recording_state(rt));
-      if (rt.writer.detached_unreported()) g_recording.store(0);
+      if (rt.writer.detached_unreported()) g_recording.store(detail::kNotRecording);
     }
     return open;
   }
