@@ -157,6 +157,7 @@ class LoadAsCaller {
     if (!shim_guarded([&] { handle = load_as(glibc, caller_, filename, flags); })) return glibc(filename, flags);
     if (handle != nullptr) {
       note_libraries_changed();  // a CUDA library, perhaps the driver: the shim's tables look again
+      note_loaded_majors();      // perhaps a second major: its calls are then routed by caller
       return handle;
     }
     // Recording why reads dlerror(), which clears it, and the program must still find it. The

@@ -85,7 +85,12 @@ template <FnId kId, typename Ret, int kValueSlot, bool kStampedOnce, bool kPlain
     outer = ts.current;
     ts.current = slot;
     void* fn = resolved_real(id, ctx.variant);
-    if (fn == nullptr) [[unlikely]] fn = resolve_real(kHookLibraries[id], id, hook_name(id), ctx.variant);
+    if (fn == nullptr) [[unlikely]] {
+      // Inlined into the wrapper (kPlain), __builtin_return_address(0) is `caller` itself: read
+      // here, no register keeps it for this cold case (as in call_if_unchanged).
+      fn = resolve_real_for(kHookLibraries[id], id, hook_name(id), ctx.variant,
+                            kPlain ? __builtin_return_address(0) : caller);
+    }
     if constexpr (std::is_void_v<Ret>) {
       if (fn != nullptr) {
         ts.depth++;
@@ -180,14 +185,15 @@ threw:
 // record_setter_call), not in the wrapper: a second out-of-line call there made the wrappers
 // keep their arguments in saved registers and frame slots for their usual case too.
 template <FnId kId, typename Ret, typename Fail, typename MakeMoments, typename... Args>
-[[gnu::always_inline]] inline Ret pass_through(Fail fail_value, MakeMoments& make_moments, Args... args) {
+[[gnu::always_inline]] inline Ret pass_through(Fail fail_value, const void* caller, MakeMoments& make_moments,
+                                               Args... args) {
   constexpr uint16_t id = static_cast<uint16_t>(kId);
   return make_moments(
       [&](auto&&, auto&&, auto&& invoke, auto&&, auto&&, auto&& route) __attribute__((always_inline)) -> Ret {
         int variant = kDefaultVariant;
         route(variant);
         void* fn = resolved_real(id, variant);
-        if (fn == nullptr) [[unlikely]] fn = resolve_real(kHookLibraries[id], id, hook_name(id), variant);
+        if (fn == nullptr) [[unlikely]] fn = resolve_real_for(kHookLibraries[id], id, hook_name(id), variant, caller);
         if (fn == nullptr) [[unlikely]] {
           warn_unresolved(id);
           if constexpr (std::is_void_v<Ret>) return;
@@ -207,7 +213,7 @@ template <FnId kId, typename Ret, int kValueSlot, bool kPassesThrough, typename 
 [[gnu::noinline]] Ret record_setter_call(const UnchangedSetter& setter, Fail fail_value, const void* caller,
                                          MakeMoments make_moments, Args... args) {
   if constexpr (kPassesThrough) {
-    if (passes_through()) return pass_through<kId, Ret>(fail_value, make_moments, args...);
+    if (passes_through()) return pass_through<kId, Ret>(fail_value, caller, make_moments, args...);
   }
   ThreadState& ts = thread_state();
   return make_moments(
@@ -229,7 +235,7 @@ template <FnId kId, typename Ret, int kValueSlot, bool kStampedOnce, bool kPasse
 [[gnu::noinline]] Ret record_general_call(Fail fail_value, const void* caller, MakeMoments make_moments,
                                           Args... args) {
   if constexpr (kPassesThrough) {
-    if (passes_through()) return pass_through<kId, Ret>(fail_value, make_moments, args...);
+    if (passes_through()) return pass_through<kId, Ret>(fail_value, caller, make_moments, args...);
   }
   return make_moments(
       [&](auto&& before, auto&& late, auto&& invoke, auto&& after, auto&&, auto&&) __attribute__((always_inline)) {

@@ -170,7 +170,7 @@ Ret record_launch(Ret fail_value, const void* caller, Fill&& fill, Invoke&& invo
   constexpr bool kGraphCall = kFamily == Family::kGraph;
   constexpr uint16_t id = static_cast<uint16_t>(kId);
   void* fn = resolved_real(id);
-  if (fn == nullptr) [[unlikely]] fn = resolve_real(hook_library(id), id, hook_name(id), kDefaultVariant);
+  if (fn == nullptr) [[unlikely]] fn = resolve_real_for(hook_library(id), id, hook_name(id), kDefaultVariant, caller);
   if (fn == nullptr) [[unlikely]] {
     warn_unresolved(id);
     return fail_value;

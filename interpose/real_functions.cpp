@@ -1,6 +1,7 @@
 #include "real_functions.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <dlfcn.h>
 #include <elf.h>
@@ -12,9 +13,10 @@
 namespace cublasspy {
 namespace detail {
 // Real addresses per variant (plus the default binding), per hook id. Plain data, zero at load.
-std::atomic<void*> g_real[kVariants + 1][format::kMaxFunctions];
+std::atomic<void*> g_real[kVariants + 2][format::kMaxFunctions];
 }  // namespace detail
 using detail::g_real;
+using detail::kCallerDefault;
 
 namespace {
 
@@ -25,6 +27,42 @@ constexpr const char* kSonames[static_cast<int>(Library::kCount)][kVariants] = {
     {"libcuda.so.1", nullptr, nullptr},
     {nullptr, nullptr, nullptr},
 };
+
+// The libraries whose calls are routed by caller (note_loaded_majors), once seen with two majors.
+std::atomic<bool> g_by_caller[static_cast<int>(Library::kCount)];
+bool routed_by_caller(Library lib) { return g_by_caller[static_cast<int>(lib)].load(std::memory_order_acquire); }
+
+// The majors of `lib` loaded now, asked of the dynamic linker by soname (never loading one).
+int majors_loaded(Library lib) {
+  int loaded = 0;
+  for (int v = 0; v < kVariants; ++v) {
+    const char* so = kSonames[static_cast<int>(lib)][v];
+    if (so == nullptr) continue;
+    if (void* h = real_dlopen(so, RTLD_LAZY | RTLD_NOLOAD)) {
+      ++loaded;
+      dlclose(h);
+    }
+  }
+  return loaded;
+}
+
+// variant_of_caller per page of the caller's code: a library's code pages are its own, and a
+// library routed by caller makes most of its calls from a few of them. Direct-mapped, one word
+// an entry (the page, and the variant + 1 in its low bits), lock-free; a collision asks again.
+struct CallerVariants {
+  std::atomic<uint64_t> entries[64];
+};
+CallerVariants g_caller_variants[static_cast<int>(Library::kCount)];
+
+int variant_for_caller(Library lib, const void* caller) {
+  const uint64_t page = reinterpret_cast<uintptr_t>(caller) & ~uint64_t{0xfff};
+  std::atomic<uint64_t>& entry = g_caller_variants[static_cast<int>(lib)].entries[(page >> 12) & 63];
+  const uint64_t seen = entry.load(std::memory_order_relaxed);
+  if (seen != 0 && (seen & ~uint64_t{0xfff}) == page) return static_cast<int>(seen & 0xfff) - 1;
+  const int variant = variant_of_caller(lib, caller);
+  entry.store(page | static_cast<uint64_t>(variant + 1), std::memory_order_relaxed);
+  return variant;
+}
 
 using DlsymFn = void* (*)(void*, const char*);
 std::atomic<DlsymFn> g_dlsym{nullptr};
@@ -150,17 +188,66 @@ using detail::g_real;
 
 void* resolve_real(Library lib, uint16_t id, const char* name, int variant) {
   if (variant < 0 || variant > kVariants) variant = kDefaultVariant;
-  void* p = g_real[variant][id].load(std::memory_order_acquire);
+  // The default of a library routed by caller has a row of its own: its default row stays empty.
+  int row = variant == kDefaultVariant && routed_by_caller(lib) ? kCallerDefault : variant;
+  void* p = g_real[row][id].load(std::memory_order_acquire);
   if (p != nullptr) return p;
+  // A function's first look-up: the libraries loaded since the last look are seen now.
+  if (lib != Library::kSystem) {
+    note_loaded_majors();
+    row = variant == kDefaultVariant && routed_by_caller(lib) ? kCallerDefault : variant;
+  }
   p = lookup(lib, variant, name);
   // A library that looks its own functions up by name (dlsym(RTLD_DEFAULT)) finds the shim's
   // hook first; calling that as "real" would recurse forever.
   if (p == hook_address(id)) p = nullptr;
   if (p == nullptr && variant != kDefaultVariant) {
-    p = g_real[kDefaultVariant][id].load(std::memory_order_acquire);
+    p = g_real[routed_by_caller(lib) ? kCallerDefault : kDefaultVariant][id].load(std::memory_order_acquire);
   }
-  if (p != nullptr) g_real[variant][id].store(p, std::memory_order_release);
+  if (p != nullptr) g_real[row][id].store(p, std::memory_order_release);
   return p;
+}
+
+namespace {
+// Objects the dynamic linker has loaded so far (dl_phdr_info::dlpi_adds, which the first
+// object's entry gives; the walk stops there), 0 where glibc does not say.
+unsigned long long objects_loaded() {
+  unsigned long long adds = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t size, void* data) -> int {
+        if (size >= offsetof(dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds) {
+          *static_cast<unsigned long long*>(data) = info->dlpi_adds;
+        }
+        return 1;
+      },
+      &adds);
+  return adds;
+}
+}  // namespace
+
+void note_loaded_majors() {
+  // Nothing loaded since the last look: nothing to see (each look asks the dynamic linker for
+  // nine sonames, and every function's first look-up asks).
+  static std::atomic<unsigned long long> looked_at{0};
+  const unsigned long long loaded = objects_loaded();
+  if (loaded != 0 && looked_at.exchange(loaded, std::memory_order_acq_rel) == loaded) return;
+  for (Library lib : {Library::kCublas, Library::kCublasLt, Library::kCudart}) {
+    if (routed_by_caller(lib) || majors_loaded(lib) < 2) continue;
+    g_by_caller[static_cast<int>(lib)].store(true, std::memory_order_release);
+    for (uint16_t id = 0; id < kHookCount; ++id) {
+      if (hook_library(id) == lib) g_real[kDefaultVariant][id].store(nullptr, std::memory_order_release);
+    }
+  }
+}
+
+void* resolve_real_for(Library lib, uint16_t id, const char* name, int variant, const void* caller) {
+  if ((variant < 0 || variant >= kVariants) && routed_by_caller(lib)) {
+    const int own = variant_for_caller(lib, caller);
+    if (own != kDefaultVariant) {
+      if (void* p = resolve_real(lib, id, name, own)) return p;
+    }
+  }
+  return resolve_real(lib, id, name, variant);
 }
 
 void* open_loaded(Library lib) {
@@ -190,6 +277,7 @@ void remember_real(Library lib, uint16_t id, void* real) {
   int variant = dladdr(real, &info) != 0 ? variant_of_path(lib, info.dli_fname) : kDefaultVariant;
   void* expected = nullptr;
   if (variant != kDefaultVariant) g_real[variant][id].compare_exchange_strong(expected, real);
+  if (routed_by_caller(lib)) return;  // its default row stays empty (note_loaded_majors)
   // The default binding stays the dynamic linker's, so that an interposer preloaded after the
   // shim keeps every call it would see without it; the remembered address serves where the
   // search order finds nothing (a library loaded RTLD_LOCAL under a file name of its own).
@@ -199,16 +287,8 @@ void remember_real(Library lib, uint16_t id, void* real) {
 }
 
 int variant_of_caller(Library lib, const void* return_address) {
-  int loaded = 0;
-  for (int v = 0; v < kVariants; ++v) {
-    const char* so = kSonames[static_cast<int>(lib)][v];
-    if (so == nullptr) continue;
-    if (void* h = real_dlopen(so, RTLD_LAZY | RTLD_NOLOAD)) {
-      ++loaded;
-      dlclose(h);
-    }
-  }
-  if (loaded < 2) return kDefaultVariant;
+  if (majors_loaded(lib) < 2) return kDefaultVariant;
+  note_loaded_majors();
   Dl_info info;
   link_map* map = nullptr;
   if (dladdr1(return_address, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0 ||

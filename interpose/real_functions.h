@@ -22,7 +22,10 @@ const char* soname(Library lib, int variant);  // nullptr past the known ones
 void* resolve_real(Library lib, uint16_t id, const char* name, int variant);
 
 namespace detail {
-extern std::atomic<void*> g_real[kVariants + 1][format::kMaxFunctions];  // resolve_real's cache
+// resolve_real's cache: a row per variant, the default binding's (kDefaultVariant), and the
+// default of a library routed by caller (kCallerDefault, below).
+inline constexpr int kCallerDefault = kVariants + 1;
+extern std::atomic<void*> g_real[kVariants + 2][format::kMaxFunctions];
 }
 // The default binding of hook `id` once resolve_real has found it, else nullptr: its usual
 // case, inline, for the launch recorder's path (tens of nanoseconds a launch).
@@ -34,6 +37,21 @@ inline void* resolved_real(uint16_t id, int variant) {
   if (variant < 0 || variant > kVariants) [[unlikely]] return nullptr;
   return detail::g_real[variant][id].load(std::memory_order_acquire);
 }
+
+// A process holding two majors of cuBLAS, cuBLASLt or the CUDA runtime at once: a call no
+// handle routes (kDefaultVariant) must reach the major its caller links, as the dynamic linker
+// binds each library's versioned references to its own, not the one it would bind an
+// unversioned reference to. From the moment two are seen loaded (note_loaded_majors), the
+// library's default row stays empty, so that each such call finds no function inline and asks
+// resolve_real_for, which routes it by its caller's DT_NEEDED (cached per page of code).
+// A process with one major pays nothing for it.
+// Asked where libraries may have changed: at the first look-up of each function, after a CUDA
+// library's dlopen, at a handle's creation. (A second major brought in as the dependency of
+// another library's dlopen is seen at the next of those.)
+void note_loaded_majors();
+// resolve_real for a call made from `caller` (a return address): routed by the caller where the
+// library is (above), otherwise as resolve_real routes it. Cold: the inline look-up found nothing.
+void* resolve_real_for(Library lib, uint16_t id, const char* name, int variant, const void* caller);
 
 // The dlsym hook saw a program look up `name` in a library handle: remember the real address,
 // filed under the variant of the library it lives in.

@@ -118,12 +118,17 @@ TEST_F(PreloadRoutes, HookCalledFromAnotherLibrarysConstructorBeforeMain) {
   EXPECT_EQ(gemm[0].rec().alpha[0], 3.0);
 }
 
-// cuBLAS 12 and 13 in one process (a library of the program links each): every call on a handle
-// reaches the library that made it, whichever was made last. The stand-ins tag their handles by
-// major, so a call routed to the other library crashes there.
+// cuBLAS 12 and 13 in one process (a library of the program links each, with its CUDA runtime):
+// every call on a handle reaches the library that made it, whichever was made last, and every
+// runtime call the runtime of the library that made it. The stand-ins tag their handles by
+// major, so a cuBLAS call routed to the other library crashes there; an error made in one
+// runtime and asked of the other (cudaGetLastError) is not found there.
+constexpr const char* kEachRuntimeKeptItsError = "runtime errors kept: cuBLAS 12's runtime 10 cuBLAS 13's runtime 10";
+
 TEST_F(PreloadRoutes, TwoCublasMajorsEachHandlesCallsReachItsLibrary) {
   ProcessResult r = run_both({program("shim_two_cublas_majors"), "3"});
   EXPECT_NE(r.out.find("round 2 cuBLAS 12 72 cuBLAS 13 72"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(kEachRuntimeKeptItsError), std::string::npos) << r.out;
   auto trace = open_trace(trace_path(dir_, r.pid));
   ASSERT_TRUE(trace);
   auto create = calls_of(*trace, "cublasCreate_v2");
@@ -137,7 +142,7 @@ TEST_F(PreloadRoutes, TwoCublasMajorsEachHandlesCallsReachItsLibrary) {
   EXPECT_EQ(gemm[1].arg("handle"), create[1].arg("handle"));
 }
 
-// The same program with the shim disabled: the pass-through routes each call by its handle too.
+// The same program with the shim disabled: the pass-through routes each call as the recording does.
 TEST_F(PreloadRoutes, TwoCublasMajorsUnderTheDisabledShim) {
   const std::vector<std::string> argv = {program("shim_two_cublas_majors"), "3"};
   ProcessResult plain = run_process(argv, on_standin(), isolated_in(dir_));
@@ -147,6 +152,7 @@ TEST_F(PreloadRoutes, TwoCublasMajorsUnderTheDisabledShim) {
   EXPECT_TRUE(r.exited_ok()) << r.describe();
   EXPECT_EQ(r.out, plain.out);
   EXPECT_NE(r.out.find("round 2 cuBLAS 12 72 cuBLAS 13 72"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(kEachRuntimeKeptItsError), std::string::npos) << r.out;
   EXPECT_TRUE(dir_.files().empty()) << "CUBLASSPY_DISABLE=1 writes no trace";
 }
 

@@ -59,6 +59,18 @@ extern "C" __attribute__((visibility("default"))) double OWN_CUBLAS_NAME(_round)
   return sum;
 }
 
+// What this library's CUDA runtime says of an error made in it: cudaStreamCreate(nullptr) fails
+// with cudaErrorInvalidValue (1), which the runtime keeps for cudaGetLastError, and clears once
+// read: 10 (1, then 0). A runtime call routed to the other major's runtime (a shim's wrapper of
+// cudaGetLastError) finds no error there. (Neither call is a tail call: a routing by return
+// address would see this library's caller instead.)
+extern "C" __attribute__((visibility("default"))) int OWN_CUBLAS_NAME(_last_error)() {
+  cudaStreamCreate(nullptr);
+  const cudaError_t kept = cudaGetLastError();
+  const cudaError_t cleared = cudaGetLastError();
+  return static_cast<int>(kept) * 10 + static_cast<int>(cleared);
+}
+
 extern "C" __attribute__((visibility("default"))) int OWN_CUBLAS_NAME(_close)(void* opened) {
   auto* own = static_cast<OwnCublas*>(opened);
   cudaFree(own->a);

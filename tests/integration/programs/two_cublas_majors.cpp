@@ -20,6 +20,7 @@ struct OwnCublas {
   void* (*open)();
   double (*round)(void*, int);
   int (*close)(void*);
+  int (*last_error)();
 };
 
 // libshim_own_cublasMAJOR.so from this program's directory.
@@ -39,7 +40,8 @@ bool load(int major, OwnCublas& own) {
   own.open = reinterpret_cast<void* (*)()>(dlsym(h, (prefix + "_open").c_str()));
   own.round = reinterpret_cast<double (*)(void*, int)>(dlsym(h, (prefix + "_round").c_str()));
   own.close = reinterpret_cast<int (*)(void*)>(dlsym(h, (prefix + "_close").c_str()));
-  return own.open != nullptr && own.round != nullptr && own.close != nullptr;
+  own.last_error = reinterpret_cast<int (*)()>(dlsym(h, (prefix + "_last_error").c_str()));
+  return own.open != nullptr && own.round != nullptr && own.close != nullptr && own.last_error != nullptr;
 }
 
 }  // namespace
@@ -59,6 +61,9 @@ int main(int argc, char** argv) {
     const double on_13 = own13.round(on13, i);
     std::printf("round %d cuBLAS 12 %g cuBLAS 13 %g\n", i, on_12, on_13);
   }
+  const int last_error_12 = own12.last_error();  // 10 each: the error stays in its own runtime
+  const int last_error_13 = own13.last_error();
+  std::printf("runtime errors kept: cuBLAS 12's runtime %d cuBLAS 13's runtime %d\n", last_error_12, last_error_13);
   std::printf("closed %d %d\n", own12.close(on12), own13.close(on13));
   return 0;
 }
