@@ -204,7 +204,15 @@ void* resolve_real(Library lib, uint16_t id, const char* name, int variant) {
   if (p == nullptr && variant != kDefaultVariant) {
     p = g_real[routed_by_caller(lib) ? kCallerDefault : kDefaultVariant][id].load(std::memory_order_acquire);
   }
-  if (p != nullptr) g_real[row][id].store(p, std::memory_order_release);
+  if (p != nullptr) {
+    // Another thread may see a second major meanwhile and empty the default row: it stays empty.
+    // Sequentially consistent, here and where the library is marked: either this thread sees
+    // the mark after its store, or that thread's emptying comes after the store.
+    g_real[row][id].store(p, std::memory_order_seq_cst);
+    if (row == kDefaultVariant && g_by_caller[static_cast<int>(lib)].load(std::memory_order_seq_cst)) {
+      g_real[row][id].store(nullptr, std::memory_order_seq_cst);
+    }
+  }
   return p;
 }
 
@@ -233,9 +241,9 @@ void note_loaded_majors() {
   if (loaded != 0 && looked_at.exchange(loaded, std::memory_order_acq_rel) == loaded) return;
   for (Library lib : {Library::kCublas, Library::kCublasLt, Library::kCudart}) {
     if (routed_by_caller(lib) || majors_loaded(lib) < 2) continue;
-    g_by_caller[static_cast<int>(lib)].store(true, std::memory_order_release);
+    g_by_caller[static_cast<int>(lib)].store(true, std::memory_order_seq_cst);  // see resolve_real
     for (uint16_t id = 0; id < kHookCount; ++id) {
-      if (hook_library(id) == lib) g_real[kDefaultVariant][id].store(nullptr, std::memory_order_release);
+      if (hook_library(id) == lib) g_real[kDefaultVariant][id].store(nullptr, std::memory_order_seq_cst);
     }
   }
 }
