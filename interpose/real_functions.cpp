@@ -31,6 +31,11 @@ constexpr const char* kSonames[static_cast<int>(Library::kCount)][kVariants] = {
 // The libraries whose calls are routed by caller (note_loaded_majors), once seen with two majors.
 std::atomic<bool> g_by_caller[static_cast<int>(Library::kCount)];
 bool routed_by_caller(Library lib) { return g_by_caller[static_cast<int>(lib)].load(std::memory_order_acquire); }
+// The row of g_real that holds `variant`'s functions of `lib`: the default of a library routed by
+// caller has a row of its own, so that its default row stays empty.
+int row_of(Library lib, int variant) {
+  return variant == kDefaultVariant && routed_by_caller(lib) ? kCallerDefault : variant;
+}
 
 // The majors of `lib` loaded now, asked of the dynamic linker by soname (never loading one).
 int majors_loaded(Library lib) {
@@ -188,21 +193,20 @@ using detail::g_real;
 
 void* resolve_real(Library lib, uint16_t id, const char* name, int variant) {
   if (variant < 0 || variant > kVariants) variant = kDefaultVariant;
-  // The default of a library routed by caller has a row of its own: its default row stays empty.
-  int row = variant == kDefaultVariant && routed_by_caller(lib) ? kCallerDefault : variant;
+  int row = row_of(lib, variant);
   void* p = g_real[row][id].load(std::memory_order_acquire);
   if (p != nullptr) return p;
   // A function's first look-up: the libraries loaded since the last look are seen now.
   if (lib != Library::kSystem) {
     note_loaded_majors();
-    row = variant == kDefaultVariant && routed_by_caller(lib) ? kCallerDefault : variant;
+    row = row_of(lib, variant);
   }
   p = lookup(lib, variant, name);
   // A library that looks its own functions up by name (dlsym(RTLD_DEFAULT)) finds the shim's
   // hook first; calling that as "real" would recurse forever.
   if (p == hook_address(id)) p = nullptr;
   if (p == nullptr && variant != kDefaultVariant) {
-    p = g_real[routed_by_caller(lib) ? kCallerDefault : kDefaultVariant][id].load(std::memory_order_acquire);
+    p = g_real[row_of(lib, kDefaultVariant)][id].load(std::memory_order_acquire);
   }
   if (p != nullptr) {
     // Another thread may see a second major meanwhile and empty the default row: it stays empty.
@@ -295,8 +299,8 @@ void remember_real(Library lib, uint16_t id, void* real) {
 }
 
 int variant_of_caller(Library lib, const void* return_address) {
-  if (majors_loaded(lib) < 2) return kDefaultVariant;
   note_loaded_majors();
+  if (!routed_by_caller(lib)) return kDefaultVariant;  // one major loaded: nothing to choose
   Dl_info info;
   link_map* map = nullptr;
   if (dladdr1(return_address, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0 ||
