@@ -13,18 +13,27 @@ import sys
 
 from scenario import Scenario, calls
 
+# Rank 1 fails only once rank 0 has its result: torchrun stops every rank as soon as one exits
+# with an error, and a rank 0 slower to import torch (a loaded machine) would be stopped before
+# its GEMM.
 RANKS = """
 import os
 import sys
+import time
 if os.environ.get("RANK") == "1":  # only this rank's stand-in fails its first cublasSgemm
     os.environ["STANDIN_FAIL"] = "cublasSgemm_v2:1:13"
 import torch
 rank = int(os.environ["RANK"])
+done = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rank0.done")
 try:
     r = torch.mm(torch.ones(64, 48).cuda(), torch.ones(48, 80).cuda()).cpu()
     print(f"rank {rank}: result {r[0, 0].item()}", flush=True)
+    open(done, "w").close()
 except RuntimeError as e:
     print(f"rank {rank}: ERROR {str(e).splitlines()[0]}", flush=True)
+    deadline = time.monotonic() + 120
+    while not os.path.exists(done) and time.monotonic() < deadline:
+        time.sleep(0.05)
     sys.exit(3)
 """
 
