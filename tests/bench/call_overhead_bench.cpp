@@ -14,6 +14,12 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <random>
 
 #include <cstdio>
 #include <cstdlib>
@@ -132,17 +138,50 @@ void launch_kernel(benchmark::State& state, const Targets& t) {
 // so that the stand-in's arithmetic stays small beside what the shim adds. The handle is
 // created through the same targets, so the shim knows it as it knows PyTorch's.
 //
-// The argument: KiB of the program's own memory each iteration writes besides (a line in 64
-// bytes), as PyTorch's dispatcher, allocator and Python objects do between two torch.mm. With
-// 0 the shim's code, data and ring lines stay in cache; with a few hundred KiB they compete
-// with the program's for it, as they do in the PyTorch loop (tests/pytorch/bench_mm_loop.py).
+// The arguments: KiB of the program's own memory each iteration writes besides (a line in 64
+// bytes), as PyTorch's dispatcher, allocator and Python objects do between two torch.mm; and
+// KiB of the program's own code it runs besides (program_code). With 0 and 0 the shim's code,
+// data and ring lines stay in cache; otherwise they compete with the program's for it, as they
+// do in the PyTorch loop (tests/pytorch/bench_mm_loop.py).
 std::vector<char>& program_memory() {
   static std::vector<char> memory(size_t{16} << 20, 1);
   return memory;
 }
 
+// KiB of the program's own code each iteration runs besides: one taken jump in each 64 bytes,
+// in a shuffled order, so that the shim's code and branches leave the instruction cache and the
+// branch predictors between two torch.mm, as PyTorch's dispatcher and interpreter make them.
+using CodeFn = void (*)();
+CodeFn program_code(size_t kib) {
+  static std::vector<std::pair<size_t, CodeFn>> made;
+  for (auto& [k, fn] : made) if (k == kib) return fn;
+  const size_t blocks = kib * 1024 / 64;
+  void* mem = mmap(nullptr, blocks * 64 + 64, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) return nullptr;
+  auto* code = static_cast<unsigned char*>(mem);
+  std::vector<size_t> order(blocks);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::shuffle(order.begin() + 1, order.end(), std::mt19937(42));
+  for (size_t i = 0; i < blocks; ++i) {
+    unsigned char* at = code + order[i] * 64;
+    const unsigned char* to = i + 1 < blocks ? code + order[i + 1] * 64 : code + blocks * 64;
+    const int32_t rel = static_cast<int32_t>(to - (at + 5));
+    at[0] = 0xe9;
+    std::memcpy(at + 1, &rel, 4);
+  }
+  code[blocks * 64] = 0xc3;
+  auto fn = reinterpret_cast<CodeFn>(mem);
+  made.emplace_back(kib, fn);
+  return fn;
+}
+
 void torch_mm_calls(benchmark::State& state, const Targets& t) {
   const size_t touched = static_cast<size_t>(state.range(0)) << 10;
+  CodeFn code = state.range(1) > 0 ? program_code(static_cast<size_t>(state.range(1))) : nullptr;
+  if (state.range(1) > 0 && code == nullptr) {
+    state.SkipWithError("cannot map the program's code (an executable anonymous mapping was refused)");
+    return;
+  }
   std::vector<char>& memory = program_memory();
   size_t offset = 0;
   cublasHandle_t handle = nullptr;
@@ -163,6 +202,7 @@ void torch_mm_calls(benchmark::State& state, const Targets& t) {
   for (auto _ : state) {
     for (size_t i = 0; i < touched; i += 64) memory[(offset + i) % memory.size()]++;
     offset = (offset + touched) % memory.size();
+    if (code != nullptr) code();
     t.set_stream(handle, nullptr);
     t.set_workspace(handle, workspace, 1 << 20);
     t.set_math_mode(handle, CUBLAS_DEFAULT_MATH);
@@ -194,9 +234,9 @@ void BM_LtMatmulPresetAlgo_Baseline(benchmark::State& s) { lt_matmul_preset(s, g
 BENCHMARK(BM_LaunchKernel_Direct)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
 BENCHMARK(BM_LaunchKernel_Shim)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
 BENCHMARK(BM_LaunchKernel_Baseline)->Threads(1)->UseRealTime();
-BENCHMARK(BM_TorchMmCalls_Direct)->Arg(0)->Arg(256)->Threads(1)->UseRealTime();
-BENCHMARK(BM_TorchMmCalls_Shim)->Arg(0)->Arg(256)->Threads(1)->UseRealTime();
-BENCHMARK(BM_TorchMmCalls_Baseline)->Arg(0)->Arg(256)->Threads(1)->UseRealTime();
+BENCHMARK(BM_TorchMmCalls_Direct)->Args({0, 0})->Args({256, 0})->Args({0, 64})->Threads(1)->UseRealTime();
+BENCHMARK(BM_TorchMmCalls_Shim)->Args({0, 0})->Args({256, 0})->Args({0, 64})->Threads(1)->UseRealTime();
+BENCHMARK(BM_TorchMmCalls_Baseline)->Args({0, 0})->Args({256, 0})->Args({0, 64})->Threads(1)->UseRealTime();
 BENCHMARK(BM_Sgemm_Direct)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_Sgemm_Shim)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_LtMatmul_Direct)->Threads(1)->Threads(2)->UseRealTime();
