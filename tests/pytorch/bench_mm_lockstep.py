@@ -6,11 +6,13 @@ round. A round's bursts run within some tens of milliseconds of each other, so t
 shared host's speed, which moves whole-process timings by more than the shim costs, is nearly the
 same for all of them. Each burst is compared with the baseline's burst of its round.
 Per-process effects (where the loader put things, which pages the allocator got) are not shared
-that way: SETS sets of processes are started one after the other, and the spread of the sets'
-figures shows them.
+that way: SETS sets of processes are started one after the other. They are what varies most, a
+set's median by about 1% either way where its bursts' median is known to 0.1%, so a run is many
+sets of a few rounds, and its figure is the mean of the sets' medians with a 95% confidence
+interval over the sets.
 Usage: bench_mm_lockstep.py <repository root> <build directory> [CALLS] [ROUNDS] [SETS]
                            [--against BUILD]... [--with NAME=VALUE]... [--control] [--disabled] [--floor]
-Defaults: 2000 calls a burst, 100 rounds, 4 sets. The options are bench_mm_loop.py's.
+Defaults: 2000 calls a burst, 30 rounds, 30 sets (some 5 minutes with two more variants). The options are bench_mm_loop.py's.
 --control (a second process without the shim) is the method's own floor: its ratio should be 1
 within the quartiles printed for it.
 """
@@ -84,11 +86,30 @@ class Worker:
             sys.exit(f"{self.name}: exit status {self.proc.returncode}: {self.stderr.read()[-500:]}")
 
 
+# Student's t at 97.5% for n - 1 degrees of freedom (n sets): a 95% confidence interval of the
+# sets' mean median. Past 30 sets, 2.0.
+T_975 = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26, 10: 2.23,
+         11: 2.20, 12: 2.18, 13: 2.16, 14: 2.14, 15: 2.13, 16: 2.12, 17: 2.11, 18: 2.10, 19: 2.09,
+         20: 2.09, 25: 2.06, 30: 2.04}
+
+
+def mean_interval(values):
+    """The mean of `values` and the half-width of its 95% confidence interval (0 for one value).
+    The sets' medians are what varies most (each set's processes have their own layout), so the
+    interval is taken over them, not over the bursts."""
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, 0.0
+    dof = len(values) - 1
+    t = T_975.get(dof) or (T_975[max(k for k in T_975 if k < dof)] if dof < 30 else 2.0)
+    return mean, t * statistics.stdev(values) / len(values) ** 0.5
+
+
 def main():
     s, variants, args = variants_from(sys.argv[1:])
     calls = int(args[2]) if len(args) > 2 else 2000
-    rounds = int(args[3]) if len(args) > 3 else 100
-    sets = int(args[4]) if len(args) > 4 else 4
+    rounds = int(args[3]) if len(args) > 3 else 30
+    sets = int(args[4]) if len(args) > 4 else 30
     cpus = sorted(os.sched_getaffinity(0))
     # The workers share the last CPU; the driver, which mostly waits, keeps the others.
     if len(cpus) > 1:
@@ -127,6 +148,8 @@ def main():
               f"ratio of totals {totals[name] / totals['baseline']:.4f}, sets' medians "
               + " ".join(f"{m:.4f}" for m in set_medians[name])
               + f" ({(totals[name] - totals['baseline']) / (rounds * sets * calls) * 1e9:+.0f} ns per call)")
+        mean, half = mean_interval(set_medians[name])
+        print(f"{name}: sets' mean {mean:.4f} +- {half:.4f} (95% confidence, {sets} sets)")
 
 
 if __name__ == "__main__":
