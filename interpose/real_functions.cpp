@@ -221,19 +221,39 @@ void* resolve_real(Library lib, uint16_t id, const char* name, int variant) {
 }
 
 namespace {
-// Objects the dynamic linker has loaded so far (dl_phdr_info::dlpi_adds, which the first
-// object's entry gives; the walk stops there), 0 where glibc does not say.
-unsigned long long objects_loaded() {
+// What the dynamic linker has loaded and unloaded so far (dl_phdr_info::dlpi_adds and
+// dlpi_subs, which the first object's entry gives; the walk stops there), zeros where glibc does
+// not say.
+struct LoaderCounts {
   unsigned long long adds = 0;
+  unsigned long long subs = 0;
+};
+LoaderCounts loader_counts() {
+  LoaderCounts counts;
   dl_iterate_phdr(
       [](dl_phdr_info* info, size_t size, void* data) -> int {
-        if (size >= offsetof(dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds) {
-          *static_cast<unsigned long long*>(data) = info->dlpi_adds;
+        if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+          *static_cast<LoaderCounts*>(data) = {info->dlpi_adds, info->dlpi_subs};
         }
         return 1;
       },
-      &adds);
-  return adds;
+      &counts);
+  return counts;
+}
+
+// An object was unloaded: any real function found so far may have been in it (a program that
+// closed the last library using cuBLAS unloads cuBLAS too), and a library loaded since may sit
+// at its addresses, or the same library at others. Every CUDA function is looked up again at
+// its next call, and every caller's page asked again. (libc's, the loader's, stay.)
+void forget_real_functions() {
+  for (auto& row : g_real) {
+    for (uint16_t id = 0; id < kHookCount; ++id) {
+      if (hook_library(id) != Library::kSystem) row[id].store(nullptr, std::memory_order_seq_cst);
+    }
+  }
+  for (CallerVariants& cache : g_caller_variants) {
+    for (std::atomic<uint64_t>& entry : cache.entries) entry.store(0, std::memory_order_relaxed);
+  }
 }
 }  // namespace
 
@@ -241,8 +261,12 @@ void note_loaded_majors() {
   // Nothing loaded since the last look: nothing to see (each look asks the dynamic linker for
   // nine sonames, and every function's first look-up asks).
   static std::atomic<unsigned long long> looked_at{0};
-  const unsigned long long loaded = objects_loaded();
-  if (loaded != 0 && looked_at.exchange(loaded, std::memory_order_acq_rel) == loaded) return;
+  static std::atomic<unsigned long long> unloads_seen{0};
+  const LoaderCounts now = loader_counts();
+  if (now.subs != 0 && unloads_seen.exchange(now.subs, std::memory_order_acq_rel) != now.subs) {
+    forget_real_functions();
+  }
+  if (now.adds != 0 && looked_at.exchange(now.adds, std::memory_order_acq_rel) == now.adds) return;
   for (Library lib : {Library::kCublas, Library::kCublasLt, Library::kCudart}) {
     if (routed_by_caller(lib) || majors_loaded(lib) < 2) continue;
     g_by_caller[static_cast<int>(lib)].store(true, std::memory_order_seq_cst);  // see resolve_real

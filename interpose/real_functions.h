@@ -47,7 +47,9 @@ inline void* resolved_real(uint16_t id, int variant) {
 // A process with one major pays nothing for it.
 // Asked where libraries may have changed: at the first look-up of each function, after a CUDA
 // library's dlopen, at a handle's creation. (A second major brought in as the dependency of
-// another library's dlopen is seen at the next of those.)
+// another library's dlopen is seen at the next of those.) When an object was unloaded since the
+// last look, every CUDA function found so far is forgotten, to be looked up again at its next
+// call: the library it was in may be gone, and another, or the same one, loaded at its place.
 void note_loaded_majors();
 // resolve_real for a call made from `caller` (a return address): routed by the caller where the
 // library is (above), otherwise as resolve_real routes it. Cold: the inline look-up found nothing.

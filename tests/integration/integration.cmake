@@ -65,6 +65,10 @@ add_executable(shim_two_cublas_majors ${SHIM_IT_DIR}/programs/two_cublas_majors.
 target_link_libraries(shim_two_cublas_majors PRIVATE dl)
 add_dependencies(shim_two_cublas_majors shim_own_cublas12 shim_own_cublas13)  # loaded beside it
 shim_it_place(shim_two_cublas_majors)
+add_executable(shim_reload_cublas ${SHIM_IT_DIR}/programs/reload_cublas.cpp)
+target_link_libraries(shim_reload_cublas PRIVATE dl)
+add_dependencies(shim_reload_cublas shim_own_cublas12 shim_own_cublas13)  # loaded beside it
+shim_it_place(shim_reload_cublas)
 
 # --- Subjects that go around the preload ----------------------------------------------------
 # No CUDA library linked: everything through dlopen(RTLD_LOCAL) + dlsym.

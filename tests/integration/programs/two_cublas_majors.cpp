@@ -6,50 +6,15 @@
 // does not depend on a shim.
 //
 //   two_cublas_majors ROUNDS
-#include <dlfcn.h>
-#include <unistd.h>
-
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 
-namespace {
-
-struct OwnCublas {
-  void* (*open)();
-  double (*round)(void*, int);
-  int (*close)(void*);
-  int (*last_error)();
-};
-
-// libshim_own_cublasMAJOR.so from this program's directory.
-bool load(int major, OwnCublas& own) {
-  char self[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return false;
-  std::string dir(self, static_cast<size_t>(n));
-  dir.resize(dir.rfind('/') + 1);
-  const std::string lib = dir + "libshim_own_cublas" + std::to_string(major) + ".so";
-  void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (h == nullptr) {
-    std::printf("%s\n", dlerror());
-    return false;
-  }
-  const std::string prefix = "own_cublas" + std::to_string(major);
-  own.open = reinterpret_cast<void* (*)()>(dlsym(h, (prefix + "_open").c_str()));
-  own.round = reinterpret_cast<double (*)(void*, int)>(dlsym(h, (prefix + "_round").c_str()));
-  own.close = reinterpret_cast<int (*)(void*)>(dlsym(h, (prefix + "_close").c_str()));
-  own.last_error = reinterpret_cast<int (*)()>(dlsym(h, (prefix + "_last_error").c_str()));
-  return own.open != nullptr && own.round != nullptr && own.close != nullptr && own.last_error != nullptr;
-}
-
-}  // namespace
+#include "own_cublas_library.h"
 
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 2;
   OwnCublas own12{}, own13{};
-  if (!load(12, own12) || !load(13, own13)) return 4;
+  if (!load_own_cublas(12, own12) || !load_own_cublas(13, own13)) return 4;
   void* on12 = own12.open();
   void* on13 = own13.open();
   if (on12 == nullptr || on13 == nullptr) {
