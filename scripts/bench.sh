@@ -61,8 +61,9 @@ LD_LIBRARY_PATH="$build/standin" CUBLASSPY_SHIM="$shim" CUBLASSPY_TRACE="$tmp/b-
 
 # 5. Real PyTorch (needs the root, scripts/pytorch-root.sh, and the standin12 target): a loop
 #    of small torch.mm on the CUDA 12 stand-in, with and without the shim. The lockstep run is
-#    the one that resolves a 2% goal on a shared host (docs/BENCHMARKS.md, "2026-12-02, 1901a5c").
+#    the one that resolves a 2% goal on a shared host (docs/BENCHMARKS.md, "2026-12-02, 1901a5c"),
+#    to about 0.3% with its default 30 sets ("2026-12-07, 0971f00").
 if [ -f "${CUBLASSPY_PYTORCH_ROOT:-/var/cache/cublasspy/pytorch-root}/.cublasspy-root-complete" ]; then
   python3 "$here/tests/pytorch/bench_mm_loop.py" "$here" "$build" 20000 5
-  python3 "$here/tests/pytorch/bench_mm_lockstep.py" "$here" "$build" 2000 100 4 --control
+  python3 "$here/tests/pytorch/bench_mm_lockstep.py" "$here" "$build" --control
 fi
