@@ -201,6 +201,9 @@ extern const HookInfo kLoaderHooks[] = {CUBLASSPY_LOADER_HOOKS(CBS_HOOK_INFO)};
 
 extern "C" int cublasspy_dlopen_wanted(const char* name) {
   if (name == nullptr || cublasspy::thread_state().internal) return 0;
+  // Before any library is loaded (most are glibc's alone, jumped to): one loaded again after an
+  // unload must not be called at its old addresses.
+  cublasspy::note_unloads();
   const char* base = std::strrchr(name, '/');
   base = base ? base + 1 : name;
   for (const char* prefix : {"libcuda.so", "libcudart.so", "libcublas.so", "libcublasLt.so",

@@ -255,17 +255,23 @@ void forget_real_functions() {
     for (std::atomic<uint64_t>& entry : cache.entries) entry.store(0, std::memory_order_relaxed);
   }
 }
+
+void forget_if_unloaded(const LoaderCounts& now) {
+  static std::atomic<unsigned long long> unloads_seen{0};
+  if (now.subs != 0 && unloads_seen.exchange(now.subs, std::memory_order_acq_rel) != now.subs) {
+    forget_real_functions();
+  }
+}
 }  // namespace
+
+void note_unloads() { forget_if_unloaded(loader_counts()); }
 
 void note_loaded_majors() {
   // Nothing loaded since the last look: nothing to see (each look asks the dynamic linker for
   // nine sonames, and every function's first look-up asks).
   static std::atomic<unsigned long long> looked_at{0};
-  static std::atomic<unsigned long long> unloads_seen{0};
   const LoaderCounts now = loader_counts();
-  if (now.subs != 0 && unloads_seen.exchange(now.subs, std::memory_order_acq_rel) != now.subs) {
-    forget_real_functions();
-  }
+  forget_if_unloaded(now);
   if (now.adds != 0 && looked_at.exchange(now.adds, std::memory_order_acq_rel) == now.adds) return;
   for (Library lib : {Library::kCublas, Library::kCublasLt, Library::kCudart}) {
     if (routed_by_caller(lib) || majors_loaded(lib) < 2) continue;

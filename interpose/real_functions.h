@@ -47,10 +47,13 @@ inline void* resolved_real(uint16_t id, int variant) {
 // A process with one major pays nothing for it.
 // Asked where libraries may have changed: at the first look-up of each function, after a CUDA
 // library's dlopen, at a handle's creation. (A second major brought in as the dependency of
-// another library's dlopen is seen at the next of those.) When an object was unloaded since the
-// last look, every CUDA function found so far is forgotten, to be looked up again at its next
-// call: the library it was in may be gone, and another, or the same one, loaded at its place.
+// another library's dlopen is seen at the next of those.) Sees unloads first (note_unloads).
 void note_loaded_majors();
+// When an object was unloaded since the last look, every CUDA function found so far is
+// forgotten, to be looked up again at its next call: the library it was in may be gone, and
+// another, or the same one, loaded at its place. Asked before every dlopen the program makes (a
+// library unloaded can only come back through one), and by note_loaded_majors.
+void note_unloads();
 // resolve_real for a call made from `caller` (a return address): routed by the caller where the
 // library is (above), otherwise as resolve_real routes it. Cold: the inline look-up found nothing.
 void* resolve_real_for(Library lib, uint16_t id, const char* name, int variant, const void* caller);
