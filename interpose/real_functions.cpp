@@ -7,6 +7,7 @@
 #include <elf.h>
 #include <link.h>
 
+#include "found_objects.h"
 #include "hook_table.h"
 #include "trace/trace_format.h"
 
@@ -213,6 +214,7 @@ void* resolve_real(Library lib, uint16_t id, const char* name, int variant) {
     // Sequentially consistent, here and where the library is marked: either this thread sees
     // the mark after its store, or that thread's emptying comes after the store.
     g_real[row][id].store(p, std::memory_order_seq_cst);
+    note_found_in(p);  // after the store: see found_objects_gone
     if (row == kDefaultVariant && g_by_caller[static_cast<int>(lib)].load(std::memory_order_seq_cst)) {
       g_real[row][id].store(nullptr, std::memory_order_seq_cst);
     }
@@ -244,11 +246,13 @@ LoaderCounts loader_counts() {
 // An object was unloaded: any real function found so far may have been in it (a program that
 // closed the last library using cuBLAS unloads cuBLAS too), and a library loaded since may sit
 // at its addresses, or the same library at others. Every CUDA function is looked up again at
-// its next call, and every caller's page asked again. (libc's, the loader's, stay.)
+// its next call, and every caller's page asked again. (libc's, the loader's, stay.) Plain
+// stores: a thread that reads an entry as it is emptied calls what it would have called a
+// moment before, as it would without the shim.
 void forget_real_functions() {
   for (auto& row : g_real) {
     for (uint16_t id = 0; id < kHookCount; ++id) {
-      if (hook_library(id) != Library::kSystem) row[id].store(nullptr, std::memory_order_seq_cst);
+      if (hook_library(id) != Library::kSystem) row[id].store(nullptr, std::memory_order_release);
     }
   }
   for (CallerVariants& cache : g_caller_variants) {
@@ -258,9 +262,10 @@ void forget_real_functions() {
 
 void forget_if_unloaded(const LoaderCounts& now) {
   static std::atomic<unsigned long long> unloads_seen{0};
-  if (now.subs != 0 && unloads_seen.exchange(now.subs, std::memory_order_acq_rel) != now.subs) {
-    forget_real_functions();
-  }
+  if (now.subs == 0 || unloads_seen.exchange(now.subs, std::memory_order_acq_rel) == now.subs) return;
+  // Only when an object of the functions found went (found_objects.h): a program that loads and
+  // closes libraries of its own keeps its CUDA functions found.
+  if (found_objects_gone()) forget_real_functions();
 }
 }  // namespace
 
@@ -318,14 +323,14 @@ void remember_real(Library lib, uint16_t id, void* real) {
   Dl_info info;
   int variant = dladdr(real, &info) != 0 ? variant_of_path(lib, info.dli_fname) : kDefaultVariant;
   void* expected = nullptr;
-  if (variant != kDefaultVariant) g_real[variant][id].compare_exchange_strong(expected, real);
+  if (variant != kDefaultVariant && g_real[variant][id].compare_exchange_strong(expected, real)) note_found_in(real);
   if (routed_by_caller(lib)) return;  // its default row stays empty (note_loaded_majors)
   // The default binding stays the dynamic linker's, so that an interposer preloaded after the
   // shim keeps every call it would see without it; the remembered address serves where the
   // search order finds nothing (a library loaded RTLD_LOCAL under a file name of its own).
   if (resolve_real(lib, id, hook_name(id), kDefaultVariant) != nullptr) return;
   expected = nullptr;
-  g_real[kDefaultVariant][id].compare_exchange_strong(expected, real);
+  if (g_real[kDefaultVariant][id].compare_exchange_strong(expected, real)) note_found_in(real);
 }
 
 int variant_of_caller(Library lib, const void* return_address) {
