@@ -288,6 +288,10 @@ void note_loaded_majors() {
 }
 
 void* resolve_real_for(Library lib, uint16_t id, const char* name, int variant, const void* caller) {
+  // A function not found yet, or a library not routed by caller: the libraries loaded since the
+  // last look are seen before this call is routed, so that a second major loaded meanwhile
+  // routes it too, not only the calls after it.
+  if (lib != Library::kSystem && !routed_by_caller(lib)) note_loaded_majors();
   if ((variant < 0 || variant >= kVariants) && routed_by_caller(lib)) {
     const int own = variant_for_caller(lib, caller);
     if (own != kDefaultVariant) {

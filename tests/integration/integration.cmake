@@ -69,6 +69,10 @@ add_executable(shim_reload_cublas ${SHIM_IT_DIR}/programs/reload_cublas.cpp)
 target_link_libraries(shim_reload_cublas PRIVATE dl)
 add_dependencies(shim_reload_cublas shim_own_cublas12 shim_own_cublas13)  # loaded beside it
 shim_it_place(shim_reload_cublas)
+add_executable(shim_second_major_late ${SHIM_IT_DIR}/programs/second_major_late.cpp)
+target_link_libraries(shim_second_major_late PRIVATE dl)
+add_dependencies(shim_second_major_late shim_own_cublas12 shim_own_cublas13)  # loaded beside it
+shim_it_place(shim_second_major_late)
 
 # --- Subjects that go around the preload ----------------------------------------------------
 # No CUDA library linked: everything through dlopen(RTLD_LOCAL) + dlsym.

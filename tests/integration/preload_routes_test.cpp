@@ -181,5 +181,16 @@ TEST_F(PreloadRoutes, CublasUnloadedAndLoadedAgain) {
   }
 }
 
+// A second major loaded beside the first by a plug-in's own dlopen, which the shim does not
+// follow: the first library's first call of a runtime function it never called before still
+// reaches its own runtime. (The shim looked at the loaded libraries only after choosing where
+// that call went, and sent it to the newer major.)
+TEST_F(PreloadRoutes, SecondMajorLoadedLateFirstCallReachesItsRuntime) {
+  ProcessResult r = run_both({program("shim_second_major_late")});
+  EXPECT_NE(r.out.find("cuBLAS 12's runtime before 13 was loaded 10, after 11; cuBLAS 13's runtime 11"),
+            std::string::npos)
+      << r.out;
+}
+
 }  // namespace
 }  // namespace cublasspy::integration

@@ -71,6 +71,16 @@ extern "C" __attribute__((visibility("default"))) int OWN_CUBLAS_NAME(_last_erro
   return static_cast<int>(kept) * 10 + static_cast<int>(cleared);
 }
 
+// The same through cudaPeekAtLastError, which leaves the error where it is: 11 (1 peeked, then
+// 1 read and cleared), for a program whose first cudaPeekAtLastError comes after a second major
+// was loaded.
+extern "C" __attribute__((visibility("default"))) int OWN_CUBLAS_NAME(_peek_error)() {
+  cudaStreamCreate(nullptr);
+  const cudaError_t peeked = cudaPeekAtLastError();
+  const cudaError_t kept = cudaGetLastError();
+  return static_cast<int>(peeked) * 10 + static_cast<int>(kept);
+}
+
 extern "C" __attribute__((visibility("default"))) int OWN_CUBLAS_NAME(_close)(void* opened) {
   auto* own = static_cast<OwnCublas*>(opened);
   cudaFree(own->a);

@@ -16,6 +16,7 @@ struct OwnCublas {
   double (*round)(void*, int) = nullptr;
   int (*close)(void*) = nullptr;
   int (*last_error)() = nullptr;
+  int (*peek_error)() = nullptr;
 };
 
 // Loads libshim_own_cublasMAJOR.so and finds its entry points; prints dlerror() when it cannot.
@@ -37,5 +38,7 @@ inline bool load_own_cublas(int major, OwnCublas& own) {
   own.round = reinterpret_cast<double (*)(void*, int)>(dlsym(h, (prefix + "_round").c_str()));
   own.close = reinterpret_cast<int (*)(void*)>(dlsym(h, (prefix + "_close").c_str()));
   own.last_error = reinterpret_cast<int (*)()>(dlsym(h, (prefix + "_last_error").c_str()));
-  return own.open != nullptr && own.round != nullptr && own.close != nullptr && own.last_error != nullptr;
+  own.peek_error = reinterpret_cast<int (*)()>(dlsym(h, (prefix + "_peek_error").c_str()));
+  return own.open != nullptr && own.round != nullptr && own.close != nullptr && own.last_error != nullptr &&
+         own.peek_error != nullptr;
 }
