@@ -8,6 +8,8 @@
 // their own, to glibc for RTLD_NEXT and to the C++ part for everything else.
 #include <dlfcn.h>
 
+#include <atomic>
+
 #include "hook_table.h"
 #include "real_functions.h"
 #include "runtime.h"
@@ -53,8 +55,22 @@ extern "C" void* cublasspy_glibc_dlsym() {
   return fn;
 }
 
+namespace {
+// A library handle not looked up on before: a library just loaded, perhaps by a dlopen of its
+// own name (glibc's alone: dlopen_hook.cpp), whose dependencies may bring a second CUDA major
+// (a Python extension that links its own runtime, looked up for its PyInit_ right after). The
+// loaded libraries are looked at once per new handle, before any call of the library's.
+void note_handle_looked_up(void* handle) {
+  static std::atomic<void*> last{nullptr};
+  if (handle == RTLD_DEFAULT || last.load(std::memory_order_relaxed) == handle) return;
+  last.store(handle, std::memory_order_relaxed);
+  cublasspy::note_loaded_majors();
+}
+}  // namespace
+
 extern "C" void* cublasspy_dlsym_impl(void* handle, const char* name) {
   using namespace cublasspy;
+  if (!thread_state().internal) note_handle_looked_up(handle);
   void* real = real_dlsym(handle, name);
   if (real == nullptr || name == nullptr || name[0] != 'c' || name[1] != 'u') return real;
   if (thread_state().internal) return real;

@@ -46,8 +46,9 @@ inline void* resolved_real(uint16_t id, int variant) {
 // resolve_real_for, which routes it by its caller's DT_NEEDED (cached per page of code).
 // A process with one major pays nothing for it.
 // Asked where libraries may have changed: at the first look-up of each function, after a CUDA
-// library's dlopen, at a handle's creation. (A second major brought in as the dependency of
-// another library's dlopen is seen at the next of those.) Sees unloads first (note_unloads).
+// library's dlopen, at a handle's creation, at the first dlsym on a library handle (a second
+// major brought in as the dependency of another library's dlopen, which goes to glibc alone, is
+// seen at the next of those). Sees unloads first (note_unloads).
 void note_loaded_majors();
 // When an object was unloaded since the last look, every CUDA function found so far is
 // forgotten, to be looked up again at its next call: the library it was in may be gone, and

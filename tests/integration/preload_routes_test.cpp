@@ -182,13 +182,20 @@ TEST_F(PreloadRoutes, CublasUnloadedAndLoadedAgain) {
 }
 
 // A second major loaded beside the first by a plug-in's own dlopen, which the shim does not
-// follow: the first library's first call of a runtime function it never called before still
-// reaches its own runtime. (The shim looked at the loaded libraries only after choosing where
-// that call went, and sent it to the newer major.)
+// follow. Looked up on its handle: seen at that look-up, before the plug-in's first runtime
+// call (a function the first library called before, whose default binding was the first
+// major's). Found by name alone: the first call of a runtime function nobody called before
+// still reaches the caller's own runtime (the shim looked at the loaded libraries only after
+// choosing where that call went, and sent it to the newer major).
+TEST_F(PreloadRoutes, SecondMajorLoadedLateSeenAtItsLookUp) {
+  ProcessResult r = run_both({program("shim_second_major_late"), "local"});
+  EXPECT_NE(r.out.find("before 13 was loaded 10; cuBLAS 13's runtime first 10; then 11 and 11"), std::string::npos)
+      << r.out;
+}
+
 TEST_F(PreloadRoutes, SecondMajorLoadedLateFirstCallReachesItsRuntime) {
-  ProcessResult r = run_both({program("shim_second_major_late")});
-  EXPECT_NE(r.out.find("cuBLAS 12's runtime before 13 was loaded 10, after 11; cuBLAS 13's runtime 11"),
-            std::string::npos)
+  ProcessResult r = run_both({program("shim_second_major_late"), "global"});
+  EXPECT_NE(r.out.find("before 13 was loaded 10; cuBLAS 13's runtime first 0; then 11 and 11"), std::string::npos)
       << r.out;
 }
 
