@@ -38,54 +38,6 @@ int row_of(Library lib, int variant) {
   return variant == kDefaultVariant && routed_by_caller(lib) ? kCallerDefault : variant;
 }
 
-int variant_of_path(Library lib, const char* path);
-
-// An object's DT_SONAME, from its dynamic section; nullptr without one. The dynamic linker
-// relocates the section's addresses in place, except where it is read-only (the vDSO's): an
-// address below the object's base is still relative to it.
-const char* soname_of(const dl_phdr_info* info) {
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    if (info->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
-    const auto* dyn = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-    const char* strtab = nullptr;
-    ElfW(Xword) soname = 0;
-    bool has_soname = false;
-    for (const ElfW(Dyn)* d = dyn; d->d_tag != DT_NULL; ++d) {
-      if (d->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(d->d_un.d_ptr);
-      if (d->d_tag == DT_SONAME) {
-        soname = d->d_un.d_val;
-        has_soname = true;
-      }
-    }
-    if (strtab == nullptr || !has_soname) return nullptr;
-    if (reinterpret_cast<ElfW(Addr)>(strtab) < info->dlpi_addr) strtab += info->dlpi_addr;
-    return strtab + soname;
-  }
-  return nullptr;
-}
-
-// The majors of `lib` loaded now: the loaded objects whose file name or soname is one of its
-// majors' sonames. One walk of the loaded objects; never loading one, nor searching the library
-// path (as dlopen(RTLD_NOLOAD) of a soname not loaded does, some 6 µs each).
-int majors_loaded(Library lib) {
-  struct Seen {
-    Library lib;
-    bool major[kVariants];
-  } seen{lib, {}};
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* data) -> int {
-        auto* seen = static_cast<Seen*>(data);
-        int v = variant_of_path(seen->lib, info->dlpi_name);
-        if (v == kDefaultVariant) v = variant_of_path(seen->lib, soname_of(info));
-        if (v != kDefaultVariant) seen->major[v] = true;
-        return 0;
-      },
-      &seen);
-  int loaded = 0;
-  for (bool m : seen.major) loaded += m ? 1 : 0;
-  return loaded;
-}
-
 // variant_of_caller per page of the caller's code: a library's code pages are its own, and a
 // library routed by caller makes most of its calls from a few of them. Direct-mapped, one word
 // an entry (the page, and the variant + 1 in its low bits), lock-free; a collision asks again.
@@ -117,6 +69,54 @@ int variant_of_path(Library lib, const char* path) {
     if (so && std::strncmp(base, so, std::strlen(so)) == 0) return v;
   }
   return kDefaultVariant;
+}
+
+// An object's dynamic string table, from its dynamic section `dyn` (loaded at `base`). The
+// dynamic linker relocates the section's addresses in place, except where it is read-only (the
+// vDSO's): an address below the object's base is still relative to it.
+const char* string_table(const ElfW(Dyn)* dyn, ElfW(Addr) base) {
+  for (const ElfW(Dyn)* d = dyn; d->d_tag != DT_NULL; ++d) {
+    if (d->d_tag != DT_STRTAB) continue;
+    const ElfW(Addr) at = d->d_un.d_ptr;
+    return reinterpret_cast<const char*>(at < base ? at + base : at);
+  }
+  return nullptr;
+}
+
+// An object's DT_SONAME; nullptr without one.
+const char* soname_of(const dl_phdr_info* info) {
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    if (info->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
+    const auto* dyn = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    const char* strtab = string_table(dyn, info->dlpi_addr);
+    for (const ElfW(Dyn)* d = dyn; strtab != nullptr && d->d_tag != DT_NULL; ++d) {
+      if (d->d_tag == DT_SONAME) return strtab + d->d_un.d_val;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+// The majors of `lib` loaded now: the loaded objects whose file name or soname is one of its
+// majors' sonames. One walk of the loaded objects; never loading one, nor searching the library
+// path (as dlopen(RTLD_NOLOAD) of a soname not loaded does, some 6 µs each).
+int majors_loaded(Library lib) {
+  struct Seen {
+    Library lib;
+    bool major[kVariants];
+  } seen{lib, {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        auto* seen = static_cast<Seen*>(data);
+        int v = variant_of_path(seen->lib, info->dlpi_name);
+        if (v == kDefaultVariant) v = variant_of_path(seen->lib, soname_of(info));
+        if (v != kDefaultVariant) seen->major[v] = true;
+        return 0;
+      },
+      &seen);
+  int loaded = 0;
+  for (bool m : seen.major) loaded += m ? 1 : 0;
+  return loaded;
 }
 
 // The dl_iterate_phdr fallback: the first loaded object whose file name starts like the
@@ -380,10 +380,7 @@ int variant_of_caller(Library lib, const void* return_address) {
       map == nullptr || map->l_ld == nullptr) {
     return kDefaultVariant;
   }
-  const char* strtab = nullptr;
-  for (const ElfW(Dyn)* d = map->l_ld; d->d_tag != DT_NULL; ++d) {
-    if (d->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(d->d_un.d_ptr);
-  }
+  const char* strtab = string_table(map->l_ld, map->l_addr);
   if (strtab == nullptr) return kDefaultVariant;
   for (const ElfW(Dyn)* d = map->l_ld; d->d_tag != DT_NULL; ++d) {
     if (d->d_tag != DT_NEEDED) continue;
