@@ -14,7 +14,7 @@ using namespace format;
 using writer_internal::atom;
 using writer_internal::take_private_copy;
 
-void TraceWriter::refill_claim_cursor(ClaimCursor& cursor) {
+bool TraceWriter::refill_claim_cursor(ClaimCursor& cursor) {
   // A new block when this one is used up, was taken for an earlier trace, or has fallen more
   // than the lag behind the tickets other threads took meanwhile: records then stay within
   // claim_lag + claim_block slots of their start-time order, the window a reader sorts in.
@@ -22,7 +22,7 @@ void TraceWriter::refill_claim_cursor(ClaimCursor& cursor) {
   // starts again from a single slot, so a thread that calls rarely leaves few slots unused
   // behind it.
   const bool current = cursor.generation == generation_;
-  const bool used_up = current && cursor.next == cursor.end;
+  const bool used_up = current && cursor.next >= cursor.end;
   const uint32_t last_size = static_cast<uint32_t>(cursor.end - cursor.base);
   const uint32_t size = used_up && last_size != 0 ? std::min(last_size * 2, block_) : 1;
   cursor.base = atom(header_->next_ticket).fetch_add(size, std::memory_order_relaxed);
@@ -30,8 +30,10 @@ void TraceWriter::refill_claim_cursor(ClaimCursor& cursor) {
   cursor.end = cursor.base + size;
   if (!ring_space_.complete()) [[unlikely]] back_claim_block(cursor);
   cursor.lag_limit = index_mask_ != 0 ? cursor.base + lag_ : 0;
+  cursor.alone_at = index_mask_ != 0 && capacity_ >= kPlainClaimRing ? cursor.end : ~uint64_t{0};
   if (!current) adopt_counters(cursor);
   cursor.generation = generation_;
+  return cursor.end != cursor.base;
 }
 
 void TraceWriter::back_claim_block(ClaimCursor& cursor) {
@@ -57,19 +59,23 @@ RecordSlot* TraceWriter::drop_record(uint64_t* seq_out, RecordSlot* scratch) {
 }
 
 // The usual case is a straight line of a few instructions: the block's next ticket, a free
-// slot, one compare-and-swap. Everything else is out of line (refill_claim_cursor,
+// slot, one store (a compare-and-swap once another thread took a block). Everything else is out of line (refill_claim_cursor,
 // note_skipped, drop_record): every recorded call runs this, and in a program that makes a few
 // short calls per operation the shim's cost follows the instructions it runs.
 RecordSlot* TraceWriter::claim_slow(ClaimCursor& cursor, uint64_t* seq_out, RecordSlot* scratch) {
   for (uint64_t attempt = 0; attempt < capacity_; ++attempt) {
     // Reading next_ticket costs a cache miss only after another thread took a block.
-    if (cursor.generation != generation_ || cursor.next == cursor.end ||
+    // (claim() may have taken one past the end: `>=`.)
+    if (cursor.generation != generation_ || cursor.next >= cursor.end ||
         atom(header_->next_ticket).load(std::memory_order_relaxed) - cursor.base > lag_) [[unlikely]] {
-      refill_claim_cursor(cursor);
       // No slot of the new block could be reserved (a full disk): the record is dropped.
-      if (cursor.next == cursor.end) [[unlikely]] break;
+      if (!refill_claim_cursor(cursor)) [[unlikely]] break;
     }
-    const uint64_t ticket = cursor.next++;
+    const uint64_t ticket = take_ticket(cursor.next);
+    // Past the block: a signal handler of this thread, recording a call in the middle of this
+    // one, took the block's last tickets or a new block (the cursor's fields are not written
+    // at once): a new block at the next turn.
+    if (ticket >= cursor.end) [[unlikely]] continue;
     RecordSlot* slot = &ring_[slot_index(ticket)];
     uint64_t word = atom(slot->call.word).load(std::memory_order_relaxed);
     // A record with a later ticket (a thread came round the ring while this block waited) is
@@ -112,7 +118,7 @@ uint64_t TraceWriter::calls_made() const {
 
 uint64_t TraceWriter::last_seq_of(const ClaimCursor& cursor) const {
   // The cursor's next ticket is one past the last it handed out, which is that call's seq.
-  if (cursor.generation == generation_ && cursor.next > cursor.base) return cursor.next;
+  if (cursor.generation == generation_ && cursor.next > cursor.base) return std::min(cursor.next, cursor.end);
   return atom(header_->next_ticket).load(std::memory_order_relaxed);
 }
 

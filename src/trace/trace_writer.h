@@ -37,22 +37,35 @@ class TraceWriter {
   // The usual case is inline: the thread's block has tickets and is not behind, the ring's
   // capacity is a power of two (else the cursor's lag_limit is 0), and the slot is free.
   // Anything else is claim_slow()'s.
+  // The ticket is taken first, by one instruction (take_ticket): a signal handler of this
+  // thread that records a call in the middle of this one gets the next ticket, never this one.
+  // The slot is then marked with a plain store when the thread holds the latest block of
+  // tickets (no other thread took one since its own) in a ring of kPlainClaimRing slots or
+  // more: another thread could reach the slot only by coming round the whole ring, taking the
+  // thousands of tickets of its other slots between the check and the store, the bound the
+  // launch ring relies on for every launch. Otherwise it is marked with a compare-and-swap,
+  // which also settles a race with a thread that fell behind. A
+  // locked instruction waits for the thread's earlier stores to reach the cache: in a loop of
+  // small torch.mm it was a quarter of what the shim added (docs/BENCHMARKS.md, "2026-12-07,
+  // one locked instruction").
   [[gnu::always_inline]] format::RecordSlot* claim(ClaimCursor& cursor, uint64_t* seq_out, format::RecordSlot* scratch) {
-    const uint64_t ticket = cursor.next;
-    if (cursor.generation == generation_ && ticket != cursor.end &&
-        std::atomic_ref<uint64_t>(header_->next_ticket).load(std::memory_order_relaxed) <= cursor.lag_limit)
-        [[likely]] {
+    const uint64_t handed_out = std::atomic_ref<uint64_t>(header_->next_ticket).load(std::memory_order_relaxed);
+    const uint64_t ticket = take_ticket(cursor.next);
+    if (cursor.generation == generation_ && ticket < cursor.end && handed_out <= cursor.lag_limit) [[likely]] {
       format::RecordSlot* slot = &ring_[ticket & index_mask_];
-      uint64_t word = std::atomic_ref<uint64_t>(slot->call.word).load(std::memory_order_relaxed);
+      std::atomic_ref<uint64_t> slot_word(slot->call.word);
+      uint64_t word = slot_word.load(std::memory_order_acquire);
       const format::RecordState state = format::word_state(word);
-      // Not a later ticket's record, nor a call in flight (claim_slow() says why).
-      if (format::word_seq(word) <= ticket && state != format::RecordState::kInFlight &&
-          state != format::RecordState::kWriting &&
-          std::atomic_ref<uint64_t>(slot->call.word)
-              .compare_exchange_strong(word, format::pack_word(ticket + 1, format::RecordState::kWriting),
-                                       std::memory_order_acquire)) [[likely]] {
+      const uint64_t writing = format::pack_word(ticket + 1, format::RecordState::kWriting);
+      // Not a later ticket's record, nor a call in flight, which is noted as passed over
+      // (claim_slow() says why).
+      if (format::word_seq(word) > ticket) [[unlikely]] {
+      } else if (state == format::RecordState::kInFlight || state == format::RecordState::kWriting) [[unlikely]] {
+        note_skipped(ticket);
+      } else if (handed_out == cursor.alone_at
+                     ? (slot_word.store(writing, std::memory_order_relaxed), true)
+                     : slot_word.compare_exchange_strong(word, writing, std::memory_order_acquire)) [[likely]] {
         std::atomic_thread_fence(std::memory_order_release);
-        cursor.next = ticket + 1;
         *seq_out = ticket + 1;
         if (ticket + detail::kPrefetchAhead < cursor.end) {
           detail::prefetch_for_writing(&ring_[(ticket + detail::kPrefetchAhead) & index_mask_]);
@@ -60,6 +73,7 @@ class TraceWriter {
         return slot;
       }
     }
+    // The ticket taken stays unused (as a slot passed over does); claim_slow takes the next.
     return claim_slow(cursor, seq_out, scratch);
   }
   // Attaches `length` bytes of data of `kind` (nonzero: format::SideKind, or a kind of another
@@ -264,12 +278,27 @@ class TraceWriter {
 #endif
     }
   }
+  // The cursor's next ticket, taken and advanced by one instruction, which a signal handler of
+  // the thread cannot come between (the cursor is the thread's own: no other thread writes it,
+  // so no lock).
+  static uint64_t take_ticket(uint64_t& next) {
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+    uint64_t ticket = 1;
+    asm volatile("xaddq %0, %1" : "+r"(ticket), "+m"(next));
+    return ticket;
+#else
+    return std::atomic_ref<uint64_t>(next).fetch_add(1, std::memory_order_relaxed);
+#endif
+  }
+  // The smallest ring whose slots claim() marks without a lock (see there).
+  static constexpr uint64_t kPlainClaimRing = 4096;
   // A cursor's stripe in this trace: one of its own while any is left, else the shared one.
   void adopt_counters(ClaimCursor& cursor);
   // claim()'s cold paths: a new block of tickets for `cursor` (its first in this trace, its
   // block used up, or fallen behind); a slot skipped because its call is in flight; a call
   // that found no slot (written to the thread's scratch slot, counted as dropped).
-  [[gnu::cold, gnu::noinline]] void refill_claim_cursor(ClaimCursor& cursor);
+  // False when no slot of the new block could be reserved (a full disk).
+  [[gnu::cold, gnu::noinline]] bool refill_claim_cursor(ClaimCursor& cursor);
   // claim() for every case: refills the block, skips slots in flight, drops the record when the
   // ring is full of them.
   [[gnu::noinline]] format::RecordSlot* claim_slow(ClaimCursor& cursor, uint64_t* seq_out, format::RecordSlot* scratch);

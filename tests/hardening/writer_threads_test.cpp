@@ -4,12 +4,17 @@
 // of times, and a reader walks the live file meanwhile. Totals are exact, every record held is
 // one thread's, whole, and the reader never hands out a record half rewritten. Two rings: 64
 // slots (claimed one at a time) and 4096 (claimed in blocks, format::claim_block_for). Failing
-// calls are counted at their failure sites, which the threads claim at once.
+// calls are counted at their failure sites, which the threads claim at once. And a signal
+// handler recording a call in the middle of its thread's own.
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -264,6 +269,125 @@ TEST_P(LaunchRingThreads, MoreThreadsThanCountTablesKeepExactTotalsAndLaunchOrde
   });
   EXPECT_LE(held, kRing);
   if (!wraps) { EXPECT_EQ(held, total) << "a ring that does not wrap loses no launch"; }
+}
+
+// A signal handler that records a call in the middle of its thread's claim (the shim's
+// fatal-signal handler, or a program's handler that makes a CUDA call) gets a slot of its own:
+// claim() takes its ticket in one instruction. A thread alone in a large ring marks its slots
+// with plain stores (trace_writer.h, claim), so a handler given the same ticket would write the
+// same slot as the call it interrupted, and one of the two records would be lost or mixed.
+thread_local ClaimCursor t_cursor;
+TraceWriter* g_signal_writer = nullptr;
+constexpr size_t kMaxHandlerCalls = size_t{1} << 20;
+std::atomic<uint64_t> g_handler_calls{0};
+uint64_t g_handler_seqs[kMaxHandlerCalls];  // the seq each handler call got
+
+void record_from_handler(int) {
+  const uint64_t n = g_handler_calls.fetch_add(1, std::memory_order_relaxed);
+  if (n >= kMaxHandlerCalls) return;
+  format::RecordSlot scratch;
+  uint64_t seq = 0;
+  format::RecordSlot* slot = g_signal_writer->claim(t_cursor, &seq, &scratch);
+  g_handler_seqs[n] = seq;
+  format::Record& rec = slot->call;
+  rec.function_id = 0;
+  rec.tid = 1 + 1000;  // record_problem's thread 1
+  rec.start_ns = seq;
+  for (uint16_t a = 0; a < kArgs; ++a) rec.args[a] = signature(1, static_cast<int>(n));
+  g_signal_writer->count_call(0, t_cursor);
+  TraceWriter::publish_in_flight(slot, seq);
+  rec.status = 0;
+  g_signal_writer->complete(slot, seq, false, t_cursor);
+}
+
+class WriterSignals : public WriterThreads {};
+
+TEST_F(WriterSignals, AHandlerRecordingInTheMiddleOfAClaimGetsASlotOfItsOwn) {
+  constexpr uint64_t kRing = 8192;
+  constexpr int kCalls = 100000, kMaxCalls = 100000000;
+  constexpr uint64_t kHandlerCalls = 20000;
+  std::vector<format::FunctionEntry> table = function_table();
+  TraceWriter writer;
+  const std::string path = dir_ + "/signals.cbt";
+  OpenResult opened = writer.open(path, kRing, table.data(), 1, std::string("pid\0" "1\0", 6));
+  ASSERT_TRUE(opened.ok && opened.file_backed) << opened.warning;
+  g_signal_writer = &writer;
+  g_handler_calls.store(0);
+  struct sigaction action {}, previous {};
+  action.sa_handler = record_from_handler;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  ASSERT_EQ(sigaction(SIGUSR1, &action, &previous), 0);
+
+  const pthread_t main_thread = pthread_self();
+  std::atomic<bool> calling{true};
+  std::thread sender([&] {
+    while (calling.load(std::memory_order_relaxed)) pthread_kill(main_thread, SIGUSR1);
+  });
+  // Calls until the handler has run often enough to have come in the middle of claims (its
+  // rate depends on the machine's load: its count, not the thread's, ends the loop).
+  std::vector<uint64_t> seqs;  // the seq each of this thread's calls got
+  for (int i = 0; i < kMaxCalls && (i < kCalls || g_handler_calls.load() < kHandlerCalls); ++i) {
+    uint64_t seq = 0;
+    format::RecordSlot* slot = writer.claim(t_cursor, &seq, nullptr);
+    ASSERT_NE(slot, nullptr);
+    seqs.push_back(seq);
+    format::Record& rec = slot->call;
+    rec.function_id = 0;
+    rec.tid = 0 + 1000;
+    rec.start_ns = seq;
+    for (uint16_t a = 0; a < kArgs; ++a) rec.args[a] = signature(0, i);
+    writer.count_call(0, t_cursor);
+    TraceWriter::publish_in_flight(slot, seq);
+    rec.status = 0;
+    writer.complete(slot, seq, false, t_cursor);
+  }
+  calling.store(false);
+  sender.join();
+  ASSERT_EQ(sigaction(SIGUSR1, &previous, nullptr), 0);
+  const uint64_t handled = std::min<uint64_t>(g_handler_calls.load(), kMaxHandlerCalls);
+  RecordProperty("handler_calls", static_cast<int>(handled));
+  ASSERT_GE(handled, kHandlerCalls) << "the handler ran often enough to land inside claims";
+  const uint64_t calls = seqs.size();
+
+  // No two calls, the thread's and its handler's, ever got one ticket (the slot of the one
+  // that wrote first would have held the other's record).
+  std::vector<uint64_t> all(seqs);
+  all.insert(all.end(), g_handler_seqs, g_handler_seqs + handled);
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "two calls given one ticket";
+
+  std::string error;
+  auto trace = TraceFile::open(path, error);
+  ASSERT_TRUE(trace) << error;
+  EXPECT_EQ(trace->counters(0).calls, calls + handled);
+  EXPECT_EQ(trace->header().dropped_records, 0u);
+  EXPECT_EQ(trace->torn_records(), 0u);
+  std::map<uint64_t, uint64_t> held;  // seq -> the signature its record holds
+  trace->for_each_call([&](const CallView& c) {
+    EXPECT_EQ(record_problem(c), "");
+    EXPECT_TRUE(held.emplace(c.seq, c.rec().args[0]).second) << "seq " << c.seq << " twice";
+  });
+  ASSERT_FALSE(held.empty());
+  EXPECT_LE(held.size(), kRing);
+  // Every call whose seq falls among those the ring still holds is there, as made: none gave
+  // its slot up to, or took it from, another.
+  const uint64_t oldest = held.begin()->first, newest = held.rbegin()->first;
+  uint64_t expected = 0, lost = 0, from_handler = 0;
+  auto check = [&](uint64_t seq, uint64_t sig) {
+    if (seq < oldest || seq > newest) return;
+    ++expected;
+    auto it = held.find(seq);
+    if (it == held.end() || it->second != sig) ++lost;
+  };
+  for (uint64_t i = 0; i < calls; ++i) check(seqs[i], signature(0, static_cast<int>(i)));
+  for (uint64_t n = 0; n < handled; ++n) {
+    from_handler += g_handler_seqs[n] >= oldest && g_handler_seqs[n] <= newest;
+    check(g_handler_seqs[n], signature(1, static_cast<int>(n)));
+  }
+  EXPECT_EQ(lost, 0u) << "of " << expected << " calls the ring should hold";
+  EXPECT_EQ(expected, held.size());
+  RecordProperty("handler_calls_held", static_cast<int>(from_handler));
 }
 
 INSTANTIATE_TEST_SUITE_P(Rings, LaunchRingThreads, ::testing::Values(64, 262144),
