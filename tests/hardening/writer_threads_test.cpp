@@ -304,8 +304,8 @@ class WriterSignals : public WriterThreads {};
 
 TEST_F(WriterSignals, AHandlerRecordingInTheMiddleOfAClaimGetsASlotOfItsOwn) {
   constexpr uint64_t kRing = 8192;
-  constexpr int kCalls = 100000, kMaxCalls = 100000000;
-  constexpr uint64_t kHandlerCalls = 20000;
+  constexpr int kCalls = 100000, kMaxCalls = 20000000;
+  constexpr uint64_t kHandlerCalls = 5000;
   std::vector<format::FunctionEntry> table = function_table();
   TraceWriter writer;
   const std::string path = dir_ + "/signals.cbt";
