@@ -25,13 +25,18 @@ bool TraceWriter::refill_claim_cursor(ClaimCursor& cursor) {
   const bool used_up = current && cursor.next >= cursor.end;
   const uint32_t last_size = static_cast<uint32_t>(cursor.end - cursor.base);
   const uint32_t size = used_up && last_size != 0 ? std::min(last_size * 2, block_) : 1;
+  // The thread counted among the trace's recording threads before it takes a block, so that
+  // the first thread sees a second one at its next block at the latest (alone_at).
+  if (!current) adopt_counters(cursor);
   cursor.base = atom(header_->next_ticket).fetch_add(size, std::memory_order_relaxed);
   cursor.next = cursor.base;
   cursor.end = cursor.base + size;
   if (!ring_space_.complete()) [[unlikely]] back_claim_block(cursor);
   cursor.lag_limit = index_mask_ != 0 ? cursor.base + lag_ : 0;
-  cursor.alone_at = index_mask_ != 0 && capacity_ >= kPlainClaimRing ? cursor.end : ~uint64_t{0};
-  if (!current) adopt_counters(cursor);
+  // Only the trace's one recording thread so far (one counter stripe taken) marks slots with a
+  // plain store (claim()).
+  const bool only_thread = atom(stripes_taken_).load(std::memory_order_relaxed) == 1;
+  cursor.alone_at = index_mask_ != 0 && capacity_ >= kPlainClaimRing && only_thread ? cursor.end : 0;
   cursor.generation = generation_;
   return cursor.end != cursor.base;
 }
@@ -59,9 +64,10 @@ RecordSlot* TraceWriter::drop_record(uint64_t* seq_out, RecordSlot* scratch) {
 }
 
 // The usual case is a straight line of a few instructions: the block's next ticket, a free
-// slot, one store (a compare-and-swap once another thread took a block). Everything else is out of line (refill_claim_cursor,
-// note_skipped, drop_record): every recorded call runs this, and in a program that makes a few
-// short calls per operation the shim's cost follows the instructions it runs.
+// slot, one store (a compare-and-swap once another thread took a block). Everything else is
+// out of line (refill_claim_cursor, note_skipped, drop_record): every recorded call runs this,
+// and in a program that makes a few short calls per operation the shim's cost follows the
+// instructions it runs.
 RecordSlot* TraceWriter::claim_slow(ClaimCursor& cursor, uint64_t* seq_out, RecordSlot* scratch) {
   for (uint64_t attempt = 0; attempt < capacity_; ++attempt) {
     // Reading next_ticket costs a cache miss only after another thread took a block.

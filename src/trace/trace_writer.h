@@ -39,15 +39,19 @@ class TraceWriter {
   // Anything else is claim_slow()'s.
   // The ticket is taken first, by one instruction (take_ticket): a signal handler of this
   // thread that records a call in the middle of this one gets the next ticket, never this one.
-  // The slot is then marked with a plain store when the thread holds the latest block of
-  // tickets (no other thread took one since its own) in a ring of kPlainClaimRing slots or
-  // more: another thread could reach the slot only by coming round the whole ring, taking the
-  // thousands of tickets of its other slots between the check and the store, the bound the
-  // launch ring relies on for every launch. Otherwise it is marked with a compare-and-swap,
-  // which also settles a race with a thread that fell behind. A
-  // locked instruction waits for the thread's earlier stores to reach the cache: in a loop of
-  // small torch.mm it was a quarter of what the shim added (docs/BENCHMARKS.md, "2026-12-07,
-  // one locked instruction").
+  // The slot is then marked with a plain store when the thread is the only one that recorded
+  // in this trace so far and holds the latest block of tickets (no other thread took one since
+  // its own), in a ring of kPlainClaimRing slots or more: a second thread could reach the slot
+  // only by coming round the whole ring, taking the thousands of tickets of its other slots
+  // between the first thread's check and its store, the bound the launch ring relies on for
+  // every launch, and from its first block on the first thread uses the compare-and-swap too.
+  // (Any thread holding the latest block was not enough: with threads that outnumber the
+  // cores, one preempted inside a claim was come round on, hardening.Rings/WriterThreads
+  // under ThreadSanitizer.) The compare-and-swap also settles a race with a thread that fell
+  // behind. A locked instruction waits for
+  // the thread's earlier stores to reach the cache: in a loop of small torch.mm it was about a
+  // quarter of what the shim added (docs/BENCHMARKS.md, "2026-12-07, d946c80: one locked
+  // instruction a GEMM less").
   [[gnu::always_inline]] format::RecordSlot* claim(ClaimCursor& cursor, uint64_t* seq_out, format::RecordSlot* scratch) {
     const uint64_t handed_out = std::atomic_ref<uint64_t>(header_->next_ticket).load(std::memory_order_relaxed);
     const uint64_t ticket = take_ticket(cursor.next);

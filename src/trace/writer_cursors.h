@@ -22,9 +22,11 @@ struct ClaimCursor {
   // taken, a ring whose capacity is not a power of two).
   uint64_t lag_limit = 0;
   // The ring's next ticket while this block is the latest one taken (no other thread took one
-  // since): claim() then marks its slot with a plain store. Never matched (~0) in a ring too
-  // small for that (TraceWriter::kPlainClaimRing).
-  uint64_t alone_at = ~uint64_t{0};
+  // since), when the thread was the trace's only recording thread as it took the block:
+  // claim() then marks its slot with a plain store. 0, never matched (a block taken leaves the
+  // next ticket at 1 or more), otherwise and in a ring too small for that
+  // (TraceWriter::kPlainClaimRing).
+  uint64_t alone_at = 0;
   uint32_t generation = 0;  // the writer's open() it was taken under (0: none)
   // The thread's copy of the call counters (format::FileHeader::counter_stripes), taken with
   // the cursor's first block in a trace. The first kCounterStripes - 1 threads get a stripe of
