@@ -48,10 +48,9 @@ class TraceWriter {
   // (Any thread holding the latest block was not enough: with threads that outnumber the
   // cores, one preempted inside a claim was come round on, hardening.Rings/WriterThreads
   // under ThreadSanitizer.) The compare-and-swap also settles a race with a thread that fell
-  // behind. A locked instruction waits for
-  // the thread's earlier stores to reach the cache: in a loop of small torch.mm it was about a
-  // quarter of what the shim added (docs/BENCHMARKS.md, "2026-12-07, d946c80: one locked
-  // instruction a GEMM less").
+  // behind. A locked instruction waits for the thread's earlier stores to reach the cache: in
+  // a loop of small torch.mm it was about a quarter of what the shim added (docs/BENCHMARKS.md,
+  // "2026-12-07, d946c80: one locked instruction a GEMM less").
   [[gnu::always_inline]] format::RecordSlot* claim(ClaimCursor& cursor, uint64_t* seq_out, format::RecordSlot* scratch) {
     const uint64_t handed_out = std::atomic_ref<uint64_t>(header_->next_ticket).load(std::memory_order_relaxed);
     const uint64_t ticket = take_ticket(cursor.next);
